@@ -1,0 +1,170 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// One place to clear, re-time, count and inspect every cache of the app: REST, GraphQL and each
+/// kit's own.
+///
+/// Participants are registered (kits do it through the container), never hard-coded. Every operation
+/// is a fan-out with one rule: **every participant is asked, concurrently, and one that throws never
+/// stops the others.** The returned ``ClearingReport`` lists who completed and who failed, in
+/// registration order; a failure is also logged. Use it for the seed's clearing matrix:
+///
+/// | when | call |
+/// | --- | --- |
+/// | logout, session expiry, account deletion | ``clearAllCaches()`` |
+/// | account switch | ``clearCache(forAccountId:)`` |
+/// | a corrupt entry (error recovery) | ``clearCache(forQuery:)`` |
+/// | settings changed | ``apply(_:clearing:)`` or ``reloadSettings(from:clearing:)`` |
+public final class UnifiedCacheManager: Sendable {
+    private let participants = Mutex<[any CacheClearingParticipant]>([])
+    private let timeouts: CacheTimeoutPolicy
+    private let logger: Logger
+
+    /// Creates a manager with no participants.
+    ///
+    /// - Parameters:
+    ///   - timeouts: the policy shared with every cache, updated by settings reloads.
+    ///   - logger: where failures are reported.
+    public init(timeouts: CacheTimeoutPolicy, logger: Logger = Logger(label: "CacheKit.UnifiedCacheManager")) {
+        self.timeouts = timeouts
+        self.logger = logger
+    }
+
+    /// Adds a participant. Registering two with the same name is allowed but makes reports ambiguous.
+    public func register(_ participant: any CacheClearingParticipant) {
+        participants.withLock { $0.append(participant) }
+    }
+
+    /// The registered participants' names, in registration order.
+    public var participantNames: [String] {
+        participants.withLock { $0.map(\.participantName) }
+    }
+
+    // MARK: Clearing
+
+    /// Clears every cache, memory and disk: logout, session expiry, account deletion.
+    @discardableResult
+    public func clearAllCaches() async -> ClearingReport {
+        await fanOut("clearAllCaches") { try await $0.clearAll() }
+    }
+
+    /// Clears what belongs to exactly this account in every cache (account `100` never touches `1002`).
+    @discardableResult
+    public func clearCache(forAccountId accountId: String) async -> ClearingReport {
+        await fanOut("clearCache(forAccountId:)") { try await $0.clear(forAccountId: accountId) }
+    }
+
+    /// Removes one key (a query's or request's cache key) from every cache.
+    @discardableResult
+    public func clearCache(forQuery key: String) async -> ClearingReport {
+        await fanOut("clearCache(forQuery:)") { try await $0.clear(forKey: key) }
+    }
+
+    /// Clears the GraphQL caches only.
+    @discardableResult
+    public func clearGraphQLCache() async -> ClearingReport {
+        await fanOut("clearGraphQLCache", only: .graphQL) { try await $0.clearAll() }
+    }
+
+    /// Clears the REST caches only.
+    @discardableResult
+    public func clearRESTCache() async -> ClearingReport {
+        await fanOut("clearRESTCache", only: .rest) { try await $0.clearAll() }
+    }
+
+    /// Makes every entry in every cache stale, so each is loaded again on next use.
+    @discardableResult
+    public func clearTimestamps() async -> ClearingReport {
+        await fanOut("clearTimestamps") { try await $0.expireAll() }
+    }
+
+    // MARK: Settings
+
+    /// Puts new timeout settings in force: every cache re-stamps its entries' expiry dates, or, when
+    /// `clearing` (default: the settings' `clearOnChange`) is true, every cache is cleared instead.
+    @discardableResult
+    public func apply(_ settings: TimeoutSettings, clearing: Bool? = nil) async -> ClearingReport {
+        timeouts.update(settings)
+        if clearing ?? settings.clearOnChange {
+            return await clearAllCaches()
+        }
+        return await fanOut("applyTimeouts") { try await $0.applyTimeouts() }
+    }
+
+    /// Reads the settings file and applies it (see ``apply(_:clearing:)``). A file that does not
+    /// parse leaves the settings in force unchanged.
+    ///
+    /// - Throws: ``TimeoutSettingsError`` naming the file and the bad key.
+    @discardableResult
+    public func reloadSettings(from url: URL, clearing: Bool? = nil) async throws(TimeoutSettingsError) -> ClearingReport {
+        let settings = try TimeoutSettings.load(from: url)
+        return await apply(settings, clearing: clearing)
+    }
+
+    // MARK: Inspection
+
+    /// Counts and sizes of every store of every participant.
+    public func statistics() async -> [CacheStoreStatistics] {
+        var rows: [CacheStoreStatistics] = []
+        for participant in participants.withLock({ $0 }) {
+            do {
+                rows += try await participant.statistics()
+            } catch {
+                logger.warning("Statistics failed", metadata: ["participant": "\(participant.participantName)",
+                                                               "error": "\(error)"])
+            }
+        }
+        return rows
+    }
+
+    /// Every cached entry, without values and with keys, users and accounts redacted, for debugging.
+    public func exportCacheContents() async -> [CacheExportEntry] {
+        var rows: [CacheExportEntry] = []
+        for participant in participants.withLock({ $0 }) {
+            do {
+                rows += try await participant.exportEntries()
+            } catch {
+                logger.warning("Export failed", metadata: ["participant": "\(participant.participantName)",
+                                                           "error": "\(error)"])
+            }
+        }
+        return rows
+    }
+
+    // MARK: Fan-out
+
+    private func fanOut(
+        _ operation: String, only category: CacheCategory? = nil,
+        _ body: @escaping @Sendable (any CacheClearingParticipant) async throws -> Void
+    ) async -> ClearingReport {
+        let selected = participants.withLock { $0 }.filter { category == nil || $0.category == category }
+        let outcomes = await withTaskGroup(of: (Int, String?).self) { group in
+            for (index, participant) in selected.enumerated() {
+                group.addTask {
+                    do {
+                        try await body(participant)
+                        return (index, nil)
+                    } catch {
+                        return (index, "\(error)")
+                    }
+                }
+            }
+            var outcomes = [String?](repeating: nil, count: selected.count)
+            for await (index, error) in group { outcomes[index] = error }
+            return outcomes
+        }
+        var report = ClearingReport(operation: operation, succeeded: [], failed: [])
+        for (participant, error) in zip(selected, outcomes) {
+            if let error {
+                report.failed.append(.init(participant: participant.participantName, error: error))
+                logger.error("Cache operation failed", metadata: [
+                    "operation": "\(operation)", "participant": "\(participant.participantName)", "error": "\(error)",
+                ])
+            } else {
+                report.succeeded.append(participant.participantName)
+            }
+        }
+        return report
+    }
+}

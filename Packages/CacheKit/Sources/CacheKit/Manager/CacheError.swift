@@ -1,0 +1,17 @@
+/// Failures a caller of ``CacheManager`` can act on.
+public enum CacheError: Error, Hashable, CustomStringConvertible {
+    /// The value could not be encoded for storage; nothing was stored.
+    case encoding(key: RedactedKey, reason: String)
+    /// A feature name must be usable as a folder name: letters, digits, `-`, `_` and `.`.
+    case invalidFeatureName(String)
+
+    /// A sentence that says what is wrong.
+    public var description: String {
+        switch self {
+        case .encoding(let key, let reason):
+            "Could not encode the value for cache key \(key): \(reason)"
+        case .invalidFeatureName(let name):
+            "Invalid cache feature name \"\(name)\": use letters, digits, '-', '_' and '.' only"
+        }
+    }
+}

@@ -1,0 +1,170 @@
+import Metrics
+import Synchronization
+
+/// Counts what happens in one store of one feature, both in process (for ``CacheStatistics``
+/// snapshots the CLI prints) and through swift-metrics (for whatever backend the app bootstraps).
+///
+/// swift-metrics labels: `cache_hits_total`, `cache_misses_total`, `cache_expirations_total`,
+/// `cache_evictions_total`, `cache_writes_total`, each with the dimensions `store` and `feature`.
+/// An expired entry counts as an expiration and as a miss.
+public final class CacheMetrics: Sendable {
+    /// The store dimension, such as `memory` or `disk`.
+    public let store: String
+    /// The feature dimension, such as `catalog`.
+    public let feature: String
+
+    private let hits = Atomic<Int>(0)
+    private let misses = Atomic<Int>(0)
+    private let expirations = Atomic<Int>(0)
+    private let evictions = Atomic<Int>(0)
+    private let writes = Atomic<Int>(0)
+    private let hitCounter: Counter
+    private let missCounter: Counter
+    private let expirationCounter: Counter
+    private let evictionCounter: Counter
+    private let writeCounter: Counter
+
+    /// Creates counters for one store of one feature. Prefer ``CacheMetricsRegistry/metrics(store:feature:)``,
+    /// which keeps them for snapshots.
+    public init(store: String, feature: String) {
+        self.store = store
+        self.feature = feature
+        let dimensions = [("store", store), ("feature", feature)]
+        hitCounter = Counter(label: "cache_hits_total", dimensions: dimensions)
+        missCounter = Counter(label: "cache_misses_total", dimensions: dimensions)
+        expirationCounter = Counter(label: "cache_expirations_total", dimensions: dimensions)
+        evictionCounter = Counter(label: "cache_evictions_total", dimensions: dimensions)
+        writeCounter = Counter(label: "cache_writes_total", dimensions: dimensions)
+    }
+
+    /// Records a hit.
+    public func recordHit() {
+        hits.wrappingAdd(1, ordering: .relaxed)
+        hitCounter.increment()
+    }
+
+    /// Records a miss.
+    public func recordMiss() {
+        misses.wrappingAdd(1, ordering: .relaxed)
+        missCounter.increment()
+    }
+
+    /// Records an expired entry found on read: an expiration and a miss.
+    public func recordExpiration() {
+        expirations.wrappingAdd(1, ordering: .relaxed)
+        expirationCounter.increment()
+        recordMiss()
+    }
+
+    /// Records `count` entries evicted to stay within limits.
+    public func recordEvictions(_ count: Int) {
+        guard count > 0 else { return }
+        evictions.wrappingAdd(count, ordering: .relaxed)
+        evictionCounter.increment(by: Int64(count))
+    }
+
+    /// Records a write.
+    public func recordWrite() {
+        writes.wrappingAdd(1, ordering: .relaxed)
+        writeCounter.increment()
+    }
+
+    /// The counts so far.
+    public func snapshot() -> CacheStatistics {
+        CacheStatistics(
+            store: store, feature: feature,
+            hits: hits.load(ordering: .relaxed), misses: misses.load(ordering: .relaxed),
+            expirations: expirations.load(ordering: .relaxed), evictions: evictions.load(ordering: .relaxed),
+            writes: writes.load(ordering: .relaxed)
+        )
+    }
+}
+
+/// Counts of one store of one feature, or a sum of several.
+public struct CacheStatistics: Sendable, Hashable, Codable {
+    /// The store dimension (`*` in a sum over stores).
+    public var store: String
+    /// The feature dimension (`*` in a sum over features).
+    public var feature: String
+    /// Reads that found a fresh entry.
+    public var hits: Int
+    /// Reads that found nothing usable, expirations included.
+    public var misses: Int
+    /// Reads that found an expired entry.
+    public var expirations: Int
+    /// Entries removed to stay within limits.
+    public var evictions: Int
+    /// Entries written.
+    public var writes: Int
+
+    /// Creates statistics.
+    public init(store: String, feature: String, hits: Int = 0, misses: Int = 0, expirations: Int = 0,
+                evictions: Int = 0, writes: Int = 0) {
+        self.store = store
+        self.feature = feature
+        self.hits = hits
+        self.misses = misses
+        self.expirations = expirations
+        self.evictions = evictions
+        self.writes = writes
+    }
+
+    /// Hits over reads, 0 when there was no read.
+    public var hitRate: Double {
+        let reads = hits + misses
+        return reads == 0 ? 0 : Double(hits) / Double(reads)
+    }
+
+    /// The sum of two sets of counts; dimensions that differ become `*`.
+    public static func + (lhs: CacheStatistics, rhs: CacheStatistics) -> CacheStatistics {
+        CacheStatistics(
+            store: lhs.store == rhs.store ? lhs.store : "*",
+            feature: lhs.feature == rhs.feature ? lhs.feature : "*",
+            hits: lhs.hits + rhs.hits, misses: lhs.misses + rhs.misses,
+            expirations: lhs.expirations + rhs.expirations, evictions: lhs.evictions + rhs.evictions,
+            writes: lhs.writes + rhs.writes
+        )
+    }
+}
+
+/// Keeps every ``CacheMetrics`` of an app so the CLI can print a snapshot per store and per feature.
+///
+/// One registry per app (or per test), owned by the composition root: never a process-wide singleton.
+public final class CacheMetricsRegistry: Sendable {
+    private let all = Mutex<[String: CacheMetrics]>([:])
+
+    /// Creates an empty registry.
+    public init() {}
+
+    /// The metrics for a store of a feature, created on first use and shared after.
+    public func metrics(store: String, feature: String) -> CacheMetrics {
+        all.withLock { all in
+            let id = "\(store)\u{1F}\(feature)"
+            if let existing = all[id] { return existing }
+            let metrics = CacheMetrics(store: store, feature: feature)
+            all[id] = metrics
+            return metrics
+        }
+    }
+
+    /// Every store's and feature's counts, sorted by feature then store.
+    public func snapshot() -> [CacheStatistics] {
+        all.withLock { Array($0.values) }
+            .map { $0.snapshot() }
+            .sorted { ($0.feature, $0.store) < ($1.feature, $1.store) }
+    }
+
+    /// Counts summed per feature, over its stores.
+    public func snapshotByFeature() -> [CacheStatistics] {
+        Dictionary(grouping: snapshot(), by: \.feature)
+            .map { feature, rows in rows.reduce(CacheStatistics(store: rows[0].store, feature: feature), +) }
+            .sorted { $0.feature < $1.feature }
+    }
+
+    /// Counts summed per store, over its features.
+    public func snapshotByStore() -> [CacheStatistics] {
+        Dictionary(grouping: snapshot(), by: \.store)
+            .map { store, rows in rows.reduce(CacheStatistics(store: store, feature: rows[0].feature), +) }
+            .sorted { $0.store < $1.store }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// A key-value store of cache entries with per-entry expiry, scope and LRU eviction.
+///
+/// ``MemoryStore`` and ``DiskStore`` conform and pass the same conformance suite. Requirements are
+/// synchronous: both stores are thread-safe and do their work under a short lock (memory) or in
+/// SQLite (disk), so callers on any task can use them without hopping to an actor.
+public protocol CacheStore<Value>: AnyObject, Sendable {
+    /// The type of value the store holds.
+    associatedtype Value: Sendable
+
+    /// The store's name, used as the `store` dimension of its metrics.
+    var name: String { get }
+
+    /// The fresh entry for `key`, if the requester may see it.
+    ///
+    /// An expired entry is removed and reported as a miss (counted as an expiration); an entry
+    /// that belongs to another user is a miss and stays. A hit marks the entry most recently used.
+    /// - Parameters:
+    ///   - key: the entry's key.
+    ///   - requester: the signed-in user's id, or `nil` when nobody is signed in.
+    func get(_ key: String, requester: String?) throws -> CacheEntry<Value>?
+
+    /// The entry for `key`, fresh or stale, if the requester may see it, without touching LRU order or
+    /// metrics. For revalidation (an HTTP cache sends the stale entry's validators) and inspection.
+    func peek(_ key: String, requester: String?) throws -> CacheEntry<Value>?
+
+    /// Stores `value` under `key`, replacing any entry there, then evicts least recently used entries
+    /// until the store is within its limits. A value larger than the whole limit is not stored.
+    func set(_ value: Value, forKey key: String, metadata: CacheEntryMetadata) throws
+
+    /// Removes the entry for `key`. Returns whether there was one.
+    @discardableResult
+    func remove(_ key: String) throws -> Bool
+
+    /// Removes every entry the filter selects, exactly. Returns how many were removed.
+    @discardableResult
+    func removeAll(matching filter: CacheScopeFilter) throws -> Int
+
+    /// Removes every entry. For a disk store the data is gone from disk, not just forgotten.
+    func removeAll() throws
+
+    /// Recomputes every entry's expiry date from its metadata (after a settings change). The
+    /// closure returns the new `expiresAt`.
+    func restamp(_ expiry: @Sendable (CacheEntryMetadata) -> Date?) throws
+
+    /// The number of entries and their total size in bytes.
+    func usage() throws -> CacheStoreUsage
+
+    /// Every entry's key, size and metadata, for statistics and debugging exports.
+    func describeEntries() throws -> [CacheEntryDescription]
+}
+
+/// How full a store is.
+public struct CacheStoreUsage: Sendable, Hashable, Codable {
+    /// The number of entries.
+    public var count: Int
+    /// Their total size in bytes, as the store counts it.
+    public var bytes: Int
+
+    /// Creates a usage figure.
+    public init(count: Int, bytes: Int) {
+        self.count = count
+        self.bytes = bytes
+    }
+}

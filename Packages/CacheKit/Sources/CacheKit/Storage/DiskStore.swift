@@ -1,0 +1,389 @@
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+
+/// A persistent cache store: one SQLite file (through GRDB, WAL mode) in a caches directory.
+///
+/// - Survives restarts: a new store on the same directory sees the entries.
+/// - Expiry per entry; LRU eviction keeps the total size under ``Configuration/byteLimit`` (50 MB by
+///   default). An entry's size is counted exactly as the UTF-8 bytes of its key plus the bytes of its value.
+/// - Writes are SQLite transactions, so a crash mid-write never leaves a half entry that a read returns.
+/// - A corrupt entry (its CRC-32 does not match) is dropped, logged and reported as a miss; a damaged
+///   or foreign database file is discarded and started afresh, never a crash.
+/// - Removed data is gone from disk: `secure_delete` zeroes freed content, the WAL is truncated after
+///   removals, and ``removeAll()`` deletes the database files themselves. The file is created again
+///   on the next write.
+///
+/// Why SQLite rather than one file per entry: see `BENCHMARKS.md` ("DiskStore: storage choice").
+/// Recency is kept in memory on reads and written with the next write, so a read costs one SQLite
+/// point read; after a crash, reads since the last write are forgotten by the LRU order only.
+public final class DiskStore: CacheStore {
+    /// Where and how much a disk store keeps.
+    public struct Configuration: Sendable {
+        /// The directory that holds the database file; created on first write.
+        public var directory: URL
+        /// The most total bytes kept (keys plus values). 50 MB by default.
+        public var byteLimit: Int
+        /// The database file's name inside ``directory``.
+        public var fileName: String
+
+        /// Creates a configuration.
+        public init(directory: URL, byteLimit: Int = 50 * 1024 * 1024, fileName: String = "cache.sqlite") {
+            self.directory = directory
+            self.byteLimit = byteLimit
+            self.fileName = fileName
+        }
+
+        /// The database file.
+        public var databaseURL: URL { directory.appendingPathComponent(fileName) }
+    }
+
+    private struct State {
+        var pool: DatabasePool?
+        var totalBytes = 0
+        var nextAccess: Int64 = 0
+        var pendingAccess: [String: Int64] = [:]
+    }
+
+    /// The stored values are bytes.
+    public typealias Value = Data
+
+    /// The store's name, the `store` dimension of its metrics.
+    public let name: String
+    /// Where and how much it keeps.
+    public let configuration: Configuration
+    private let clock: any CacheClock
+    private let metrics: CacheMetrics
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    /// Creates a store over `configuration.directory`. Nothing is opened or created until first use.
+    ///
+    /// - Parameters:
+    ///   - name: the `store` dimension of its metrics.
+    ///   - configuration: the directory and byte limit.
+    ///   - clock: the source of "now" for expiry.
+    ///   - metrics: where hits, misses, expirations and evictions are counted.
+    ///   - logger: where dropped corrupt entries and storage failures are reported (keys redacted).
+    public init(
+        name: String = "disk",
+        configuration: Configuration,
+        clock: any CacheClock = SystemClock(),
+        metrics: CacheMetrics? = nil,
+        logger: Logger = Logger(label: "CacheKit.DiskStore")
+    ) {
+        self.name = name
+        self.configuration = configuration
+        self.clock = clock
+        self.metrics = metrics ?? CacheMetrics(store: name, feature: "-")
+        self.logger = logger
+    }
+
+    // MARK: Reading
+
+    /// The fresh entry for `key` if `requester` may see it. Corruption and storage failures are logged
+    /// and reported as misses.
+    public func get(_ key: String, requester: String? = nil) -> CacheEntry<Data>? {
+        let now = clock.now()
+        let outcome: LookupOutcome<Data>
+        do {
+            switch try read(key) {
+            case nil:
+                outcome = .miss
+            case let entry? where !entry.metadata.scope.isVisible(to: requester):
+                outcome = .miss
+            case let entry? where !entry.metadata.isFresh(at: now):
+                _ = try? remove(key)
+                outcome = .expired
+            case let entry?:
+                state.withLock { state in
+                    state.nextAccess += 1
+                    state.pendingAccess[key] = state.nextAccess
+                }
+                outcome = .hit(entry)
+            }
+        } catch {
+            handleReadFailure(error, key: key)
+            outcome = .miss
+        }
+        return outcome.recorded(in: metrics)
+    }
+
+    /// The entry for `key`, fresh or stale, without touching recency or metrics.
+    public func peek(_ key: String, requester: String? = nil) -> CacheEntry<Data>? {
+        do {
+            guard let entry = try read(key), entry.metadata.scope.isVisible(to: requester) else { return nil }
+            return entry
+        } catch {
+            handleReadFailure(error, key: key)
+            return nil
+        }
+    }
+
+    private func read(_ key: String) throws -> CacheEntry<Data>? {
+        guard let pool = try database(creating: false) else { return nil }
+        let row = try pool.read { db in
+            try Row.fetchOne(db.cachedStatement(sql: Self.selectEntrySQL), arguments: [key])
+        }
+        guard let row else { return nil }
+        let value = try row.decode(Data.self, atIndex: 0)
+        let checksum = try row.decode(Int64.self, atIndex: 1)
+        guard UInt32(truncatingIfNeeded: checksum) == CRC32.checksum(value) else {
+            throw DiskStoreCorruption.checksumMismatch
+        }
+        return CacheEntry(value: value, metadata: try Self.metadata(from: row, startingAt: 2))
+    }
+
+    private func handleReadFailure(_ error: any Error, key: String) {
+        switch error {
+        case is DiskStoreCorruption, is RowDecodingError:
+            logger.warning("Dropped a corrupt cache entry", metadata: ["key": "\(key.redacted)", "error": "\(error)"])
+            _ = try? remove(key)
+        case let error as DatabaseError where error.isCorruption:
+            logger.error("Cache database is damaged; discarding it", metadata: ["error": "\(error)"])
+            discardDatabase()
+        default:
+            logger.error("Cache read failed", metadata: ["key": "\(key.redacted)", "error": "\(error)"])
+        }
+    }
+
+    // MARK: Writing
+
+    /// Stores `value` under `key`, then evicts least recently used entries until the total is within
+    /// the byte limit. A value larger than the limit on its own is not stored.
+    ///
+    /// - Throws: the storage error when the write fails (disk full, permissions); nothing is half-written.
+    public func set(_ value: Data, forKey key: String, metadata: CacheEntryMetadata) throws {
+        let size = key.utf8.count + value.count
+        guard size <= configuration.byteLimit else {
+            logger.notice("Value larger than the disk cache's limit; not stored",
+                          metadata: ["key": "\(key.redacted)", "bytes": "\(size)"])
+            try remove(key)
+            metrics.recordEvictions(1)
+            return
+        }
+        guard let pool = try database(creating: true) else { return }
+        let evicted = try pool.write { db in
+            try flushPendingAccess(db)
+            let access = state.withLock { state in
+                state.nextAccess += 1
+                return state.nextAccess
+            }
+            let previous = try Int.fetchOne(db, sql: "SELECT size FROM entry WHERE key = ?", arguments: [key]) ?? 0
+            try db.execute(sql: "DELETE FROM entry_tag WHERE key = ?", arguments: [key])
+            try db.cachedStatement(sql: Self.upsertSQL).execute(arguments: [
+                key, value, Int64(CRC32.checksum(value)), size,
+                metadata.storedAt.timeIntervalSince1970, metadata.expiresAt?.timeIntervalSince1970,
+                metadata.timeout.storageForm, metadata.scope.userId, metadata.scope.accountId,
+                Self.encodeTags(metadata.scope.tags), access,
+            ])
+            for tag in metadata.scope.tags {
+                try db.execute(sql: "INSERT INTO entry_tag (key, tag) VALUES (?, ?)", arguments: [key, tag])
+            }
+            let total = state.withLock { state in
+                state.totalBytes += size - previous
+                return state.totalBytes
+            }
+            return try evict(db, keeping: key, total: total)
+        }
+        metrics.recordWrite()
+        metrics.recordEvictions(evicted)
+    }
+
+    /// Deletes least recently used entries (other than `key`) until the total fits the limit.
+    private func evict(_ db: Database, keeping key: String, total: Int) throws -> Int {
+        guard total > configuration.byteLimit else { return 0 }
+        var excess = total - configuration.byteLimit
+        var victims: [String] = []
+        let rows = try Row.fetchCursor(db, sql: "SELECT key, size FROM entry WHERE key != ? ORDER BY access_seq",
+                                       arguments: [key])
+        while excess > 0, let row = try rows.next() {
+            victims.append(try row.decode(String.self, atIndex: 0))
+            excess -= try row.decode(Int.self, atIndex: 1)
+        }
+        let freed = try deleteEntries(db, where: "key = ?", values: victims)
+        state.withLock { $0.totalBytes -= freed }
+        return victims.count
+    }
+
+    private func flushPendingAccess(_ db: Database) throws {
+        let pending = state.withLock { state in
+            defer { state.pendingAccess.removeAll(keepingCapacity: true) }
+            return state.pendingAccess
+        }
+        guard !pending.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: "UPDATE entry SET access_seq = ? WHERE key = ?")
+        for (key, access) in pending {
+            try statement.execute(arguments: [access, key])
+        }
+    }
+
+    // MARK: Removing
+
+    /// Removes the entry for `key`; returns whether there was one.
+    @discardableResult
+    public func remove(_ key: String) throws -> Bool {
+        try removeRows(where: "key = ?", values: [key]) > 0
+    }
+
+    /// Removes every entry the filter selects, exactly, and purges their bytes from the WAL.
+    @discardableResult
+    public func removeAll(matching filter: CacheScopeFilter) throws -> Int {
+        switch filter {
+        case .user(let id): try removeRows(where: "user_id = ?", values: [id])
+        case .account(let id): try removeRows(where: "account_id = ?", values: [id])
+        case .tag(let tag): try removeRows(where: "key IN (SELECT key FROM entry_tag WHERE tag = ?)", values: [tag])
+        }
+    }
+
+    /// Returns how many rows were removed.
+    private func removeRows(where condition: String, values: [String]) throws -> Int {
+        guard let pool = try database(creating: false) else { return 0 }
+        let removed = try pool.write { db in
+            let before = db.totalChangesCount
+            let freed = try deleteEntries(db, where: condition, values: values)
+            state.withLock { $0.totalBytes -= freed }
+            return db.totalChangesCount - before
+        }
+        guard removed > 0 else { return 0 }
+        state.withLock { state in
+            for value in values { state.pendingAccess[value] = nil }
+        }
+        // Old page images of the deleted rows can remain in the WAL: checkpoint and truncate it.
+        // Busy readers can make this a partial checkpoint; the next removal tries again.
+        _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        return removed
+    }
+
+    /// Deletes `entry` rows matching `condition` once per value; returns the bytes freed.
+    private func deleteEntries(_ db: Database, where condition: String, values: [String]) throws -> Int {
+        let statement = try db.cachedStatement(sql: "DELETE FROM entry WHERE \(condition) RETURNING size")
+        var freed = 0
+        for value in values {
+            freed += try Int.fetchAll(statement, arguments: [value]).reduce(0, +)
+        }
+        return freed
+    }
+
+    /// Removes every entry by deleting the database files; the next write creates a new one.
+    public func removeAll() throws {
+        let pool = state.withLock { state in
+            defer { state = State() }
+            return state.pool
+        }
+        do {
+            try pool?.close()
+        } catch {
+            logger.warning("Cache database did not close cleanly before removal", metadata: ["error": "\(error)"])
+        }
+        try deleteDatabaseFiles()
+    }
+
+    // MARK: Maintenance
+
+    /// Recomputes every entry's expiry date in one transaction.
+    public func restamp(_ expiry: @Sendable (CacheEntryMetadata) -> Date?) throws {
+        guard let pool = try database(creating: false) else { return }
+        try pool.write { db in
+            let rows = try Row.fetchAll(db, sql: Self.selectMetadataSQL)
+            let update = try db.cachedStatement(sql: "UPDATE entry SET expires_at = ? WHERE key = ?")
+            for row in rows {
+                let metadata = try Self.metadata(from: row, startingAt: 2)
+                try update.execute(arguments: [expiry(metadata)?.timeIntervalSince1970, try row.decode(String.self, atIndex: 0)])
+            }
+        }
+    }
+
+    /// The number of entries and their total size.
+    public func usage() throws -> CacheStoreUsage {
+        guard let pool = try database(creating: false) else { return CacheStoreUsage(count: 0, bytes: 0) }
+        let count = try pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM entry") ?? 0 }
+        return CacheStoreUsage(count: count, bytes: state.withLock { $0.totalBytes })
+    }
+
+    /// Every entry's key, size and metadata, most recently used first.
+    public func describeEntries() throws -> [CacheEntryDescription] {
+        guard let pool = try database(creating: false) else { return [] }
+        let pending = state.withLock { $0.pendingAccess }
+        let rows = try pool.read { try Row.fetchAll($0, sql: Self.selectMetadataSQL) }
+        return try rows.map { row -> (CacheEntryDescription, Int64) in
+            let key = try row.decode(String.self, atIndex: 0)
+            let description = CacheEntryDescription(
+                key: key, bytes: try row.decode(Int.self, atIndex: 1),
+                metadata: try Self.metadata(from: row, startingAt: 2))
+            let access = try pending[key] ?? row.decode(Int64.self, atIndex: 8)
+            return (description, access)
+        }
+        .sorted { $0.1 > $1.1 }
+        .map(\.0)
+    }
+
+    // MARK: The database file
+
+    /// The open database, opening (and with `creating`, creating) it on first use. A file that is not
+    /// a database, or whose schema cannot be migrated, is discarded and created afresh.
+    private func database(creating: Bool) throws -> DatabasePool? {
+        try state.withLock { state in
+            if let pool = state.pool { return pool }
+            let url = configuration.databaseURL
+            guard creating || FileManager.default.fileExists(atPath: url.path) else { return nil }
+            try FileManager.default.createDirectory(at: configuration.directory, withIntermediateDirectories: true)
+            let pool: DatabasePool
+            do {
+                pool = try openDatabase(at: url)
+            } catch {
+                logger.error("Cache database unreadable; starting afresh", metadata: ["error": "\(error)"])
+                try deleteDatabaseFiles()
+                pool = try openDatabase(at: url)
+            }
+            let (total, lastAccess) = try pool.read { db in
+                let row = try Row.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0), COALESCE(MAX(access_seq), 0) FROM entry")
+                return (try row?.decode(Int.self, atIndex: 0) ?? 0, try row?.decode(Int64.self, atIndex: 1) ?? 0)
+            }
+            state.pool = pool
+            state.totalBytes = total
+            state.nextAccess = lastAccess
+            return pool
+        }
+    }
+
+    private func openDatabase(at url: URL) throws -> DatabasePool {
+        var config = GRDB.Configuration()
+        config.label = "CacheKit.DiskStore"
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+        }
+        let pool = try DatabasePool(path: url.path, configuration: config)
+        do {
+            try Self.migrator.migrate(pool)
+            return pool
+        } catch {
+            try? pool.close()
+            throw error
+        }
+    }
+
+    /// Forgets the open database and deletes its files after damage was found.
+    private func discardDatabase() {
+        do {
+            try removeAll()
+        } catch {
+            logger.error("Could not delete the damaged cache database", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func deleteDatabaseFiles() throws {
+        let base = configuration.databaseURL.path
+        for path in [base, base + "-wal", base + "-shm"] where FileManager.default.fileExists(atPath: path) {
+            try FileManager.default.removeItem(atPath: path)
+        }
+    }
+}
+
+extension DatabaseError {
+    /// Whether SQLite says the file is damaged or not a database.
+    var isCorruption: Bool {
+        resultCode == .SQLITE_CORRUPT || resultCode == .SQLITE_NOTADB
+    }
+}

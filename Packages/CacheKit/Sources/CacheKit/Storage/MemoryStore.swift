@@ -1,0 +1,166 @@
+import Foundation
+import Synchronization
+
+/// An in-memory cache store: a true LRU with O(1) get, set and remove, a count limit, a cost limit in
+/// bytes and an expiry date per entry.
+///
+/// Thread-safe: one `Mutex` guards the table, so any task can use it without an actor hop. Values are
+/// kept as they are (no encoding), so a hit costs a hash lookup, a recency update and a copy.
+///
+/// ```swift
+/// let store = MemoryStore<Data>(limits: .init(countLimit: 1_000, costLimit: 10_000_000), cost: { $0.count })
+/// store.set(data, forKey: "catalog:page:1", metadata: .init(storedAt: clock.now(), expiresAt: expiry))
+/// ```
+public final class MemoryStore<Value: Sendable>: CacheStore {
+    /// How much a memory store may hold before it evicts its least recently used entries.
+    public struct Limits: Sendable, Hashable {
+        /// The most entries kept.
+        public var countLimit: Int
+        /// The most total cost kept, in bytes as the `cost` function counts them.
+        public var costLimit: Int
+
+        /// Creates limits; the defaults are 10,000 entries and 20 MB.
+        public init(countLimit: Int = 10_000, costLimit: Int = 20 * 1024 * 1024) {
+            self.countLimit = countLimit
+            self.costLimit = costLimit
+        }
+    }
+
+    /// The store's name, the `store` dimension of its metrics.
+    public let name: String
+    /// The store's limits.
+    public let limits: Limits
+    private let clock: any CacheClock
+    private let cost: @Sendable (Value) -> Int
+    private let metrics: CacheMetrics
+    private let table = Mutex(LRUTable<Value>())
+
+    /// Creates an empty store.
+    ///
+    /// - Parameters:
+    ///   - name: the `store` dimension of its metrics.
+    ///   - limits: the count and cost limits.
+    ///   - clock: the source of "now" for expiry.
+    ///   - metrics: where hits, misses, expirations and evictions are counted.
+    ///   - cost: the size of a value in bytes, for the cost limit (for `Data`, pass `{ $0.count }`).
+    public init(
+        name: String = "memory",
+        limits: Limits = Limits(),
+        clock: any CacheClock = SystemClock(),
+        metrics: CacheMetrics? = nil,
+        cost: @escaping @Sendable (Value) -> Int = { _ in 0 }
+    ) {
+        self.name = name
+        self.limits = limits
+        self.clock = clock
+        self.cost = cost
+        self.metrics = metrics ?? CacheMetrics(store: name, feature: "-")
+    }
+
+    /// The fresh entry for `key` if `requester` may see it; see ``CacheStore/get(_:requester:)``.
+    public func get(_ key: String, requester: String? = nil) -> CacheEntry<Value>? {
+        let now = clock.now()
+        let outcome: LookupOutcome<Value> = table.withLock { table in
+            guard let slot = table.slot(of: key) else { return .miss }
+            let node = table.nodes[slot]
+            guard node.metadata.scope.isVisible(to: requester) else { return .miss }
+            guard node.metadata.isFresh(at: now) else {
+                table.remove(at: slot)
+                return .expired
+            }
+            table.touch(slot)
+            return .hit(CacheEntry(value: node.value, metadata: node.metadata))
+        }
+        return outcome.recorded(in: metrics)
+    }
+
+    /// The entry for `key`, fresh or stale, without touching recency or metrics.
+    public func peek(_ key: String, requester: String? = nil) -> CacheEntry<Value>? {
+        table.withLock { table in
+            guard let slot = table.slot(of: key) else { return nil }
+            let node = table.nodes[slot]
+            guard node.metadata.scope.isVisible(to: requester) else { return nil }
+            return CacheEntry(value: node.value, metadata: node.metadata)
+        }
+    }
+
+    /// Stores `value`, then evicts least recently used entries until within ``limits``. A value whose
+    /// cost alone exceeds the cost limit is not stored (and any older entry under `key` is removed).
+    public func set(_ value: Value, forKey key: String, metadata: CacheEntryMetadata) {
+        set(value, forKey: key, metadata: metadata, cost: cost(value))
+    }
+
+    /// Stores `value` with a cost the caller already knows (for example its encoded size), instead of
+    /// the store's `cost` function.
+    public func set(_ value: Value, forKey key: String, metadata: CacheEntryMetadata, cost: Int) {
+        let cost = max(0, cost)
+        let evicted: Int = table.withLock { table in
+            guard cost <= limits.costLimit, limits.countLimit > 0 else {
+                if let slot = table.slot(of: key) { table.remove(at: slot) }
+                return 1
+            }
+            table.upsert(key, value: value, metadata: metadata, cost: cost)
+            var evicted = 0
+            while table.count > limits.countLimit || table.totalCost > limits.costLimit,
+                  let oldest = table.oldestSlot {
+                table.remove(at: oldest)
+                evicted += 1
+            }
+            return evicted
+        }
+        metrics.recordWrite()
+        metrics.recordEvictions(evicted)
+    }
+
+    /// Removes the entry for `key`; returns whether there was one.
+    @discardableResult
+    public func remove(_ key: String) -> Bool {
+        table.withLock { table in
+            guard let slot = table.slot(of: key) else { return false }
+            table.remove(at: slot)
+            return true
+        }
+    }
+
+    /// Removes every entry the filter selects; returns how many.
+    @discardableResult
+    public func removeAll(matching filter: CacheScopeFilter) -> Int {
+        table.withLock { $0.removeAll { filter.matches($0.metadata.scope) } }
+    }
+
+    /// Removes every entry and releases the memory.
+    public func removeAll() {
+        let old = table.withLock { table in
+            let old = table
+            table.removeAll()
+            return old
+        }
+        _ = old  // values are released here, outside the lock
+    }
+
+    /// Recomputes every entry's expiry date.
+    public func restamp(_ expiry: @Sendable (CacheEntryMetadata) -> Date?) {
+        table.withLock { $0.updateMetadata { $0.expiresAt = expiry($0) } }
+    }
+
+    /// The number of entries and their total cost.
+    public func usage() -> CacheStoreUsage {
+        table.withLock { CacheStoreUsage(count: $0.count, bytes: $0.totalCost) }
+    }
+
+    /// Every entry's key, cost and metadata, most recently used first.
+    public func describeEntries() -> [CacheEntryDescription] {
+        table.withLock { table in
+            table.keysByRecency.compactMap { key in
+                table.slot(of: key).map {
+                    CacheEntryDescription(key: key, bytes: table.nodes[$0].cost, metadata: table.nodes[$0].metadata)
+                }
+            }
+        }
+    }
+
+    /// Keys from most to least recently used (for tests and debugging).
+    public var keysByRecency: [String] {
+        table.withLock { $0.keysByRecency }
+    }
+}
