@@ -14,6 +14,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
     dependencies: [
         .package(path: "Packages/CacheKit"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .testTarget(
@@ -21,6 +22,7 @@ let package = Package(
             dependencies: [
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Packages/CacheKit/Tests/CacheKitTests"
         ),

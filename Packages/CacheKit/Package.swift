@@ -30,7 +30,10 @@ let package = Package(
             ]
         ),
         .target(name: "CacheKitTesting", dependencies: ["CacheKit"]),
-        .testTarget(name: "CacheKitTests", dependencies: ["CacheKit", "CacheKitTesting"]),
+        .testTarget(
+            name: "CacheKitTests",
+            dependencies: ["CacheKit", "CacheKitTesting", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -202,7 +202,7 @@ public final class DiskStore: CacheStore {
             victims.append(try row.decode(String.self, atIndex: 0))
             excess -= try row.decode(Int.self, atIndex: 1)
         }
-        let freed = try deleteEntries(db, where: "key = ?", values: victims)
+        let (_, freed) = try deleteEntries(db, where: "key = ?", values: victims)
         state.withLock { $0.totalBytes -= freed }
         return victims.count
     }
@@ -241,10 +241,9 @@ public final class DiskStore: CacheStore {
     private func removeRows(where condition: String, values: [String]) throws -> Int {
         guard let pool = try database(creating: false) else { return 0 }
         let removed = try pool.write { db in
-            let before = db.totalChangesCount
-            let freed = try deleteEntries(db, where: condition, values: values)
+            let (rows, freed) = try deleteEntries(db, where: condition, values: values)
             state.withLock { $0.totalBytes -= freed }
-            return db.totalChangesCount - before
+            return rows
         }
         guard removed > 0 else { return 0 }
         state.withLock { state in
@@ -256,14 +255,17 @@ public final class DiskStore: CacheStore {
         return removed
     }
 
-    /// Deletes `entry` rows matching `condition` once per value; returns the bytes freed.
-    private func deleteEntries(_ db: Database, where condition: String, values: [String]) throws -> Int {
+    /// Deletes `entry` rows matching `condition` once per value; returns the rows and bytes freed.
+    private func deleteEntries(_ db: Database, where condition: String, values: [String]) throws -> (rows: Int, bytes: Int) {
         let statement = try db.cachedStatement(sql: "DELETE FROM entry WHERE \(condition) RETURNING size")
-        var freed = 0
+        var rows = 0
+        var bytes = 0
         for value in values {
-            freed += try Int.fetchAll(statement, arguments: [value]).reduce(0, +)
+            let sizes = try Int.fetchAll(statement, arguments: [value])
+            rows += sizes.count
+            bytes += sizes.reduce(0, +)
         }
-        return freed
+        return (rows, bytes)
     }
 
     /// Removes every entry by deleting the database files; the next write creates a new one.
@@ -329,26 +331,30 @@ public final class DiskStore: CacheStore {
             let url = configuration.databaseURL
             guard creating || FileManager.default.fileExists(atPath: url.path) else { return nil }
             try FileManager.default.createDirectory(at: configuration.directory, withIntermediateDirectories: true)
-            let pool: DatabasePool
+            let opened: OpenedDatabase
             do {
-                pool = try openDatabase(at: url)
+                opened = try openDatabase(at: url)
             } catch {
                 logger.error("Cache database unreadable; starting afresh", metadata: ["error": "\(error)"])
                 try deleteDatabaseFiles()
-                pool = try openDatabase(at: url)
+                opened = try openDatabase(at: url)
             }
-            let (total, lastAccess) = try pool.read { db in
-                let row = try Row.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0), COALESCE(MAX(access_seq), 0) FROM entry")
-                return (try row?.decode(Int.self, atIndex: 0) ?? 0, try row?.decode(Int64.self, atIndex: 1) ?? 0)
-            }
+            let pool = opened.pool
+            state.totalBytes = opened.totalBytes
+            state.nextAccess = opened.lastAccess
             state.pool = pool
-            state.totalBytes = total
-            state.nextAccess = lastAccess
             return pool
         }
     }
 
-    private func openDatabase(at url: URL) throws -> DatabasePool {
+    private struct OpenedDatabase {
+        var pool: DatabasePool
+        var totalBytes: Int
+        var lastAccess: Int64
+    }
+
+    /// Opens, migrates and sums the database; closes it again if any step fails.
+    private func openDatabase(at url: URL) throws -> OpenedDatabase {
         var config = GRDB.Configuration()
         config.label = "CacheKit.DiskStore"
         config.prepareDatabase { db in
@@ -357,7 +363,11 @@ public final class DiskStore: CacheStore {
         let pool = try DatabasePool(path: url.path, configuration: config)
         do {
             try Self.migrator.migrate(pool)
-            return pool
+            return try pool.read { db in
+                let row = try Row.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0), COALESCE(MAX(access_seq), 0) FROM entry")
+                return OpenedDatabase(pool: pool, totalBytes: try row?.decode(Int.self, atIndex: 0) ?? 0,
+                                      lastAccess: try row?.decode(Int64.self, atIndex: 1) ?? 0)
+            }
         } catch {
             try? pool.close()
             throw error

@@ -1,0 +1,146 @@
+import CacheKit
+import CacheKitTesting
+import Foundation
+import GRDB
+import Testing
+
+/// What only a persistent store must do: survive restarts, damage and removal.
+@Suite("DiskStore")
+struct DiskStoreTests {
+    @Test("a new store on the same folder sees the entries, their scope and expiry")
+    func survivesRestart() throws {
+        let fixture = try StoreFixture(.disk)
+        try fixture.put("profile", "alice's profile", expiresIn: 60, scope: .user("alice", account: "7", tags: ["x"]))
+        let reopened = fixture.reopened()
+        let entry = try #require(try reopened.get("profile", requester: "alice"))
+        #expect(String(decoding: entry.value, as: UTF8.self) == "alice's profile")
+        #expect(entry.metadata.scope == .user("alice", account: "7", tags: ["x"]))
+        #expect(try reopened.usage() == fixture.store.usage())
+        fixture.clock.advance(by: 61)
+        #expect(try reopened.get("profile", requester: "alice") == nil)
+    }
+
+    @Test("LRU order survives a restart")
+    func lruSurvivesRestart() throws {
+        let fixture = try StoreFixture(.disk, byteLimit: 30)
+        try fixture.put("a", "aaaaaaaaa")
+        try fixture.put("b", "bbbbbbbbb")
+        try fixture.put("c", "ccccccccc")
+        _ = try fixture.text("a")
+        try fixture.put("c", "ccccccccc")  // a write carries the read of a to disk
+        let reopened = fixture.reopened()
+        try reopened.set(Data("ddddddddd".utf8), forKey: "d", metadata: fixture.metadata())
+        #expect(try reopened.get("b", requester: nil) == nil)
+        #expect(try reopened.get("a", requester: nil) != nil)
+    }
+
+    @Test("a truncated database file is a miss, never a crash, and the store works again")
+    func truncatedFile() throws {
+        let fixture = try StoreFixture(.disk)
+        for index in 0..<200 { try fixture.put("k\(index)", String(repeating: "v", count: 500)) }
+        try fixture.store.removeAll(matching: .tag("none"))  // no-op
+        let url = try #require(fixture.directory.files().first { $0.lastPathComponent == "cache.sqlite" })
+        let reopened = fixture.reopened()
+        let bytes = try Data(contentsOf: url)
+        try bytes.prefix(bytes.count / 3).write(to: url)
+        for index in 0..<200 { _ = try reopened.get("k\(index)", requester: nil) }
+        try reopened.set(Data("fresh".utf8), forKey: "new", metadata: fixture.metadata())
+        #expect(try reopened.get("new", requester: nil).map { String(decoding: $0.value, as: UTF8.self) } == "fresh")
+    }
+
+    @Test("a garbage database file is discarded: a miss, then the store works again")
+    func garbageFile() throws {
+        let fixture = try StoreFixture(.disk)
+        try fixture.put("a", "alpha")
+        let url = try #require(fixture.directory.files().first { $0.lastPathComponent == "cache.sqlite" })
+        for path in [url.path + "-wal", url.path + "-shm"] { try? FileManager.default.removeItem(atPath: path) }
+        try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }).write(to: url)
+        let reopened = fixture.reopened()
+        #expect(try reopened.get("a", requester: nil) == nil)
+        try reopened.set(Data("beta".utf8), forKey: "b", metadata: fixture.metadata())
+        #expect(try reopened.get("b", requester: nil) != nil)
+    }
+
+    @Test("a value whose bytes changed on disk fails its checksum and is dropped")
+    func corruptEntry() throws {
+        let fixture = try StoreFixture(.disk)
+        try fixture.put("a", "alpha")
+        try fixture.put("b", "beta")
+        let url = fixture.directory.url.appendingPathComponent("cache.sqlite")
+        let queue = try DatabaseQueue(path: url.path)
+        try queue.write { try $0.execute(sql: "UPDATE entry SET value = X'DEADBEEF' WHERE key = 'a'") }
+        try queue.close()
+        #expect(try fixture.text("a") == nil)
+        #expect(try fixture.store.peek("a", requester: nil) == nil, "the corrupt entry is gone")
+        #expect(try fixture.text("b") == "beta")
+    }
+
+    @Test("removeAll leaves the cache folder without files")
+    func removeAllDeletesFiles() throws {
+        let fixture = try StoreFixture(.disk)
+        for index in 0..<50 { try fixture.put("k\(index)", "SECRET-\(index)") }
+        #expect(!fixture.directory.files().isEmpty)
+        try fixture.store.removeAll()
+        #expect(fixture.directory.files().isEmpty)
+        #expect(try fixture.reopened().usage().count == 0)
+    }
+
+    @Test("data removed by scope is gone from the files, not only forgotten")
+    func scopedRemovalErasesBytes() throws {
+        let fixture = try StoreFixture(.disk)
+        try fixture.put("balance:100", "ACCOUNT-ONE-HUNDRED-SECRET", scope: .user("u", account: "100"))
+        try fixture.put("balance:1002", "ACCOUNT-ONE-THOUSAND-TWO", scope: .user("u", account: "1002"))
+        #expect(fixture.directory.anyFileContains("ACCOUNT-ONE-HUNDRED-SECRET"))
+        try fixture.store.removeAll(matching: .account("100"))
+        #expect(!fixture.directory.anyFileContains("ACCOUNT-ONE-HUNDRED-SECRET"))
+        #expect(fixture.directory.anyFileContains("ACCOUNT-ONE-THOUSAND-TWO"))
+    }
+
+    @Test("nothing is created on disk by reads before the first write")
+    func lazyCreation() throws {
+        let fixture = try StoreFixture(.disk)
+        #expect(try fixture.text("a") == nil)
+        #expect(try fixture.store.usage().count == 0)
+        #expect(fixture.directory.files().isEmpty)
+    }
+}
+
+@Suite("MemoryStore")
+struct MemoryStoreTests {
+    @Test("the count limit evicts the least recently used")
+    func countLimit() {
+        let store = MemoryStore<Int>(limits: .init(countLimit: 3, costLimit: .max), clock: ManualClock())
+        let metadata = CacheEntryMetadata(storedAt: Date(), expiresAt: nil)
+        for (index, key) in ["a", "b", "c"].enumerated() { store.set(index, forKey: key, metadata: metadata) }
+        _ = store.get("a")
+        store.set(3, forKey: "d", metadata: metadata)
+        #expect(store.keysByRecency == ["d", "a", "c"])
+        #expect(store.get("b") == nil)
+    }
+
+    @Test("recency order stays a consistent list through removals from every position")
+    func listIntegrity() {
+        let store = MemoryStore<Int>(limits: .init(countLimit: 1_000, costLimit: .max), clock: ManualClock())
+        let metadata = CacheEntryMetadata(storedAt: Date(), expiresAt: nil)
+        var model: [String] = []  // most recent first
+        for step in 0..<2_000 {
+            let key = "k\((step &* 7919) % 97)"
+            switch step % 5 {
+            case 0, 1, 2:
+                store.set(step, forKey: key, metadata: metadata)
+                model.removeAll { $0 == key }
+                model.insert(key, at: 0)
+            case 3:
+                if store.get(key) != nil {
+                    model.removeAll { $0 == key }
+                    model.insert(key, at: 0)
+                }
+            default:
+                store.remove(key)
+                model.removeAll { $0 == key }
+            }
+        }
+        #expect(store.keysByRecency == model)
+        #expect(store.usage().count == model.count)
+    }
+}
