@@ -1,0 +1,29 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Benchmarks live in their own package so `swift test` at the root never builds the harness.
+/// Run: `swift package --package-path Tools/Benchmarks benchmark`.
+let package = Package(
+    name: "Benchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: "../../Packages/CacheKit"),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+    ],
+    targets: [
+        .target(name: "HeapUsage"),
+        .executableTarget(
+            name: "CacheKitBenchmarks",
+            dependencies: [
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                "HeapUsage",
+            ],
+            path: "Benchmarks/CacheKitBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
