@@ -12,14 +12,12 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
-        .target(name: "HeapUsage"),
         .executableTarget(
             name: "CacheKitBenchmarks",
             dependencies: [
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-                "HeapUsage",
             ],
             path: "Benchmarks/CacheKitBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -36,6 +36,7 @@ public struct CacheEntry<Value> {
     public var metadata: CacheEntryMetadata
 
     /// Creates an entry.
+    @inlinable
     public init(value: Value, metadata: CacheEntryMetadata) {
         self.value = value
         self.metadata = metadata
@@ -55,13 +56,14 @@ public struct CacheEntryDescription: Sendable, Hashable {
 }
 
 /// What a store's `get` found, before it is counted.
+@usableFromInline
 enum LookupOutcome<Value> {
     case hit(CacheEntry<Value>)
     case miss
     case expired
 
     /// Counts the outcome and returns the entry for a hit.
-    @inline(__always)
+    @inlinable
     func recorded(in metrics: CacheMetrics) -> CacheEntry<Value>? {
         switch self {
         case .hit(let entry):

@@ -3,31 +3,47 @@ import Foundation
 /// The data structure behind ``MemoryStore``: a hash index into a contiguous array of nodes that
 /// form a doubly linked list in recency order. Get, set, touch and remove are O(1); removal moves the
 /// last node into the freed slot, so the array never has holes. Not thread-safe on its own.
+@usableFromInline
 struct LRUTable<Value> {
+    @usableFromInline
     struct Node {
-        var key: String
-        var value: Value
-        var metadata: CacheEntryMetadata
-        var cost: Int
-        var newer: Int32  // towards the most recently used end, or -1
-        var older: Int32  // towards the least recently used end, or -1
+        @usableFromInline var key: String
+        @usableFromInline var value: Value
+        @usableFromInline var metadata: CacheEntryMetadata
+        @usableFromInline var cost: Int
+        @usableFromInline var newer: Int32  // towards the most recently used end, or -1
+        @usableFromInline var older: Int32  // towards the least recently used end, or -1
+
+        @inlinable
+        init(key: String, value: Value, metadata: CacheEntryMetadata, cost: Int, newer: Int32, older: Int32) {
+            self.key = key
+            self.value = value
+            self.metadata = metadata
+            self.cost = cost
+            self.newer = newer
+            self.older = older
+        }
     }
 
-    private(set) var nodes: ContiguousArray<Node> = []
-    private var index: [String: Int32] = [:]
-    private var newest: Int32 = -1
-    private var oldest: Int32 = -1
-    private(set) var totalCost = 0
+    @inlinable
+    init() {}
 
-    var count: Int { nodes.count }
+    @usableFromInline var nodes: ContiguousArray<Node> = []
+    @usableFromInline var index: [String: Int32] = [:]
+    @usableFromInline var newest: Int32 = -1
+    @usableFromInline var oldest: Int32 = -1
+    @usableFromInline var totalCost = 0
+
+    @inlinable var count: Int { nodes.count }
 
     /// The slot of `key`, if present.
-    @inline(__always)
+    @inlinable
     func slot(of key: String) -> Int? {
         index[key].map(Int.init)
     }
 
     /// Marks the node at `slot` most recently used.
+    @inlinable
     mutating func touch(_ slot: Int) {
         guard newest != Int32(slot) else { return }
         unlink(slot)
@@ -35,6 +51,7 @@ struct LRUTable<Value> {
     }
 
     /// Inserts or replaces `key`, making it the most recently used.
+    @inlinable
     mutating func upsert(_ key: String, value: Value, metadata: CacheEntryMetadata, cost: Int) {
         if let slot = slot(of: key) {
             totalCost += cost - nodes[slot].cost
@@ -52,9 +69,10 @@ struct LRUTable<Value> {
     }
 
     /// The least recently used slot, if any.
-    var oldestSlot: Int? { oldest < 0 ? nil : Int(oldest) }
+    @inlinable var oldestSlot: Int? { oldest < 0 ? nil : Int(oldest) }
 
     /// Removes the node at `slot`.
+    @inlinable
     mutating func remove(at slot: Int) {
         unlink(slot)
         totalCost -= nodes[slot].cost
@@ -107,7 +125,8 @@ struct LRUTable<Value> {
         return keys
     }
 
-    private mutating func unlink(_ slot: Int) {
+    @inlinable
+    mutating func unlink(_ slot: Int) {
         let node = nodes[slot]
         if node.newer >= 0 { nodes[Int(node.newer)].older = node.older } else { newest = node.older }
         if node.older >= 0 { nodes[Int(node.older)].newer = node.newer } else { oldest = node.newer }
@@ -115,7 +134,8 @@ struct LRUTable<Value> {
         nodes[slot].older = -1
     }
 
-    private mutating func linkAsNewest(_ slot: Int) {
+    @inlinable
+    mutating func linkAsNewest(_ slot: Int) {
         nodes[slot].older = newest
         nodes[slot].newer = -1
         if newest >= 0 { nodes[Int(newest)].newer = Int32(slot) }

@@ -30,10 +30,10 @@ public final class MemoryStore<Value: Sendable>: CacheStore {
     public let name: String
     /// The store's limits.
     public let limits: Limits
-    private let clock: any CacheClock
-    private let cost: @Sendable (Value) -> Int
-    private let metrics: CacheMetrics
-    private let table = Mutex(LRUTable<Value>())
+    @usableFromInline let clock: any CacheClock
+    @usableFromInline let cost: @Sendable (Value) -> Int
+    @usableFromInline let metrics: CacheMetrics
+    @usableFromInline let table = Mutex(LRUTable<Value>())
 
     /// Creates an empty store.
     ///
@@ -58,18 +58,18 @@ public final class MemoryStore<Value: Sendable>: CacheStore {
     }
 
     /// The fresh entry for `key` if `requester` may see it; see ``CacheStore/get(_:requester:)``.
+    @inlinable
     public func get(_ key: String, requester: String? = nil) -> CacheEntry<Value>? {
         let now = clock.now()
         let outcome: LookupOutcome<Value> = table.withLock { table in
             guard let slot = table.slot(of: key) else { return .miss }
-            let node = table.nodes[slot]
-            guard node.metadata.scope.isVisible(to: requester) else { return .miss }
-            guard node.metadata.isFresh(at: now) else {
+            guard table.nodes[slot].metadata.scope.isVisible(to: requester) else { return .miss }
+            guard table.nodes[slot].metadata.isFresh(at: now) else {
                 table.remove(at: slot)
                 return .expired
             }
             table.touch(slot)
-            return .hit(CacheEntry(value: node.value, metadata: node.metadata))
+            return .hit(CacheEntry(value: table.nodes[slot].value, metadata: table.nodes[slot].metadata))
         }
         return outcome.recorded(in: metrics)
     }
@@ -86,12 +86,14 @@ public final class MemoryStore<Value: Sendable>: CacheStore {
 
     /// Stores `value`, then evicts least recently used entries until within ``limits``. A value whose
     /// cost alone exceeds the cost limit is not stored (and any older entry under `key` is removed).
+    @inlinable
     public func set(_ value: Value, forKey key: String, metadata: CacheEntryMetadata) {
         set(value, forKey: key, metadata: metadata, cost: cost(value))
     }
 
     /// Stores `value` with a cost the caller already knows (for example its encoded size), instead of
     /// the store's `cost` function.
+    @inlinable
     public func set(_ value: Value, forKey key: String, metadata: CacheEntryMetadata, cost: Int) {
         let cost = max(0, cost)
         let evicted: Int = table.withLock { table in
