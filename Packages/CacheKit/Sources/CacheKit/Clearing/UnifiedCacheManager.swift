@@ -104,29 +104,28 @@ public final class UnifiedCacheManager: Sendable {
 
     // MARK: Inspection
 
-    /// Counts and sizes of every store of every participant.
+    /// Counts and sizes of every store of every participant. A participant that fails is logged and skipped.
     public func statistics() async -> [CacheStoreStatistics] {
-        var rows: [CacheStoreStatistics] = []
-        for participant in participants.withLock({ $0 }) {
-            do {
-                rows += try await participant.statistics()
-            } catch {
-                logger.warning("Statistics failed", metadata: ["participant": "\(participant.participantName)",
-                                                               "error": "\(error)"])
-            }
-        }
-        return rows
+        await collect("statistics") { try await $0.statistics() }
     }
 
     /// Every cached entry, without values and with keys, users and accounts redacted, for debugging.
+    /// A participant that fails is logged and skipped.
     public func exportCacheContents() async -> [CacheExportEntry] {
-        var rows: [CacheExportEntry] = []
+        await collect("exportCacheContents") { try await $0.exportEntries() }
+    }
+
+    private func collect<Row>(
+        _ operation: String, _ body: (any CacheClearingParticipant) async throws -> [Row]
+    ) async -> [Row] {
+        var rows: [Row] = []
         for participant in participants.withLock({ $0 }) {
             do {
-                rows += try await participant.exportEntries()
+                rows += try await body(participant)
             } catch {
-                logger.warning("Export failed", metadata: ["participant": "\(participant.participantName)",
-                                                           "error": "\(error)"])
+                logger.warning("Cache operation failed", metadata: [
+                    "operation": "\(operation)", "participant": "\(participant.participantName)", "error": "\(error)",
+                ])
             }
         }
         return rows

@@ -224,7 +224,7 @@ public final class DiskStore: CacheStore {
     /// Removes the entry for `key`; returns whether there was one.
     @discardableResult
     public func remove(_ key: String) throws -> Bool {
-        try removeRows(where: "key = ?", values: [key]) > 0
+        try removeRows(where: "key = ?", values: [key], truncatingLog: false) > 0
     }
 
     /// Removes every entry the filter selects, exactly, and purges their bytes from the WAL.
@@ -237,21 +237,21 @@ public final class DiskStore: CacheStore {
         }
     }
 
-    /// Returns how many rows were removed.
-    private func removeRows(where condition: String, values: [String]) throws -> Int {
+    /// Returns how many rows were removed. With `truncatingLog`, the WAL is checkpointed and
+    /// truncated afterwards so no old page image of the removed rows stays on disk (scope removals:
+    /// account switch, user removal); a single key's removal skips that cost.
+    private func removeRows(where condition: String, values: [String], truncatingLog: Bool = true) throws -> Int {
         guard let pool = try database(creating: false) else { return 0 }
         let removed = try pool.write { db in
             let (rows, freed) = try deleteEntries(db, where: condition, values: values)
             state.withLock { $0.totalBytes -= freed }
             return rows
         }
-        guard removed > 0 else { return 0 }
-        state.withLock { state in
-            for value in values { state.pendingAccess[value] = nil }
+        // Recency noted for removed keys is harmless: updating a missing row does nothing.
+        if removed > 0, truncatingLog {
+            // Busy readers can make this a partial checkpoint; the next removal tries again.
+            _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         }
-        // Old page images of the deleted rows can remain in the WAL: checkpoint and truncate it.
-        // Busy readers can make this a partial checkpoint; the next removal tries again.
-        _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         return removed
     }
 
