@@ -53,6 +53,13 @@ public struct CacheEntryDescription: Sendable, Hashable {
     public var bytes: Int
     /// The entry's metadata.
     public var metadata: CacheEntryMetadata
+
+    /// Creates a description (for participants outside CacheKit that export their own entries).
+    public init(key: String, bytes: Int, metadata: CacheEntryMetadata) {
+        self.key = key
+        self.bytes = bytes
+        self.metadata = metadata
+    }
 }
 
 /// What a store's `get` found, before it is counted.
