@@ -14,7 +14,11 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
     dependencies: [
         .package(path: "Packages/CacheKit"),
+        .package(path: "Packages/APICore"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Test targets only: the kits' libraries never link SwiftNIO.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         .testTarget(
@@ -25,6 +29,18 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Packages/CacheKit/Tests/CacheKitTests"
+        ),
+        .testTarget(
+            name: "APICoreTests",
+            dependencies: [
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreTesting", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "CacheKitTesting", package: "CacheKit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Packages/APICore/Tests/APICoreTests"
         ),
         .testTarget(
             name: "IntegrationTests",

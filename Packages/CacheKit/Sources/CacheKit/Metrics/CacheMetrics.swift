@@ -5,8 +5,9 @@ import Synchronization
 /// snapshots the CLI prints) and through swift-metrics (for whatever backend the app bootstraps).
 ///
 /// swift-metrics labels: `cache_hits_total`, `cache_misses_total`, `cache_expirations_total`,
-/// `cache_evictions_total`, `cache_writes_total`, each with the dimensions `store` and `feature`.
-/// An expired entry counts as an expiration and as a miss.
+/// `cache_evictions_total`, `cache_writes_total`, and for HTTP caches `cache_revalidations_total`,
+/// `cache_requests_saved_total` and `cache_bytes_saved_total`, each with the dimensions `store` and
+/// `feature`. An expired entry counts as an expiration and as a miss.
 public final class CacheMetrics: Sendable {
     /// The store dimension, such as `memory` or `disk`.
     public let store: String
@@ -18,11 +19,17 @@ public final class CacheMetrics: Sendable {
     private let expirations = Atomic<Int>(0)
     private let evictions = Atomic<Int>(0)
     private let writes = Atomic<Int>(0)
+    private let revalidations = Atomic<Int>(0)
+    private let requestsSaved = Atomic<Int>(0)
+    private let bytesSaved = Atomic<Int>(0)
     private let hitCounter: Counter
     private let missCounter: Counter
     private let expirationCounter: Counter
     private let evictionCounter: Counter
     private let writeCounter: Counter
+    private let revalidationCounter: Counter
+    private let requestsSavedCounter: Counter
+    private let bytesSavedCounter: Counter
 
     /// Creates counters for one store of one feature. Prefer ``CacheMetricsRegistry/metrics(store:feature:)``,
     /// which keeps them for snapshots.
@@ -35,6 +42,9 @@ public final class CacheMetrics: Sendable {
         expirationCounter = Counter(label: "cache_expirations_total", dimensions: dimensions)
         evictionCounter = Counter(label: "cache_evictions_total", dimensions: dimensions)
         writeCounter = Counter(label: "cache_writes_total", dimensions: dimensions)
+        revalidationCounter = Counter(label: "cache_revalidations_total", dimensions: dimensions)
+        requestsSavedCounter = Counter(label: "cache_requests_saved_total", dimensions: dimensions)
+        bytesSavedCounter = Counter(label: "cache_bytes_saved_total", dimensions: dimensions)
     }
 
     /// Records a hit.
@@ -69,13 +79,33 @@ public final class CacheMetrics: Sendable {
         writeCounter.increment()
     }
 
+    /// Records a stale entry confirmed by the server (an HTTP 304): the body was not transferred.
+    public func recordRevalidation(bytesSaved bytes: Int) {
+        revalidations.wrappingAdd(1, ordering: .relaxed)
+        revalidationCounter.increment()
+        recordBytesSaved(bytes)
+    }
+
+    /// Records a response served from the cache with no request at all.
+    public func recordRequestSaved(bytesSaved bytes: Int) {
+        requestsSaved.wrappingAdd(1, ordering: .relaxed)
+        requestsSavedCounter.increment()
+        recordBytesSaved(bytes)
+    }
+
+    private func recordBytesSaved(_ bytes: Int) {
+        bytesSaved.wrappingAdd(bytes, ordering: .relaxed)
+        bytesSavedCounter.increment(by: Int64(bytes))
+    }
+
     /// The counts so far.
     public func snapshot() -> CacheStatistics {
         CacheStatistics(
             store: store, feature: feature,
             hits: hits.load(ordering: .relaxed), misses: misses.load(ordering: .relaxed),
             expirations: expirations.load(ordering: .relaxed), evictions: evictions.load(ordering: .relaxed),
-            writes: writes.load(ordering: .relaxed)
+            writes: writes.load(ordering: .relaxed), revalidations: revalidations.load(ordering: .relaxed),
+            requestsSaved: requestsSaved.load(ordering: .relaxed), bytesSaved: bytesSaved.load(ordering: .relaxed)
         )
     }
 }
@@ -96,10 +126,17 @@ public struct CacheStatistics: Sendable, Hashable, Codable {
     public var evictions: Int
     /// Entries written.
     public var writes: Int
+    /// Stale entries the server confirmed unchanged (HTTP 304).
+    public var revalidations: Int
+    /// Responses served with no request at all.
+    public var requestsSaved: Int
+    /// Body bytes not transferred thanks to hits and revalidations.
+    public var bytesSaved: Int
 
     /// Creates statistics.
     public init(store: String, feature: String, hits: Int = 0, misses: Int = 0, expirations: Int = 0,
-                evictions: Int = 0, writes: Int = 0) {
+                evictions: Int = 0, writes: Int = 0, revalidations: Int = 0, requestsSaved: Int = 0,
+                bytesSaved: Int = 0) {
         self.store = store
         self.feature = feature
         self.hits = hits
@@ -107,6 +144,9 @@ public struct CacheStatistics: Sendable, Hashable, Codable {
         self.expirations = expirations
         self.evictions = evictions
         self.writes = writes
+        self.revalidations = revalidations
+        self.requestsSaved = requestsSaved
+        self.bytesSaved = bytesSaved
     }
 
     /// Hits over reads, 0 when there was no read.
@@ -122,7 +162,8 @@ public struct CacheStatistics: Sendable, Hashable, Codable {
             feature: lhs.feature == rhs.feature ? lhs.feature : "*",
             hits: lhs.hits + rhs.hits, misses: lhs.misses + rhs.misses,
             expirations: lhs.expirations + rhs.expirations, evictions: lhs.evictions + rhs.evictions,
-            writes: lhs.writes + rhs.writes
+            writes: lhs.writes + rhs.writes, revalidations: lhs.revalidations + rhs.revalidations,
+            requestsSaved: lhs.requestsSaved + rhs.requestsSaved, bytesSaved: lhs.bytesSaved + rhs.bytesSaved
         )
     }
 }
@@ -132,6 +173,7 @@ public struct CacheStatistics: Sendable, Hashable, Codable {
 /// One registry per app (or per test), owned by the composition root: never a process-wide singleton.
 public final class CacheMetricsRegistry: Sendable {
     private let all = Mutex<[String: CacheMetrics]>([:])
+    private let latencies = Mutex<[String: LatencyRecorder]>([:])
 
     /// Creates an empty registry.
     public init() {}
@@ -145,6 +187,24 @@ public final class CacheMetricsRegistry: Sendable {
             all[id] = metrics
             return metrics
         }
+    }
+
+    /// The latency recorder for a feature's responses from one source, created on first use.
+    public func latency(feature: String, source: LatencySource) -> LatencyRecorder {
+        latencies.withLock { all in
+            let id = "\(feature)\u{1F}\(source.rawValue)"
+            if let existing = all[id] { return existing }
+            let recorder = LatencyRecorder(feature: feature, source: source)
+            all[id] = recorder
+            return recorder
+        }
+    }
+
+    /// Latency percentiles per feature and source, sorted by feature then source.
+    public func latencySnapshot() -> [LatencySummary] {
+        latencies.withLock { Array($0.values) }
+            .map { $0.summary() }
+            .sorted { ($0.feature, $0.source.rawValue) < ($1.feature, $1.source.rawValue) }
     }
 
     /// Every store's and feature's counts, sorted by feature then store.

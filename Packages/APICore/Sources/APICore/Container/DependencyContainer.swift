@@ -1,0 +1,158 @@
+import CacheKit
+import Synchronization
+
+/// The app's one container: kits register into it, use cases resolve from it, and the clearing
+/// participants kits register reach the app's ``UnifiedCacheManager``.
+///
+/// ```swift
+/// let container = DependencyContainer(cacheManager: unified)
+/// try container.registry(for: "app").register(RESTClient.self) { _ in client }
+/// try container.install([CatalogKit(), AccountsKit()])   // any order
+/// try container.verify()                                   // at start-up, not at first tap
+/// let catalog = try container.resolver(for: "app").resolve(CatalogUseCases.self)
+/// ```
+///
+/// Resolution never crashes: a missing type is a thrown ``ContainerError`` naming the type and the
+/// kit that asked. Services are built lazily, once, by their factory; a factory should only build
+/// (no side effects), because two threads racing to a service's first resolution may both run it
+/// and only the first result is kept. ``verify()`` builds everything at start-up, which avoids that.
+public final class DependencyContainer: Sendable {
+    /// The manager every registered clearing participant joins.
+    public let cacheManager: UnifiedCacheManager
+    private let state = Mutex(State())
+
+    struct Registration: Sendable {
+        let kit: String
+        let typeName: String
+        let factory: @Sendable (KitResolver) throws -> any Sendable
+    }
+
+    struct Requirement: Sendable {
+        let kit: String
+        let type: ObjectIdentifier
+        let typeName: String
+    }
+
+    struct State: Sendable {
+        var kits: [String] = []
+        var registrations: [ObjectIdentifier: Registration] = [:]
+        var instances: [ObjectIdentifier: any Sendable] = [:]
+        var requirements: [Requirement] = []
+        var keyProviders: [String: (kit: String, provider: any CacheKeyProvider)] = [:]
+        var refetchRules: [MutationRefetchRule] = []
+        var timeoutDefaults: [String: CacheTimeout] = [:]
+    }
+
+    /// Creates an empty container whose clearing participants join `cacheManager`.
+    public init(cacheManager: UnifiedCacheManager) {
+        self.cacheManager = cacheManager
+    }
+
+    /// Installs kits: every kit's ``FeatureKit/register(in:)`` first, then every kit's
+    /// ``FeatureKit/connect(using:)``. The order of `kits` does not matter.
+    /// - Throws: the first ``ContainerError`` a kit reports, or ``ContainerError/duplicateKit(_:)``.
+    public func install(_ kits: [any FeatureKit]) throws(ContainerError) {
+        for kit in kits {
+            let isNew = state.withLock { state in
+                guard !state.kits.contains(kit.name) else { return false }
+                state.kits.append(kit.name)
+                return true
+            }
+            guard isNew else { throw .duplicateKit(kit.name) }
+        }
+        for kit in kits { try kit.register(in: registry(for: kit.name)) }
+        for kit in kits { try kit.connect(using: resolver(for: kit.name)) }
+    }
+
+    /// The registry through which `kit` declares what it provides. The composition root uses one
+    /// named `app` for the services it owns (the REST client, the cache environment).
+    public func registry(for kit: String) -> KitRegistry {
+        KitRegistry(container: self, kit: kit)
+    }
+
+    /// A resolver whose errors name `kit` as the one asking.
+    public func resolver(for kit: String) -> KitResolver {
+        KitResolver(container: self, kit: kit, path: [])
+    }
+
+    /// The installed kits' names, in installation order.
+    public var kitNames: [String] { state.withLock { $0.kits } }
+
+    /// Builds every registered service and resolves every declared requirement, reporting every
+    /// problem at once. Call it at start-up so a missing registration fails the launch, not a tap.
+    /// - Throws: ``ContainerError/verificationFailed(_:)`` listing each problem.
+    public func verify() throws(ContainerError) {
+        let (registrations, requirements) = state.withLock { ($0.registrations, $0.requirements) }
+        var problems: [ContainerError] = []
+        for (id, registration) in registrations.sorted(by: { $0.value.typeName < $1.value.typeName }) {
+            do {
+                _ = try resolve(id, typeName: registration.typeName, kit: registration.kit, path: [])
+            } catch {
+                problems.append(error)
+            }
+        }
+        for requirement in requirements where registrations[requirement.type] == nil {
+            problems.append(.missingRegistration(type: requirement.typeName, requestedBy: requirement.kit))
+        }
+        guard problems.isEmpty else { throw .verificationFailed(Array(Set(problems)).sorted { $0.description < $1.description }) }
+    }
+
+    /// The cache-key provider that claimed `typename`, if any.
+    public func cacheKeyProvider(forTypename typename: String) -> (any CacheKeyProvider)? {
+        state.withLock { $0.keyProviders[typename]?.provider }
+    }
+
+    /// Every claimed typename with the kit that claimed it.
+    public var claimedTypenames: [String: String] {
+        state.withLock { $0.keyProviders.mapValues(\.kit) }
+    }
+
+    /// The refetch rules declared for a mutation, by every kit, in registration order.
+    public func refetchRules(forMutation mutation: String) -> [MutationRefetchRule] {
+        state.withLock { $0.refetchRules.filter { $0.mutation == mutation } }
+    }
+
+    /// The default timeout a kit declared for a feature, if any.
+    public func defaultTimeout(forFeature feature: String) -> CacheTimeout? {
+        state.withLock { $0.timeoutDefaults[feature] }
+    }
+
+    // MARK: Used by KitRegistry and KitResolver
+
+    func add(_ registration: Registration, for id: ObjectIdentifier) throws(ContainerError) {
+        let existing: Registration? = state.withLock { state in
+            if let existing = state.registrations[id] { return existing }
+            state.registrations[id] = registration
+            return nil
+        }
+        if let existing {
+            throw .duplicateRegistration(type: registration.typeName, kits: [existing.kit, registration.kit])
+        }
+    }
+
+    func mutate(_ body: (inout State) throws(ContainerError) -> Void) throws(ContainerError) {
+        try state.withLock { (state: inout State) throws(ContainerError) in try body(&state) }
+    }
+
+    func resolve(_ id: ObjectIdentifier, typeName: String, kit: String, path: [String]) throws(ContainerError)
+        -> any Sendable
+    {
+        guard !path.contains(typeName) else { throw .dependencyCycle(path + [typeName]) }
+        let (registration, instance) = state.withLock { ($0.registrations[id], $0.instances[id]) }
+        if let instance { return instance }
+        guard let registration else { throw .missingRegistration(type: typeName, requestedBy: kit) }
+        let built: any Sendable
+        do {
+            built = try registration.factory(KitResolver(container: self, kit: registration.kit, path: path + [typeName]))
+        } catch let error as ContainerError {
+            throw error
+        } catch {
+            throw .factoryFailed(type: typeName, kit: registration.kit, reason: "\(error)")
+        }
+        return state.withLock { state in
+            if let winner = state.instances[id] { return winner }
+            state.instances[id] = built
+            return built
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import CacheKit
+
+/// What a kit uses in phase 1 (``FeatureKit/register(in:)``) to declare what it provides. Every
+/// registration records the kit's name, so conflicts and missing types name who is involved.
+public struct KitRegistry: Sendable {
+    let container: DependencyContainer
+    /// The kit registering.
+    public let kit: String
+
+    /// Registers a service or use case, built lazily by `factory` on first resolution and shared
+    /// after.
+    ///
+    /// - Parameters:
+    ///   - type: the type others resolve it by (often a protocol existential).
+    ///   - factory: builds it; may resolve what other kits provide, whatever their order.
+    /// - Throws: ``ContainerError/duplicateRegistration(type:kits:)`` when another kit registered `type`.
+    public func register<T: Sendable>(
+        _ type: T.Type, factory: @escaping @Sendable (KitResolver) throws -> T
+    ) throws(ContainerError) {
+        try container.add(
+            .init(kit: kit, typeName: String(reflecting: type), factory: { try factory($0) }),
+            for: ObjectIdentifier(type))
+    }
+
+    /// Declares that this kit needs `type` from some kit, so ``DependencyContainer/verify()`` fails
+    /// at start-up when nobody provides it.
+    public func require<T>(_ type: T.Type) {
+        try? container.mutate { state in
+            state.requirements.append(.init(kit: kit, type: ObjectIdentifier(type), typeName: String(reflecting: type)))
+        }
+    }
+
+    /// Adds a GraphQL cache-key provider and claims its typenames.
+    /// - Throws: ``ContainerError/duplicateTypename(_:kits:)`` when another kit claimed one of them.
+    public func addCacheKeyProvider(_ provider: any CacheKeyProvider) throws(ContainerError) {
+        let kit = self.kit
+        try container.mutate { (state: inout DependencyContainer.State) throws(ContainerError) in
+            for typename in provider.typenames.sorted() {
+                if let owner = state.keyProviders[typename] {
+                    throw .duplicateTypename(typename, kits: [owner.kit, kit])
+                }
+            }
+            for typename in provider.typenames { state.keyProviders[typename] = (kit, provider) }
+        }
+    }
+
+    /// Adds a cache to the app's ``UnifiedCacheManager``: cleared at logout, per account, re-timed by
+    /// settings and counted in statistics.
+    public func addClearingParticipant(_ participant: any CacheClearingParticipant) {
+        container.cacheManager.register(participant)
+    }
+
+    /// Declares what a mutation makes stale.
+    public func addRefetchRule(_ rule: MutationRefetchRule) {
+        try? container.mutate { $0.refetchRules.append(rule) }
+    }
+
+    /// Declares a feature's default timeout (the kit level of the timeout precedence).
+    public func setDefaultTimeout(_ timeout: CacheTimeout, forFeature feature: String) {
+        try? container.mutate { $0.timeoutDefaults[feature] = timeout }
+    }
+}
+
+/// What resolves services: handed to factories and to phase 2 (``FeatureKit/connect(using:)``).
+public struct KitResolver: Sendable {
+    let container: DependencyContainer
+    /// The kit asking, named by errors.
+    public let kit: String
+    let path: [String]
+
+    /// The registered instance of `type`.
+    /// - Throws: ``ContainerError/missingRegistration(type:requestedBy:)`` naming `type` and this kit;
+    ///   ``ContainerError/dependencyCycle(_:)``; ``ContainerError/factoryFailed(type:kit:reason:)``.
+    public func resolve<T>(_ type: T.Type) throws(ContainerError) -> T {
+        let typeName = String(reflecting: type)
+        let instance = try container.resolve(ObjectIdentifier(type), typeName: typeName, kit: kit, path: path)
+        guard let typed = instance as? T else {
+            throw .factoryFailed(type: typeName, kit: kit, reason: "the factory returned \(Swift.type(of: instance))")
+        }
+        return typed
+    }
+}

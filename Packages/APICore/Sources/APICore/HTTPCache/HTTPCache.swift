@@ -1,0 +1,173 @@
+import CacheKit
+import Foundation
+import HTTPTypes
+import Logging
+import Synchronization
+
+/// The REST client's private HTTP cache: responses in a ``MemoryStore``, uplifted ones also in a
+/// ``DiskStore``, keyed by method and full URL, scoped to the user who fetched them. It is the
+/// client's ``CacheClearingParticipant`` (category `.rest`).
+final class HTTPCache: CacheClearingParticipant {
+    let participantName: String
+    let category = CacheCategory.rest
+    let memory: MemoryStore<StoredResponse>
+    let disk: DiskStore
+    private let environment: CacheEnvironment
+    /// Bumped by every clear and invalidation: a fetch that started before one does not store.
+    private let generationCounter = Atomic<Int>(0)
+
+    /// Tag of entries whose expiry comes from their headers rather than a declared timeout.
+    static let headerFreshnessTag = "http:header-freshness"
+
+    init(name: String, environment: CacheEnvironment, memoryLimits: MemoryStore<StoredResponse>.Limits,
+         diskByteLimit: Int) {
+        participantName = name
+        self.environment = environment
+        memory = MemoryStore(limits: memoryLimits, clock: environment.clock,
+                             metrics: environment.metrics.metrics(store: "memory", feature: name)) {
+            $0.body.count + 64 * $0.headerFields.count
+        }
+        disk = DiskStore(
+            configuration: .init(directory: environment.cachesDirectory.appendingPathComponent(name, isDirectory: true),
+                                 byteLimit: diskByteLimit),
+            clock: environment.clock, metrics: environment.metrics.metrics(store: "disk", feature: name),
+            logger: environment.logger)
+    }
+
+    static func key(for url: URL) -> String { "GET \(url.absoluteString)" }
+
+    var generation: Int { generationCounter.load(ordering: .acquiring) }
+
+    private func invalidateInFlight() { generationCounter.wrappingAdd(1, ordering: .releasing) }
+
+    // MARK: Lookup and store
+
+    /// The stored response for `key` that `requester` may see and whose `Vary` matches, fresh or not.
+    func lookup(_ key: String, requester: String?, requestFields: HTTPFields) -> (response: StoredResponse, metadata: CacheEntryMetadata)? {
+        if let entry = memory.peek(key, requester: requester), entry.value.matchesVary(requestFields) {
+            if entry.metadata.isFresh(at: environment.clock.now()) { _ = memory.get(key, requester: requester) }
+            return (entry.value, entry.metadata)
+        }
+        guard let entry = disk.peek(key, requester: requester) else { return nil }
+        guard let response = StoredResponse(encoded: entry.value) else {
+            environment.logger.warning("Dropped an HTTP cache entry that no longer decodes",
+                                       metadata: ["key": "\(RedactedKey(key))"])
+            _ = try? disk.remove(key)
+            return nil
+        }
+        guard response.matchesVary(requestFields) else { return nil }
+        if entry.metadata.isFresh(at: environment.clock.now()) { _ = disk.get(key, requester: requester) }
+        memory.set(response, forKey: key, metadata: entry.metadata)
+        return (response, entry.metadata)
+    }
+
+    /// Stores a response unless a clear happened since `generation` was read.
+    func store(_ response: StoredResponse, forKey key: String, metadata: CacheEntryMetadata, uplifted: Bool,
+               startedIn generation: Int) {
+        guard generation == self.generation else {
+            environment.logger.debug("Response arrived after a clear; not stored", metadata: ["key": "\(RedactedKey(key))"])
+            return
+        }
+        memory.set(response, forKey: key, metadata: metadata)
+        guard uplifted else { return }
+        do {
+            try disk.set(try response.encoded(), forKey: key, metadata: metadata)
+        } catch {
+            environment.logger.error("Could not write an HTTP cache entry to disk",
+                                     metadata: ["key": "\(RedactedKey(key))", "error": "\(error)"])
+        }
+    }
+
+    /// The metadata for a response about to be stored: the settings file's override for the
+    /// feature wins, then the request's declared timeout, then the response's own headers.
+    func metadata(for response: StoredResponse, cacheable: Cacheable?, feature: String, scope: CacheScope) -> CacheEntryMetadata {
+        let policy = environment.timeouts
+        var scope = scope
+        scope.tags.insert("feature:\(feature)")
+        if let key = cacheable?.key { scope.tags.insert("key:\(key)") }
+        let storedAt = response.responseTime
+        if let override = policy.settings.features[feature], override != .default {
+            return CacheEntryMetadata(storedAt: storedAt, expiresAt: policy.expiry(for: .useDefault, feature: feature, storedAt: storedAt),
+                                      timeout: .useDefault, scope: scope)
+        }
+        if let timeout = cacheable?.timeout {
+            return CacheEntryMetadata(storedAt: storedAt, expiresAt: policy.expiry(for: timeout, feature: feature, storedAt: storedAt),
+                                      timeout: timeout, scope: scope)
+        }
+        scope.tags.insert(Self.headerFreshnessTag)
+        return CacheEntryMetadata(storedAt: storedAt, expiresAt: response.headerExpiry, timeout: .useDefault, scope: scope)
+    }
+
+    /// Removes what an unsafe request changed (RFC 9111 §4.4).
+    func invalidate(_ key: String) {
+        invalidateInFlight()
+        memory.remove(key)
+        do { try disk.remove(key) } catch {
+            environment.logger.error("Could not invalidate an HTTP cache entry on disk", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: CacheClearingParticipant
+
+    func clearAll() async throws {
+        invalidateInFlight()
+        memory.removeAll()
+        try disk.removeAll()
+    }
+
+    func clear(forAccountId accountId: String) async throws {
+        invalidateInFlight()
+        memory.removeAll(matching: .account(accountId))
+        try disk.removeAll(matching: .account(accountId))
+    }
+
+    /// Removes the entries declared with `Cacheable(key:)` equal to `key`, and the entry stored for
+    /// `key` taken as a URL.
+    func clear(forKey key: String) async throws {
+        invalidateInFlight()
+        for storeKey in [key, "GET \(key)"] {
+            memory.remove(storeKey)
+            try disk.remove(storeKey)
+        }
+        memory.removeAll(matching: .tag("key:\(key)"))
+        try disk.removeAll(matching: .tag("key:\(key)"))
+    }
+
+    func expireAll() async throws {
+        let now = environment.clock.now()
+        memory.restamp { _ in now }
+        try disk.restamp { _ in now }
+    }
+
+    func applyTimeouts() async throws {
+        let policy = environment.timeouts
+        let expiry: @Sendable (CacheEntryMetadata) -> Date? = { metadata in
+            let feature = metadata.scope.tags.first { $0.hasPrefix("feature:") }.map { String($0.dropFirst(8)) }
+            let override = feature.flatMap { policy.settings.features[$0] }
+            if metadata.scope.tags.contains(Self.headerFreshnessTag), override == nil || override == .default {
+                return metadata.expiresAt
+            }
+            return policy.expiry(for: metadata.timeout, feature: feature, storedAt: metadata.storedAt)
+        }
+        memory.restamp(expiry)
+        try disk.restamp(expiry)
+    }
+
+    func statistics() async throws -> [CacheStoreStatistics] {
+        let counts = environment.metrics.snapshot().filter { $0.store == "memory" || $0.store == "disk" }
+            .filter { $0.feature == participantName }
+        let http = environment.metrics.snapshot().filter { $0.store == "http" }
+            .reduce(CacheStatistics(store: "http", feature: participantName), +)
+        return [CacheStoreStatistics(participant: participantName, category: category, counts: http,
+                                     usage: CacheStoreUsage(count: 0, bytes: 0))]
+            + (try counts.map { stats in
+                CacheStoreStatistics(participant: participantName, category: category, counts: stats,
+                                     usage: stats.store == "memory" ? memory.usage() : try disk.usage())
+            })
+    }
+
+    func exportEntries() async throws -> [CacheExportEntry] {
+        memory.describeEntries().map { CacheExportEntry(participant: participantName, store: "memory", entry: $0) }
+            + (try disk.describeEntries().map { CacheExportEntry(participant: participantName, store: "disk", entry: $0) })
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+
+/// Why a request failed, typed so a caller can act on each case.
+public enum APIError: Error, Sendable, Hashable {
+    /// No response: offline, timed out, connection dropped (see ``TransportError``).
+    case transport(TransportError)
+    /// The caller's task was cancelled.
+    case cancelled
+    /// 401: the session is no longer valid. Also published as an ``AuthEvent``.
+    case unauthorized(body: Data)
+    /// 403: the signed-in user may not see this. Also published as an ``AuthEvent``.
+    case forbidden(body: Data)
+    /// A non-2xx response carrying the server's error envelope
+    /// `{"success": false, "error": {"code", "message", "details"}}`.
+    case server(ServerError)
+    /// Any other non-2xx response.
+    case status(code: Int, body: Data)
+    /// A 2xx body that did not decode; `path` is the coding path (`data.pillars[3].slug`).
+    case decoding(path: String, reason: String)
+    /// Cache-only policy and no fresh cached response.
+    case notCached
+    /// The request could not be built (a path that makes no URL).
+    case invalidRequest(reason: String)
+
+    /// Whether the network could not be reached at all (show an offline banner).
+    public var isOffline: Bool {
+        if case .transport(.offline) = self { true } else { false }
+    }
+
+    /// Whether the request timed out.
+    public var isTimeout: Bool {
+        if case .transport(.timedOut) = self { true } else { false }
+    }
+
+    /// The server's error code (`INVALID_CURSOR`), when the response carried the envelope.
+    public var serverCode: String? {
+        if case .server(let error) = self { error.code } else { nil }
+    }
+
+    /// Maps a decoding error to ``decoding(path:reason:)`` with its coding path.
+    public init(_ error: DecodingError) {
+        let (context, reason): (DecodingError.Context?, String) = switch error {
+        case .typeMismatch(let type, let context): (context, "expected \(type): \(context.debugDescription)")
+        case .valueNotFound(let type, let context): (context, "missing \(type): \(context.debugDescription)")
+        case .keyNotFound(let key, let context): (context, "missing key '\(key.stringValue)': \(context.debugDescription)")
+        case .dataCorrupted(let context): (context, "malformed: \(context.debugDescription)")
+        @unknown default: (nil, "\(error)")
+        }
+        var path = ""
+        for key in context?.codingPath ?? [] {
+            if let index = key.intValue {
+                path += "[\(index)]"
+            } else {
+                path += path.isEmpty ? key.stringValue : ".\(key.stringValue)"
+            }
+        }
+        if case .keyNotFound(let key, _) = error {
+            path += path.isEmpty ? key.stringValue : ".\(key.stringValue)"
+        }
+        self = .decoding(path: path, reason: reason)
+    }
+}
+
+/// The server's error envelope, decoded.
+public struct ServerError: Sendable, Hashable {
+    /// The HTTP status it came with.
+    public var status: Int
+    /// The machine-readable code (`INVALID_CURSOR`).
+    public var code: String
+    /// The human-readable message.
+    public var message: String
+    /// Extra details (`{"cursor": "..."}`), if any.
+    public var details: [String: JSONValue]?
+
+    /// Creates an error.
+    public init(status: Int, code: String, message: String, details: [String: JSONValue]? = nil) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+    }
+
+    /// Decodes the envelope from a body, or `nil` when the body is not one.
+    static func decode(status: Int, body: Data) -> ServerError? {
+        struct Envelope: Decodable {
+            struct Failure: Decodable {
+                var code: String
+                var message: String
+                var details: [String: JSONValue]?
+            }
+            var success: Bool
+            var error: Failure
+        }
+        guard let envelope = try? JSONDecoder().decode(Envelope.self, from: body), !envelope.success else {
+            return nil
+        }
+        return ServerError(status: status, code: envelope.error.code, message: envelope.error.message,
+                           details: envelope.error.details)
+    }
+}

@@ -1,0 +1,362 @@
+import CacheKit
+import Foundation
+import HTTPTypes
+import Logging
+
+/// Sends REST requests through a private HTTP cache (RFC 9111), with the five cache policies,
+/// in-flight de-duplication, retries with backoff, typed errors and auth events.
+///
+/// ```swift
+/// let client = RESTClient(configuration: .init(baseURL: url, environment: environment, tokenProvider: session))
+/// unified.register(client.cacheParticipant)
+/// let catalog = try await client.send(APIRequest<CatalogResponse>(path: "/api/funnels/catalog")).value
+/// ```
+///
+/// GET responses are stored under their full URL, query included, scoped to the signed-in user, when
+/// the request declares ``Cacheable`` or the response's headers allow it; stale entries are
+/// revalidated with `If-None-Match` / `If-Modified-Since`. A successful POST, PUT, PATCH or DELETE
+/// removes the entries for its URL and its same-origin `Location` / `Content-Location`.
+public final class RESTClient: Sendable {
+    /// How a client is set up.
+    public struct Configuration: Sendable {
+        /// The server's base URL; request paths are relative to it.
+        public var baseURL: URL
+        /// What sends requests.
+        public var transport: any HTTPTransport
+        /// The app's clock, timeouts, metrics, logger and caches directory.
+        public var environment: CacheEnvironment
+        /// Supplies the signed-in user's token, if any.
+        public var tokenProvider: (any TokenProvider)?
+        /// How failed idempotent requests are retried.
+        public var retry: RetryPolicy
+        /// Waits between retries.
+        public var sleeper: any Sleeper
+        /// The timeout of requests that do not set their own.
+        public var requestTimeout: Duration
+        /// The cache's participant name and disk folder.
+        public var cacheName: String
+        /// The memory store's limits.
+        public var memoryLimits: (count: Int, bytes: Int)
+        /// The disk store's byte limit (uplifted entries).
+        public var diskByteLimit: Int
+
+        /// Creates a configuration.
+        public init(baseURL: URL, transport: any HTTPTransport = URLSessionTransport(),
+                    environment: CacheEnvironment = CacheEnvironment(), tokenProvider: (any TokenProvider)? = nil,
+                    retry: RetryPolicy = RetryPolicy(), sleeper: any Sleeper = TaskSleeper(),
+                    requestTimeout: Duration = .seconds(30), cacheName: String = "rest",
+                    memoryLimits: (count: Int, bytes: Int) = (1_000, 20 * 1024 * 1024),
+                    diskByteLimit: Int = 50 * 1024 * 1024) {
+            self.baseURL = baseURL
+            self.transport = transport
+            self.environment = environment
+            self.tokenProvider = tokenProvider
+            self.retry = retry
+            self.sleeper = sleeper
+            self.requestTimeout = requestTimeout
+            self.cacheName = cacheName
+            self.memoryLimits = memoryLimits
+            self.diskByteLimit = diskByteLimit
+        }
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    /// 401 and 403 responses, for the session to subscribe to.
+    public let authEvents = AuthEvents()
+    let cache: HTTPCache
+    let inFlight = InFlightRequests<Exchange>()
+    private var environment: CacheEnvironment { configuration.environment }
+
+    /// Creates a client. Register ``cacheParticipant`` with the app's ``UnifiedCacheManager``.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        cache = HTTPCache(name: configuration.cacheName, environment: configuration.environment,
+                          memoryLimits: .init(countLimit: configuration.memoryLimits.count,
+                                              costLimit: configuration.memoryLimits.bytes),
+                          diskByteLimit: configuration.diskByteLimit)
+    }
+
+    /// The HTTP cache, to register with the ``UnifiedCacheManager`` (cleared at logout like the rest).
+    public var cacheParticipant: any CacheClearingParticipant { cache }
+
+    /// A stored response with what it takes to send it again.
+    struct Exchange: Sendable {
+        var status: Int
+        var headerFields: HTTPFields
+        var body: Data
+        var source: ResponseSource
+        /// The value decoded by the caller that started the exchange, shared with callers of the same type.
+        var decoded: (any Sendable)?
+    }
+
+    struct Prepared: Sendable {
+        var url: URL
+        var key: String
+        var requester: String?
+        var scope: CacheScope
+        var fields: HTTPFields
+    }
+
+    // MARK: Sending
+
+    /// Sends a request under a cache policy and decodes the response.
+    ///
+    /// - Parameters:
+    ///   - request: what to send and how to decode it.
+    ///   - policy: how the cache is used; only GET requests are ever read from or written to it.
+    /// - Returns: the value, where it came from, and the (stored) response's status and fields.
+    /// - Throws: ``APIError``; a 401 or 403 is also published on ``authEvents``.
+    public func send<R>(_ request: APIRequest<R>, policy: CachePolicy = .default) async throws(APIError)
+        -> APIResponse<R>
+    {
+        let started = ContinuousClock.now
+        let prepared = try await prepare(request)
+        guard request.method == .get else { return try await sendUncached(request, prepared) }
+        let metrics = environment.metrics.metrics(store: "http", feature: request.feature)
+        var stale: StoredResponse?
+        if policy == .returnCacheDataElseFetch || policy == .returnCacheDataAndFetch || policy == .returnCacheDataDontFetch,
+           let (stored, metadata) = cache.lookup(prepared.key, requester: prepared.requester, requestFields: prepared.fields) {
+            if metadata.isFresh(at: environment.clock.now()) {
+                do throws(APIError) {
+                    let value = try request.decode(stored.body)
+                    metrics.recordHit()
+                    metrics.recordRequestSaved(bytesSaved: stored.body.count)
+                    environment.metrics.latency(feature: request.feature, source: .cache).record(ContinuousClock.now - started)
+                    if policy == .returnCacheDataAndFetch { refreshInBackground(request, prepared, conditional: stored) }
+                    return APIResponse(value: value, source: .cache, isStale: false, status: stored.status,
+                                       headerFields: stored.headerFields)
+                } catch {
+                    environment.logger.warning("Dropped a cached response that no longer decodes",
+                                               metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(error)"])
+                    cache.invalidate(prepared.key)
+                }
+            } else {
+                metrics.recordExpiration()
+                stale = stored
+            }
+        } else if policy != .fetchIgnoringCacheData && policy != .fetchIgnoringCacheCompletely {
+            metrics.recordMiss()
+        }
+        if policy == .returnCacheDataDontFetch { throw .notCached }
+        let conditional = policy == .fetchIgnoringCacheCompletely || policy == .fetchIgnoringCacheData
+            ? nil : stale.flatMap { $0.hasValidators ? $0 : nil }
+        do {
+            let exchange = try await fetch(request, prepared, conditional: conditional,
+                                           store: policy != .fetchIgnoringCacheCompletely)
+            environment.metrics.latency(feature: request.feature, source: .network).record(ContinuousClock.now - started)
+            return try response(from: exchange, decode: request.decode)
+        } catch .transport(let error) {
+            guard let stale, stale.allowsStaleOnError, policy != .fetchIgnoringCacheData,
+                  policy != .fetchIgnoringCacheCompletely, let value = try? request.decode(stale.body) else {
+                throw .transport(error)
+            }
+            environment.logger.info("Served a stale response: the server could not be reached",
+                                    metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(error)"])
+            return APIResponse(value: value, source: .cache, isStale: true, status: stale.status, headerFields: stale.headerFields)
+        }
+    }
+
+    /// Stale-while-revalidate: the cached response at once (fresh, or stale when its headers allow
+    /// serving it stale, then marked ``APIResponse/isStale``), then the server's answer, which is
+    /// stored. The stream ends after the server's answer, or with its error.
+    public func updates<R>(for request: APIRequest<R>) -> AsyncThrowingStream<APIResponse<R>, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    let prepared = try await self.prepare(request)
+                    var conditional: StoredResponse?
+                    if request.method == .get,
+                       let (stored, metadata) = self.cache.lookup(prepared.key, requester: prepared.requester,
+                                                                 requestFields: prepared.fields) {
+                        let isFresh = metadata.isFresh(at: self.environment.clock.now())
+                        if isFresh || stored.allowsStaleOnError, let value = try? request.decode(stored.body) {
+                            continuation.yield(APIResponse(value: value, source: .cache, isStale: !isFresh,
+                                                           status: stored.status, headerFields: stored.headerFields))
+                        }
+                        conditional = stored.hasValidators ? stored : nil
+                    }
+                    let exchange = try await self.fetch(request, prepared, conditional: conditional, store: true)
+                    continuation.yield(try self.response(from: exchange, decode: request.decode))
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    // MARK: Steps
+
+    private func prepare<R>(_ request: APIRequest<R>) async throws(APIError) -> Prepared {
+        guard var components = URL(string: request.path, relativeTo: configuration.baseURL)
+            .flatMap({ URLComponents(url: $0.absoluteURL, resolvingAgainstBaseURL: true) }) else {
+            throw .invalidRequest(reason: "'\(request.path)' is not a valid path")
+        }
+        if !request.query.isEmpty { components.queryItems = (components.queryItems ?? []) + request.query }
+        guard let url = components.url else { throw .invalidRequest(reason: "'\(request.path)' makes no URL") }
+        let credentials = await configuration.tokenProvider?.currentCredentials()
+        var fields = request.headerFields
+        if let credentials { fields[.authorization] = "Bearer \(credentials.accessToken)" }
+        if let key = request.idempotencyKey, let name = HTTPField.Name("Idempotency-Key") { fields[name] = key }
+        var scope = request.cacheable?.scope ?? CacheScope(userId: credentials?.userId)
+        if request.cacheable?.scope == nil { scope.userId = credentials?.userId }
+        return Prepared(url: url, key: HTTPCache.key(for: url), requester: credentials?.userId, scope: scope, fields: fields)
+    }
+
+    /// Runs the network step once for identical concurrent requests.
+    private func fetch<R>(_ request: APIRequest<R>, _ prepared: Prepared, conditional: StoredResponse?, store: Bool)
+        async throws(APIError) -> Exchange
+    {
+        let flightKey = [prepared.key, prepared.requester ?? "", store ? "store" : "transient",
+                         conditional?.eTag ?? "", conditional?.lastModified ?? ""].joined(separator: "\u{1F}")
+        return try await inFlight.run(flightKey) { () async throws(APIError) -> Exchange in
+            try await self.exchange(request, prepared, conditional: conditional, store: store)
+        }
+    }
+
+    private func exchange<R>(_ request: APIRequest<R>, _ prepared: Prepared, conditional: StoredResponse?, store: Bool)
+        async throws(APIError) -> Exchange
+    {
+        let generation = cache.generation
+        var fields = prepared.fields
+        if let conditional {
+            if let eTag = conditional.eTag { fields[.ifNoneMatch] = eTag }
+            if let lastModified = conditional.lastModified { fields[.ifModifiedSince] = lastModified }
+        }
+        let requestTime = environment.clock.now()
+        let response = try await sendWithRetries(
+            TransportRequest(method: request.method, url: prepared.url, headerFields: fields, body: request.body,
+                             timeout: request.timeout ?? configuration.requestTimeout),
+            idempotent: true)
+        let responseTime = environment.clock.now()
+        publishAuthEvent(status: response.status, prepared: prepared)
+        if response.status == 304, let conditional {
+            let merged = conditional.merging(notModified: response.headerFields, requestTime: requestTime,
+                                             responseTime: responseTime)
+            if store {
+                cache.store(merged, forKey: prepared.key,
+                            metadata: cache.metadata(for: merged, cacheable: request.cacheable, feature: request.feature,
+                                                     scope: prepared.scope),
+                            uplifted: request.cacheable?.isUplifted ?? false, startedIn: generation)
+            }
+            environment.metrics.metrics(store: "http", feature: request.feature)
+                .recordRevalidation(bytesSaved: conditional.body.count)
+            return Exchange(status: merged.status, headerFields: merged.headerFields, body: merged.body,
+                            source: .revalidated, decoded: try? request.decode(merged.body))
+        }
+        guard (200..<300).contains(response.status) else {
+            return Exchange(status: response.status, headerFields: response.headerFields, body: response.body, source: .network)
+        }
+        let decoded = try? request.decode(response.body)
+        let stored = StoredResponse(status: response.status, headerFields: response.headerFields, body: response.body,
+                                    requestTime: requestTime, responseTime: responseTime, requestFields: fields)
+        let declared = request.cacheable?.timeout != nil && StoredResponse.storableStatuses.contains(response.status)
+            && !stored.cacheControl.noStore
+        if store, decoded != nil, declared || stored.isStorableByHeaders {
+            cache.store(stored, forKey: prepared.key,
+                        metadata: cache.metadata(for: stored, cacheable: request.cacheable, feature: request.feature,
+                                                 scope: prepared.scope),
+                        uplifted: request.cacheable?.isUplifted ?? false, startedIn: generation)
+            environment.metrics.metrics(store: "http", feature: request.feature).recordWrite()
+        }
+        return Exchange(status: response.status, headerFields: response.headerFields, body: response.body,
+                        source: .network, decoded: decoded)
+    }
+
+    /// Sends a request that is never cached nor de-duplicated; a successful unsafe one invalidates
+    /// what it touched.
+    private func sendUncached<R>(_ request: APIRequest<R>, _ prepared: Prepared) async throws(APIError) -> APIResponse<R> {
+        let idempotent = [.head, .put, .delete, .options, .trace].contains(request.method) || request.idempotencyKey != nil
+        let response = try await sendWithRetries(
+            TransportRequest(method: request.method, url: prepared.url, headerFields: prepared.fields, body: request.body,
+                             timeout: request.timeout ?? configuration.requestTimeout),
+            idempotent: idempotent)
+        publishAuthEvent(status: response.status, prepared: prepared)
+        if (200..<400).contains(response.status), ![.head, .options, .trace].contains(request.method) {
+            cache.invalidate(prepared.key)
+            for name in [HTTPField.Name.location, .contentLocation] {
+                guard let value = response.headerFields[name],
+                      let target = URL(string: value, relativeTo: prepared.url)?.absoluteURL,
+                      target.scheme == prepared.url.scheme, target.host == prepared.url.host, target.port == prepared.url.port
+                else { continue }
+                cache.invalidate(HTTPCache.key(for: target))
+            }
+        }
+        return try self.response(
+            from: Exchange(status: response.status, headerFields: response.headerFields, body: response.body, source: .network),
+            decode: request.decode)
+    }
+
+    private func refreshInBackground<R>(_ request: APIRequest<R>, _ prepared: Prepared, conditional: StoredResponse) {
+        Task {
+            do {
+                _ = try await self.fetch(request, prepared, conditional: conditional.hasValidators ? conditional : nil, store: true)
+            } catch {
+                self.environment.logger.debug("Background refresh failed",
+                                              metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(error)"])
+            }
+        }
+    }
+
+    private func sendWithRetries(_ request: TransportRequest, idempotent: Bool) async throws(APIError) -> TransportResponse {
+        var attempt = 1
+        while true {
+            let failure: TransportError
+            do {
+                let response = try await configuration.transport.send(request)
+                guard idempotent, attempt < configuration.retry.maxAttempts,
+                      RetryPolicy.retriableStatuses.contains(response.status) else { return response }
+                failure = .other(reason: "HTTP \(response.status)")
+            } catch {
+                if error == .cancelled || Task.isCancelled { throw .cancelled }
+                guard idempotent, attempt < configuration.retry.maxAttempts else { throw .transport(error) }
+                failure = error
+            }
+            let delay = configuration.retry.delay(beforeRetry: attempt, unit: Double.random(in: 0...1))
+            environment.logger.debug("Retrying", metadata: [
+                "path": "\(request.url.path)", "attempt": "\(attempt + 1)", "delay": "\(delay)", "after": "\(failure)"])
+            do {
+                try await configuration.sleeper.sleep(for: delay)
+            } catch {
+                throw .cancelled
+            }
+            attempt += 1
+        }
+    }
+
+    private func publishAuthEvent(status: Int, prepared: Prepared) {
+        let kind: AuthEvent.Kind
+        switch status {
+        case 401: kind = .unauthorized
+        case 403: kind = .forbidden
+        default: return
+        }
+        authEvents.publish(AuthEvent(kind: kind, userId: prepared.requester, path: prepared.url.path))
+    }
+
+    /// Turns an exchange into the caller's typed response or error.
+    private func response<R>(from exchange: Exchange, decode: @Sendable (Data) throws(APIError) -> R)
+        throws(APIError) -> APIResponse<R>
+    {
+        switch exchange.status {
+        case 200..<300:
+            let value: R
+            if let decoded = exchange.decoded as? R {
+                value = decoded
+            } else {
+                value = try decode(exchange.body)
+            }
+            return APIResponse(value: value, source: exchange.source, isStale: false, status: exchange.status,
+                               headerFields: exchange.headerFields)
+        case 401:
+            throw .unauthorized(body: exchange.body)
+        case 403:
+            throw .forbidden(body: exchange.body)
+        default:
+            if let server = ServerError.decode(status: exchange.status, body: exchange.body) { throw .server(server) }
+            throw .status(code: exchange.status, body: exchange.body)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import HTTPTypes
+
+/// Sends one HTTP request and returns the response as received: no caching, no retries, no
+/// decoding. ``URLSessionTransport`` is the default; `APICoreTesting` has a recording fake.
+///
+/// Cancelling the calling task cancels the request.
+public protocol HTTPTransport: Sendable {
+    /// Sends `request` and returns the status, headers and body, whatever the status.
+    /// - Throws: ``TransportError`` when no response arrived.
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse
+}
+
+/// A request as it goes on the wire.
+public struct TransportRequest: Sendable, Hashable {
+    /// The method.
+    public var method: HTTPRequest.Method
+    /// The absolute URL, query included.
+    public var url: URL
+    /// The header fields.
+    public var headerFields: HTTPFields
+    /// The body, if any.
+    public var body: Data?
+    /// How long to wait for the response before ``TransportError/timedOut``.
+    public var timeout: Duration
+
+    /// Creates a request.
+    public init(method: HTTPRequest.Method, url: URL, headerFields: HTTPFields = [:], body: Data? = nil,
+                timeout: Duration = .seconds(30)) {
+        self.method = method
+        self.url = url
+        self.headerFields = headerFields
+        self.body = body
+        self.timeout = timeout
+    }
+}
+
+/// A response as received: a 304 arrives as a 304 with an empty body.
+public struct TransportResponse: Sendable, Hashable {
+    /// The status code.
+    public var status: Int
+    /// The header fields.
+    public var headerFields: HTTPFields
+    /// The body.
+    public var body: Data
+
+    /// Creates a response.
+    public init(status: Int, headerFields: HTTPFields = [:], body: Data = Data()) {
+        self.status = status
+        self.headerFields = headerFields
+        self.body = body
+    }
+}
+
+/// Why no response arrived.
+public enum TransportError: Error, Sendable, Hashable {
+    /// The network is unreachable or the server refused the connection.
+    case offline(reason: String)
+    /// No response within the request's timeout.
+    case timedOut
+    /// The connection dropped before the response was complete.
+    case connectionLost(reason: String)
+    /// The caller cancelled.
+    case cancelled
+    /// Anything else the transport reported.
+    case other(reason: String)
+}

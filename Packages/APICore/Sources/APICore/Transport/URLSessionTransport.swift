@@ -1,0 +1,79 @@
+import Foundation
+import HTTPTypes
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The default transport: Foundation's `URLSession` (`FoundationNetworking` on Linux) with its own
+/// cache, cookies and credential storage switched off, so ``RESTClient``'s HTTP cache alone decides
+/// what is stored and revalidated (on Linux `URLCache` neither stores nor revalidates anyway, and a
+/// 304 reaches the caller as is).
+public final class URLSessionTransport: HTTPTransport {
+    private let session: URLSession
+
+    /// Creates a transport with an ephemeral session whose caching is off.
+    public init() {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        configuration.urlCredentialStorage = nil
+        session = URLSession(configuration: configuration)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Sends the request with `URLSession`, mapping `URLError`s to ``TransportError``.
+    public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.httpBody = request.body
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        let timeout = request.timeout.components
+        urlRequest.timeoutInterval = Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18
+        for field in request.headerFields {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
+        }
+        do {
+            let (data, response) = try await session.data(for: urlRequest)
+            guard let http = response as? HTTPURLResponse else {
+                throw TransportError.other(reason: "not an HTTP response")
+            }
+            var fields = HTTPFields()
+            for (name, value) in http.allHeaderFields {
+                guard let name = (name as? String).flatMap({ HTTPField.Name($0) }), let value = value as? String else {
+                    continue
+                }
+                fields.append(HTTPField(name: name, value: value))
+            }
+            return TransportResponse(status: http.statusCode, headerFields: fields, body: data)
+        } catch let error as TransportError {
+            throw error
+        } catch let error as URLError {
+            throw Self.map(error)
+        } catch is CancellationError {
+            throw .cancelled
+        } catch {
+            throw .other(reason: "\(error)")
+        }
+    }
+
+    static func map(_ error: URLError) -> TransportError {
+        switch error.code {
+        case .timedOut:
+            .timedOut
+        case .cancelled:
+            .cancelled
+        case .notConnectedToInternet, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
+             .internationalRoamingOff, .dataNotAllowed:
+            .offline(reason: error.localizedDescription)
+        case .networkConnectionLost, .badServerResponse, .cannotParseResponse, .zeroByteResource:
+            .connectionLost(reason: error.localizedDescription)
+        default:
+            .other(reason: "\(error.code.rawValue): \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import APICore
+import Foundation
+import HTTPTypes
+import Synchronization
+
+/// A transport for unit tests of logic: it answers from stubs and keeps every request it saw. A
+/// request nobody stubbed fails loudly with its method and path, instead of a made-up response.
+///
+/// ```swift
+/// let transport = RecordingTransport()
+/// transport.stub(.get, "/api/profile", status: 200, body: Data(#"{"name":"Ada"}"#.utf8))
+/// ```
+public final class RecordingTransport: HTTPTransport {
+    /// One stubbed answer: a response or a transport error.
+    public typealias Answer = @Sendable (TransportRequest) -> Result<TransportResponse, TransportError>
+
+    private let state = Mutex<(stubs: [String: [Answer]], requests: [TransportRequest])>(([:], []))
+
+    /// Creates a transport with no stubs.
+    public init() {}
+
+    /// The requests sent so far, in order.
+    public var requests: [TransportRequest] { state.withLock { $0.requests } }
+
+    /// Answers `method path` (query ignored) with `answer`. Several stubs for one route answer in
+    /// turn; the last one keeps answering.
+    public func stub(_ method: HTTPRequest.Method, _ path: String, answer: @escaping Answer) {
+        state.withLock { $0.stubs["\(method.rawValue) \(path)", default: []].append(answer) }
+    }
+
+    /// Answers `method path` with a fixed response.
+    public func stub(_ method: HTTPRequest.Method, _ path: String, status: Int, headerFields: HTTPFields = [:],
+                     body: Data = Data()) {
+        stub(method, path) { _ in .success(TransportResponse(status: status, headerFields: headerFields, body: body)) }
+    }
+
+    /// Answers `method path` with a transport error.
+    public func stub(_ method: HTTPRequest.Method, _ path: String, error: TransportError) {
+        stub(method, path) { _ in .failure(error) }
+    }
+
+    /// Records the request and returns the stubbed answer.
+    public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        let route = "\(request.method.rawValue) \(request.url.path)"
+        let answer: Answer? = state.withLock { state in
+            state.requests.append(request)
+            guard var answers = state.stubs[route], let first = answers.first else { return nil }
+            if answers.count > 1 {
+                answers.removeFirst()
+                state.stubs[route] = answers
+            }
+            return first
+        }
+        guard let answer else { throw .other(reason: "RecordingTransport: no stub for \(route)") }
+        return try answer(request).get()
+    }
+}
+
+/// A ``Sleeper`` that records each delay and returns at once, so backoff is tested without waiting.
+public final class RecordingSleeper: Sleeper {
+    private let recorded = Mutex<[Duration]>([])
+
+    /// Creates a sleeper.
+    public init() {}
+
+    /// The delays asked for, in order.
+    public var delays: [Duration] { recorded.withLock { $0 } }
+
+    /// Records `duration` and returns; throws when the task is cancelled.
+    public func sleep(for duration: Duration) async throws {
+        recorded.withLock { $0.append(duration) }
+        try Task.checkCancellation()
+    }
+}
+
+/// A ``TokenProvider`` whose credentials a test sets.
+public final class StaticTokenProvider: TokenProvider {
+    private let credentials: Mutex<Credentials?>
+
+    /// Creates a provider with these credentials (`nil`: signed out).
+    public init(_ credentials: Credentials? = nil) {
+        self.credentials = Mutex(credentials)
+    }
+
+    /// Signs a user in or out.
+    public func set(_ credentials: Credentials?) {
+        self.credentials.withLock { $0 = credentials }
+    }
+
+    /// The current credentials.
+    public func currentCredentials() async -> Credentials? {
+        credentials.withLock { $0 }
+    }
+}
