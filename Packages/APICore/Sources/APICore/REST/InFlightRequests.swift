@@ -35,6 +35,9 @@ final class InFlightRequests<Success: Sendable>: Sendable {
     /// How many distinct requests are in flight now.
     var count: Int { flights.withLock { $0.count } }
 
+    /// How many callers are waiting, over every flight.
+    var waiterCount: Int { flights.withLock { Array($0.values) }.reduce(0) { $0 + $1.waiterCount } }
+
     private func end(_ key: String, _ flight: Flight) {
         flights.withLock { flights in
             if flights[key] === flight { flights[key] = nil }
@@ -52,6 +55,8 @@ final class InFlightRequests<Success: Sendable>: Sendable {
         }
 
         private let state = Mutex(State())
+
+        var waiterCount: Int { state.withLock { $0.waiters.count } }
 
         func start(_ work: @escaping @Sendable () async -> Result<Success, APIError>,
                    onAbandon: @escaping @Sendable () -> Void) {

@@ -32,24 +32,26 @@ public final class URLSessionTransport: HTTPTransport {
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.httpBody = request.body
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        // URLSession on Linux rounds `timeoutInterval` down to whole seconds (0.3 s times out at
+        // once), so the timeout is enforced here and URLSession's only backs it up.
         let timeout = request.timeout.components
-        urlRequest.timeoutInterval = Double(timeout.seconds) + Double(timeout.attoseconds) / 1e18
+        urlRequest.timeoutInterval = Double(timeout.seconds) + 2
         for field in request.headerFields {
             urlRequest.addValue(field.value, forHTTPHeaderField: field.name.rawName)
         }
+        let prepared = urlRequest
+        let limit = request.timeout
         do {
-            let (data, response) = try await session.data(for: urlRequest)
-            guard let http = response as? HTTPURLResponse else {
-                throw TransportError.other(reason: "not an HTTP response")
-            }
-            var fields = HTTPFields()
-            for (name, value) in http.allHeaderFields {
-                guard let name = (name as? String).flatMap({ HTTPField.Name($0) }), let value = value as? String else {
-                    continue
+            return try await withThrowingTaskGroup(of: TransportResponse.self) { group in
+                group.addTask { try await self.perform(prepared) }
+                group.addTask {
+                    try await Task.sleep(for: limit)
+                    throw TransportError.timedOut
                 }
-                fields.append(HTTPField(name: name, value: value))
+                defer { group.cancelAll() }
+                guard let first = try await group.next() else { throw TransportError.cancelled }
+                return first
             }
-            return TransportResponse(status: http.statusCode, headerFields: fields, body: data)
         } catch let error as TransportError {
             throw error
         } catch let error as URLError {
@@ -59,6 +61,21 @@ public final class URLSessionTransport: HTTPTransport {
         } catch {
             throw .other(reason: "\(error)")
         }
+    }
+
+    private func perform(_ urlRequest: URLRequest) async throws -> TransportResponse {
+        let (data, response) = try await session.data(for: urlRequest)
+        guard let http = response as? HTTPURLResponse else {
+            throw TransportError.other(reason: "not an HTTP response")
+        }
+        var fields = HTTPFields()
+        for (name, value) in http.allHeaderFields {
+            guard let name = (name as? String).flatMap({ HTTPField.Name($0) }), let value = value as? String else {
+                continue
+            }
+            fields.append(HTTPField(name: name, value: value))
+        }
+        return TransportResponse(status: http.statusCode, headerFields: fields, body: data)
     }
 
     static func map(_ error: URLError) -> TransportError {
