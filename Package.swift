@@ -53,6 +53,7 @@ let package = Package(
                 .product(name: "APICoreTesting", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Tests/IntegrationTests"
         ),

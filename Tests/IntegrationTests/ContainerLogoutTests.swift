@@ -3,6 +3,7 @@ import APICoreTesting
 import CacheKit
 import CacheKitTesting
 import Foundation
+import HTTPTypes
 import Testing
 
 /// Kits installed through the container: their caches and the REST client's HTTP cache are all

@@ -188,3 +188,16 @@ struct SlowTransport: HTTPTransport {
         #expect(CacheControl([.cacheControl: "private, no-store"]).noStore)
     }
 }
+
+/// The request URL built on the hot path.
+@Suite struct RequestURLTests {
+    @Test func encodesQueryItemsInOrderAndJoinsBaseAndPath() {
+        let query = [URLQueryItem(name: "q", value: "a b&c=d"), URLQueryItem(name: "flag", value: nil),
+                     URLQueryItem(name: "name", value: "Zoë/1")]
+        #expect(RESTClient.urlString(base: "https://x.test/", path: "api/items", query: query)
+                == "https://x.test/api/items?q=a%20b%26c%3Dd&flag&name=Zo%C3%AB%2F1")
+        #expect(RESTClient.urlString(base: "https://x.test", path: "/a?b=1", query: [URLQueryItem(name: "c", value: "2")])
+                == "https://x.test/a?b=1&c=2")
+        #expect(RESTClient.urlString(base: "https://x.test", path: "https://other.test/z", query: []) == "https://other.test/z")
+    }
+}

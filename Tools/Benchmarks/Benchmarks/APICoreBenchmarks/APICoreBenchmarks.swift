@@ -66,6 +66,7 @@ func startServer() async throws -> (URL, ServiceGroup) {
 }
 
 let benchmarks: @Sendable () -> Void = {
+    scratch()
     let fast = Benchmark.Configuration(metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(3))
 
     // MARK: Cache hit against plain decoding
@@ -99,7 +100,6 @@ let benchmarks: @Sendable () -> Void = {
         for _ in benchmark.scaledIterations {
             blackHole(try await setup.0.send(request, policy: .fetchIgnoringCacheData).value)
         }
-        await setup.1.triggerGracefulShutdown()
     } setup: {
         let (url, group) = try await startServer()
         return (RESTClient(configuration: .init(baseURL: url, environment: quietEnvironment())), group)
@@ -112,7 +112,6 @@ let benchmarks: @Sendable () -> Void = {
             guard response.source == .revalidated else { fatalError("expected a 304 revalidation") }
             blackHole(response.value)
         }
-        await setup.1.triggerGracefulShutdown()
     } setup: {
         let (url, group) = try await startServer()
         let client = RESTClient(configuration: .init(baseURL: url, environment: quietEnvironment()))

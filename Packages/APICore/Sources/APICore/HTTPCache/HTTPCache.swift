@@ -34,7 +34,9 @@ final class HTTPCache: CacheClearingParticipant {
             logger: environment.logger)
     }
 
-    static func key(for url: URL) -> String { "GET \(url.absoluteString)" }
+    static func key(for url: URL) -> String { key(forURL: url.absoluteString) }
+
+    static func key(forURL urlString: String) -> String { "GET " + urlString }
 
     var generation: Int { generationCounter.load(ordering: .acquiring) }
 

@@ -91,11 +91,19 @@ public final class RESTClient: Sendable {
     }
 
     struct Prepared: Sendable {
-        var url: URL
+        var urlString: String
         var key: String
         var requester: String?
         var scope: CacheScope
         var fields: HTTPFields
+
+        /// The URL, for the transport.
+        func url() throws(APIError) -> URL {
+            guard let url = URL(string: urlString), url.scheme != nil, url.host != nil else {
+                throw .invalidRequest(reason: "'\(urlString)' is not a valid URL")
+            }
+            return url
+        }
     }
 
     // MARK: Sending
@@ -190,20 +198,43 @@ public final class RESTClient: Sendable {
     // MARK: Steps
 
     private func prepare<R>(_ request: APIRequest<R>) async throws(APIError) -> Prepared {
-        guard var components = URL(string: request.path, relativeTo: configuration.baseURL)
-            .flatMap({ URLComponents(url: $0.absoluteURL, resolvingAgainstBaseURL: true) }) else {
-            throw .invalidRequest(reason: "'\(request.path)' is not a valid path")
-        }
-        if !request.query.isEmpty { components.queryItems = (components.queryItems ?? []) + request.query }
-        guard let url = components.url else { throw .invalidRequest(reason: "'\(request.path)' makes no URL") }
+        let urlString = Self.urlString(base: configuration.baseURL.absoluteString, path: request.path, query: request.query)
         let credentials = await configuration.tokenProvider?.currentCredentials()
         var fields = request.headerFields
         if let credentials { fields[.authorization] = "Bearer \(credentials.accessToken)" }
         if let key = request.idempotencyKey, let name = HTTPField.Name("Idempotency-Key") { fields[name] = key }
         var scope = request.cacheable?.scope ?? CacheScope(userId: credentials?.userId)
         if request.cacheable?.scope == nil { scope.userId = credentials?.userId }
-        return Prepared(url: url, key: HTTPCache.key(for: url), requester: credentials?.userId, scope: scope, fields: fields)
+        return Prepared(urlString: urlString, key: HTTPCache.key(forURL: urlString), requester: credentials?.userId,
+                        scope: scope, fields: fields)
     }
+
+    /// The request's absolute URL as text: the base, the path, and the query items percent-encoded
+    /// in order. Built by hand because it is on the cache-hit path (URLComponents costs microseconds).
+    static func urlString(base: String, path: String, query: [URLQueryItem]) -> String {
+        var text: String
+        if path.hasPrefix("http://") || path.hasPrefix("https://") {
+            text = path
+        } else {
+            text = base.hasSuffix("/") ? String(base.dropLast()) : base
+            if !path.hasPrefix("/") { text += "/" }
+            text += path
+        }
+        guard !query.isEmpty else { return text }
+        text += text.contains("?") ? "&" : "?"
+        for (index, item) in query.enumerated() {
+            if index > 0 { text += "&" }
+            text += item.name.addingPercentEncoding(withAllowedCharacters: unreserved) ?? item.name
+            if let value = item.value {
+                text += "=" + (value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value)
+            }
+        }
+        return text
+    }
+
+    /// RFC 3986's unreserved characters: everything else in a query name or value is percent-encoded.
+    private static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// Runs the network step once for identical concurrent requests.
     private func fetch<R>(_ request: APIRequest<R>, _ prepared: Prepared, conditional: StoredResponse?, store: Bool)
@@ -225,13 +256,14 @@ public final class RESTClient: Sendable {
             if let eTag = conditional.eTag { fields[.ifNoneMatch] = eTag }
             if let lastModified = conditional.lastModified { fields[.ifModifiedSince] = lastModified }
         }
+        let url = try prepared.url()
         let requestTime = environment.clock.now()
         let response = try await sendWithRetries(
-            TransportRequest(method: request.method, url: prepared.url, headerFields: fields, body: request.body,
+            TransportRequest(method: request.method, url: url, headerFields: fields, body: request.body,
                              timeout: request.timeout ?? configuration.requestTimeout),
             idempotent: true)
         let responseTime = environment.clock.now()
-        publishAuthEvent(status: response.status, prepared: prepared)
+        publishAuthEvent(status: response.status, path: url.path, requester: prepared.requester)
         if response.status == 304, let conditional {
             let merged = conditional.merging(notModified: response.headerFields, requestTime: requestTime,
                                              responseTime: responseTime)
@@ -269,17 +301,18 @@ public final class RESTClient: Sendable {
     /// what it touched.
     private func sendUncached<R>(_ request: APIRequest<R>, _ prepared: Prepared) async throws(APIError) -> APIResponse<R> {
         let idempotent = [.head, .put, .delete, .options, .trace].contains(request.method) || request.idempotencyKey != nil
+        let url = try prepared.url()
         let response = try await sendWithRetries(
-            TransportRequest(method: request.method, url: prepared.url, headerFields: prepared.fields, body: request.body,
+            TransportRequest(method: request.method, url: url, headerFields: prepared.fields, body: request.body,
                              timeout: request.timeout ?? configuration.requestTimeout),
             idempotent: idempotent)
-        publishAuthEvent(status: response.status, prepared: prepared)
+        publishAuthEvent(status: response.status, path: url.path, requester: prepared.requester)
         if (200..<400).contains(response.status), ![.head, .options, .trace].contains(request.method) {
             cache.invalidate(prepared.key)
             for name in [HTTPField.Name.location, .contentLocation] {
                 guard let value = response.headerFields[name],
-                      let target = URL(string: value, relativeTo: prepared.url)?.absoluteURL,
-                      target.scheme == prepared.url.scheme, target.host == prepared.url.host, target.port == prepared.url.port
+                      let target = URL(string: value, relativeTo: url)?.absoluteURL,
+                      target.scheme == url.scheme, target.host == url.host, target.port == url.port
                 else { continue }
                 cache.invalidate(HTTPCache.key(for: target))
             }
@@ -326,14 +359,14 @@ public final class RESTClient: Sendable {
         }
     }
 
-    private func publishAuthEvent(status: Int, prepared: Prepared) {
+    private func publishAuthEvent(status: Int, path: String, requester: String?) {
         let kind: AuthEvent.Kind
         switch status {
         case 401: kind = .unauthorized
         case 403: kind = .forbidden
         default: return
         }
-        authEvents.publish(AuthEvent(kind: kind, userId: prepared.requester, path: prepared.url.path))
+        authEvents.publish(AuthEvent(kind: kind, userId: requester, path: path))
     }
 
     /// Turns an exchange into the caller's typed response or error.

@@ -172,8 +172,14 @@ public struct CacheStatistics: Sendable, Hashable, Codable {
 ///
 /// One registry per app (or per test), owned by the composition root: never a process-wide singleton.
 public final class CacheMetricsRegistry: Sendable {
-    private let all = Mutex<[String: CacheMetrics]>([:])
-    private let latencies = Mutex<[String: LatencyRecorder]>([:])
+    private let all = Mutex<[Dimensions: CacheMetrics]>([:])
+    private let latencies = Mutex<[Dimensions: LatencyRecorder]>([:])
+
+    /// A pair of dimensions as a dictionary key (no string building on the hot path).
+    private struct Dimensions: Hashable {
+        var first: String
+        var second: String
+    }
 
     /// Creates an empty registry.
     public init() {}
@@ -181,7 +187,7 @@ public final class CacheMetricsRegistry: Sendable {
     /// The metrics for a store of a feature, created on first use and shared after.
     public func metrics(store: String, feature: String) -> CacheMetrics {
         all.withLock { all in
-            let id = "\(store)\u{1F}\(feature)"
+            let id = Dimensions(first: store, second: feature)
             if let existing = all[id] { return existing }
             let metrics = CacheMetrics(store: store, feature: feature)
             all[id] = metrics
@@ -192,7 +198,7 @@ public final class CacheMetricsRegistry: Sendable {
     /// The latency recorder for a feature's responses from one source, created on first use.
     public func latency(feature: String, source: LatencySource) -> LatencyRecorder {
         latencies.withLock { all in
-            let id = "\(feature)\u{1F}\(source.rawValue)"
+            let id = Dimensions(first: feature, second: source.rawValue)
             if let existing = all[id] { return existing }
             let recorder = LatencyRecorder(feature: feature, source: source)
             all[id] = recorder
