@@ -52,6 +52,10 @@ public struct APIRequest<Response: Sendable>: Sendable {
 extension APIRequest where Response: Decodable {
     /// Creates a request whose response is JSON decoded as `Response`. A body that does not decode
     /// gives ``APIError/decoding(path:reason:)`` with the coding path that failed.
+    ///
+    /// Inlinable so the decoding is specialized for `Response` in the module that builds the
+    /// request (unspecialized, a cache hit spent ~15% more time decoding).
+    @inlinable
     public init(method: HTTPRequest.Method = .get, path: String, query: [URLQueryItem] = [],
                 headerFields: HTTPFields = [:], body: Data? = nil, cacheable: Cacheable? = nil,
                 feature: String = "rest", timeout: Duration? = nil, idempotencyKey: String? = nil,

@@ -75,6 +75,7 @@ public final class MemoryStore<Value: Sendable>: CacheStore {
     }
 
     /// The entry for `key`, fresh or stale, without touching recency or metrics.
+    @inlinable
     public func peek(_ key: String, requester: String? = nil) -> CacheEntry<Value>? {
         table.withLock { table in
             guard let slot = table.slot(of: key) else { return nil }
