@@ -1,12 +1,19 @@
 /// Any JSON value, for the parts of a response whose shape is open: an error envelope's `details`,
 /// a GraphQL object's fields. Integers stay integers (`0` and `1` never become booleans).
 public enum JSONValue: Sendable, Hashable, Codable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number without a fraction or exponent that fits an `Int`.
     case int(Int)
+    /// Any other number.
     case double(Double)
+    /// A string.
     case string(String)
+    /// An array.
     case array([JSONValue])
+    /// An object.
     case object([String: JSONValue])
 
     /// Decodes any JSON value.

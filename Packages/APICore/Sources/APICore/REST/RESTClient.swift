@@ -167,15 +167,20 @@ public final class RESTClient: Sendable {
 
     /// Stale-while-revalidate: the cached response at once (fresh, or stale when its headers allow
     /// serving it stale, then marked ``APIResponse/isStale``), then the server's answer, which is
-    /// stored. The stream ends after the server's answer, or with its error.
+    /// stored. The stream ends after the server's answer, or with its error. A request other than a
+    /// GET is simply sent, once.
     public func updates<R>(for request: APIRequest<R>) -> AsyncThrowingStream<APIResponse<R>, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
+                    guard request.method == .get else {
+                        continuation.yield(try await self.send(request))
+                        continuation.finish()
+                        return
+                    }
                     let prepared = try await self.prepare(request)
                     var conditional: StoredResponse?
-                    if request.method == .get,
-                       let (stored, metadata) = self.cache.lookup(prepared.key, requester: prepared.requester,
+                    if let (stored, metadata) = self.cache.lookup(prepared.key, requester: prepared.requester,
                                                                  requestFields: prepared.fields) {
                         let isFresh = metadata.isFresh(at: self.environment.clock.now())
                         if isFresh || stored.allowsStaleOnError, let value = try? request.decode(stored.body) {
@@ -203,8 +208,7 @@ public final class RESTClient: Sendable {
         var fields = request.headerFields
         if let credentials { fields[.authorization] = "Bearer \(credentials.accessToken)" }
         if let key = request.idempotencyKey, let name = HTTPField.Name("Idempotency-Key") { fields[name] = key }
-        var scope = request.cacheable?.scope ?? CacheScope(userId: credentials?.userId)
-        if request.cacheable?.scope == nil { scope.userId = credentials?.userId }
+        let scope = request.cacheable?.scope ?? CacheScope(userId: credentials?.userId)
         return Prepared(urlString: urlString, key: HTTPCache.key(forURL: urlString), requester: credentials?.userId,
                         scope: scope, fields: fields)
     }
