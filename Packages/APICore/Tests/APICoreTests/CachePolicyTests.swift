@@ -76,6 +76,18 @@ import Testing
         #expect(delivered.map(\.1) == [true, false])
     }
 
+    @Test func updatesSendsAPostOnceAndCachesNothing() async throws {
+        transport.stub(.post, "/a", status: 201, headerFields: [.cacheControl: "max-age=60"], body: body)
+        let fixture = try fixture()
+        var sources: [ResponseSource] = []
+        for try await update in fixture.client.updates(for: APIRequest<Item>(method: .post, path: "/a")) {
+            sources.append(update.source)
+        }
+        #expect(sources == [.network])
+        #expect(transport.requests.count == 1)
+        #expect(try await fixture.client.cacheParticipant.exportEntries().isEmpty)
+    }
+
     @Test func heuristicFreshnessIsTenPercentOfTheLastModifiedAgeCappedAtADay() async throws {
         let fields: HTTPFields = [.date: "Thu, 15 Jan 2026 12:00:00 GMT", .lastModified: "Mon, 05 Jan 2026 12:00:00 GMT"]
         transport.stub(.get, "/a", status: 200, headerFields: fields, body: body)
