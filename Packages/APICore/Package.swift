@@ -18,6 +18,7 @@ let package = Package(
     dependencies: [
         .package(path: "../CacheKit"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // Test targets only: the kit's library never links SwiftNIO.
@@ -30,6 +31,7 @@ let package = Package(
             name: "APICore",
             dependencies: [
                 .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -1,0 +1,79 @@
+import CacheKit
+import Foundation
+
+/// The normalized GraphQL cache: responses split into records by the kits' key providers, and
+/// queries read back from them. A mutation that rewrites `Account:123.balance` is seen by every
+/// query that reads it.
+public final class NormalizedCache: Sendable {
+    /// A query's data as read from the store.
+    public struct ReadResult: Sendable, Hashable {
+        /// The data, shaped like the query (aliases as response keys).
+        public var data: [String: JSONValue]
+        /// The oldest write among the fields read: the query is fresh while this is younger than its timeout.
+        public var oldestWrite: Date?
+        /// Every `record.field` read, for watchers.
+        public var dependencies: Set<String>
+    }
+
+    /// Where records are kept.
+    public let store: any NormalizedRecordStore
+    private let clock: any CacheClock
+    private let keyProvider: @Sendable (String, [String: JSONValue]) -> NormalizedCacheKey?
+
+    /// Creates a cache.
+    /// - Parameters:
+    ///   - store: in memory by default.
+    ///   - clock: stamps each field's write.
+    ///   - keyProvider: the provider that claimed a typename (the container's
+    ///     ``DependencyContainer/cacheKeyProvider(forTypename:)``), or `nil` to key by path.
+    public init(store: any NormalizedRecordStore = InMemoryRecordStore(), clock: any CacheClock = SystemClock(),
+                keyProvider: @escaping @Sendable (String) -> (any CacheKeyProvider)?) {
+        self.store = store
+        self.clock = clock
+        self.keyProvider = { typename, object in keyProvider(typename)?.cacheKey(for: object, typename: typename) }
+    }
+
+    /// Writes an operation's response data into the store; returns the `record.field`s that changed.
+    @discardableResult
+    public func write(_ data: [String: JSONValue], for operation: GraphQLOperation,
+                      variables: [String: JSONValue] = [:]) throws -> Set<String> {
+        var normalizer = Normalizer(variables: variables, now: clock.now(), keyProvider: keyProvider)
+        let root = operation.kind == .mutation ? RootKey.mutation : RootKey.query
+        normalizer.write(data, selections: operation.selections, into: root, accountId: nil)
+        return try store.merge(normalizer.records)
+    }
+
+    /// Reads a query's data from the store.
+    /// - Throws: ``CacheReadMiss/missing(path:)`` when a field is not stored;
+    ///   ``CacheReadMiss/corrupt(path:reason:)`` when a stored value does not fit (the record is then
+    ///   removed, so the next fetch replaces it).
+    public func read(_ operation: GraphQLOperation, variables: [String: JSONValue] = [:]) throws(CacheReadMiss) -> ReadResult {
+        let store = self.store
+        var reader = RecordReader(variables: variables) { key in try? store.record(forKey: key) }
+        do {
+            let data = try reader.read(operation.selections, from: RootKey.query)
+            return ReadResult(data: data, oldestWrite: reader.oldestWrite, dependencies: reader.dependencies)
+        } catch {
+            if let record = reader.corruptRecord {
+                _ = try? store.removeRecords { key, _ in key == record }
+            }
+            throw error
+        }
+    }
+
+    /// Removes every record owned by exactly this account, and the fields that referenced them.
+    @discardableResult
+    public func clear(forAccountId accountId: String) throws -> Set<String> {
+        try store.removeRecords { _, record in record.accountId == accountId }
+    }
+
+    /// Removes one object (and the references to it).
+    public func removeObject(forKey key: String) throws {
+        try store.removeRecords { candidate, _ in candidate == key }
+    }
+
+    /// Removes everything.
+    public func clearAll() throws {
+        try store.removeAll()
+    }
+}
