@@ -65,6 +65,16 @@ func startServer() async throws -> (URL, ServiceGroup) {
     return (URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/"), group)
 }
 
+/// A client whose memory already holds a fresh catalog page.
+func primedClient() async throws -> RESTClient {
+    let transport = RecordingTransport()
+    transport.stub(.get, "/api/funnels/catalog", status: 200, headerFields: [.cacheControl: "max-age=86400"], body: page)
+    let client = RESTClient(configuration: .init(baseURL: URL(string: "https://api.example.com")!,
+                                                 transport: transport, environment: quietEnvironment()))
+    _ = try await client.send(request)
+    return client
+}
+
 let benchmarks: @Sendable () -> Void = {
     let fast = Benchmark.Configuration(metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(3))
 
@@ -75,12 +85,7 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try await client.send(request).value)
         }
     } setup: {
-        let transport = RecordingTransport()
-        transport.stub(.get, "/api/funnels/catalog", status: 200, headerFields: [.cacheControl: "max-age=86400"], body: page)
-        let client = RESTClient(configuration: .init(baseURL: URL(string: "https://api.example.com")!,
-                                                     transport: transport, environment: quietEnvironment()))
-        _ = try await client.send(request)
-        return client
+        try await primedClient()
     }
 
     Benchmark("REST cache hit: RESTClient.send, raw bytes (the cache path alone)", configuration: fast) {
@@ -90,12 +95,7 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(try await client.send(raw).value)
         }
     } setup: {
-        let transport = RecordingTransport()
-        transport.stub(.get, "/api/funnels/catalog", status: 200, headerFields: [.cacheControl: "max-age=86400"], body: page)
-        let client = RESTClient(configuration: .init(baseURL: URL(string: "https://api.example.com")!,
-                                                     transport: transport, environment: quietEnvironment()))
-        _ = try await client.send(request)
-        return client
+        try await primedClient()
     }
 
     Benchmark("REST cache hit: JSONDecoder alone (baseline)", configuration: fast) { benchmark in
