@@ -153,7 +153,9 @@ import Testing
         await #expect(throws: APIError.notCached) { try await fixture.client.send(account("100"), policy: .returnCacheDataDontFetch) }
         await unified.clearCache(forQuery: "account.1002")
         await #expect(throws: APIError.notCached) { try await fixture.client.send(account("1002"), policy: .returnCacheDataDontFetch) }
-        #expect(await unified.statistics().contains { $0.participant == "rest" })
+        let rows = await unified.statistics().filter { $0.participant == "rest" }
+        #expect(rows.map(\.counts.store) == ["http", "memory", "disk"])
+        #expect(rows.first?.counts.writes == 2)
     }
 
     @Test func anUnstubbedRouteFailsLoudly() async throws {

@@ -84,8 +84,8 @@ import Testing
             _ = try await fixture.client.send(.item("/secret"))
             #expect(server.count("/secret") == 2)
             #expect(server.requests.last?.headerFields[.ifNoneMatch] == nil)
-            let statistics = try await fixture.client.cacheParticipant.exportEntries()
-            #expect(statistics.isEmpty)
+            let entries = try await fixture.client.cacheParticipant.exportEntries()
+            #expect(entries.isEmpty)
         }
     }
 

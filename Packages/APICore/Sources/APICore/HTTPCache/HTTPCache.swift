@@ -155,17 +155,21 @@ final class HTTPCache: CacheClearingParticipant {
         try disk.restamp(expiry)
     }
 
+    /// Three rows: the HTTP-level counts (hits, revalidations, bytes saved, over every feature) with
+    /// the total usage, then the memory and disk stores' own counts and usage.
     func statistics() async throws -> [CacheStoreStatistics] {
-        let counts = environment.metrics.snapshot().filter { $0.store == "memory" || $0.store == "disk" }
-            .filter { $0.feature == participantName }
         let http = environment.metrics.snapshot().filter { $0.store == "http" }
             .reduce(CacheStatistics(store: "http", feature: participantName), +)
-        return [CacheStoreStatistics(participant: participantName, category: category, counts: http,
-                                     usage: CacheStoreUsage(count: 0, bytes: 0))]
-            + (try counts.map { stats in
-                CacheStoreStatistics(participant: participantName, category: category, counts: stats,
-                                     usage: stats.store == "memory" ? memory.usage() : try disk.usage())
-            })
+        let memoryUsage = memory.usage()
+        let diskUsage = try disk.usage()
+        func row(_ counts: CacheStatistics, _ usage: CacheStoreUsage) -> CacheStoreStatistics {
+            CacheStoreStatistics(participant: participantName, category: category, counts: counts, usage: usage)
+        }
+        return [
+            row(http, CacheStoreUsage(count: memoryUsage.count + diskUsage.count, bytes: memoryUsage.bytes + diskUsage.bytes)),
+            row(environment.metrics.metrics(store: "memory", feature: participantName).snapshot(), memoryUsage),
+            row(environment.metrics.metrics(store: "disk", feature: participantName).snapshot(), diskUsage),
+        ]
     }
 
     func exportEntries() async throws -> [CacheExportEntry] {

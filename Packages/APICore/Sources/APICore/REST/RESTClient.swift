@@ -80,7 +80,8 @@ public final class RESTClient: Sendable {
     /// The HTTP cache, to register with the ``UnifiedCacheManager`` (cleared at logout like the rest).
     public var cacheParticipant: any CacheClearingParticipant { cache }
 
-    /// A stored response with what it takes to send it again.
+    /// What one network step produced (a 304 already merged with the stored response), shared by
+    /// every caller of a de-duplicated request.
     struct Exchange: Sendable {
         var status: Int
         var headerFields: HTTPFields
