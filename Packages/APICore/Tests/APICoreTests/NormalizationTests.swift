@@ -149,7 +149,8 @@ import Testing
         let cache = makeCache()
         let query = try GraphQLOperation("query { a: account(id: \"100\") { id } b: account(id: \"1002\") { id } }")
         try cache.write(try json(#"{"__typename":"Query","a":{"__typename":"Account","id":"100"},"b":{"__typename":"Account","id":"1002"}}"#), for: query)
-        #expect(try cache.clear(forAccountId: "100") == ["Account:100"])
+        #expect(try cache.clear(forAccountId: "100")
+                == ["Account:100.__typename", "Account:100.id", #"QUERY_ROOT.account(id:"100")"#])
         #expect(try cache.store.record(forKey: "Account:1002") != nil)
         #expect(throws: CacheReadMiss.missing(path: #"QUERY_ROOT.account(id:"100")"#)) { try cache.read(query) }
         let onlyB = try GraphQLOperation("query { account(id: \"1002\") { id } }")

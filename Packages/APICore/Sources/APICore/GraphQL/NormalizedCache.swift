@@ -37,10 +37,16 @@ public final class NormalizedCache: Sendable {
     @discardableResult
     public func write(_ data: [String: JSONValue], for operation: GraphQLOperation,
                       variables: [String: JSONValue] = [:]) throws -> Set<String> {
+        try store.merge(normalize(data, for: operation, variables: variables))
+    }
+
+    /// The records an operation's response data splits into, stamped now, without writing them.
+    public func normalize(_ data: [String: JSONValue], for operation: GraphQLOperation,
+                          variables: [String: JSONValue] = [:]) -> [String: NormalizedRecord] {
         var normalizer = Normalizer(variables: variables, now: clock.now(), keyProvider: keyProvider)
         let root = operation.kind == .mutation ? RootKey.mutation : RootKey.query
         normalizer.write(data, selections: operation.selections, into: root, accountId: nil)
-        return try store.merge(normalizer.records)
+        return normalizer.records
     }
 
     /// Reads a query's data from the store.
@@ -49,7 +55,15 @@ public final class NormalizedCache: Sendable {
     ///   removed, so the next fetch replaces it).
     public func read(_ operation: GraphQLOperation, variables: [String: JSONValue] = [:]) throws(CacheReadMiss) -> ReadResult {
         let store = self.store
-        var reader = RecordReader(variables: variables) { key in try? store.record(forKey: key) }
+        var reader = RecordReader(variables: variables) { key throws(CacheReadMiss) in
+            do {
+                return try store.record(forKey: key)
+            } catch RecordStoreError.corrupt(_, let reason) {
+                throw .corrupt(path: key, reason: reason)
+            } catch {
+                throw .missing(path: key)
+            }
+        }
         do {
             let data = try reader.read(operation.selections, from: RootKey.query)
             return ReadResult(data: data, oldestWrite: reader.oldestWrite, dependencies: reader.dependencies)
@@ -61,15 +75,35 @@ public final class NormalizedCache: Sendable {
         }
     }
 
-    /// Removes every record owned by exactly this account, and the fields that referenced them.
+    /// Removes every record owned by exactly this account, and the fields that referenced them;
+    /// returns the removed `record.field`s.
     @discardableResult
     public func clear(forAccountId accountId: String) throws -> Set<String> {
         try store.removeRecords { _, record in record.accountId == accountId }
     }
 
-    /// Removes one object (and the references to it).
-    public func removeObject(forKey key: String) throws {
+    /// Removes one object (and the references to it); returns the removed `record.field`s.
+    @discardableResult
+    public func removeObject(forKey key: String) throws -> Set<String> {
         try store.removeRecords { candidate, _ in candidate == key }
+    }
+
+    /// Removes the root fields a query selects, so reading it misses; returns the removed
+    /// `QUERY_ROOT.field`s. Objects stay: other queries may read them.
+    @discardableResult
+    public func removeRootFields(of operation: GraphQLOperation, variables: [String: JSONValue] = [:]) throws -> Set<String> {
+        var names: Set<String> = []
+        func collect(_ selections: [QuerySelection]) {
+            for selection in selections {
+                switch selection {
+                case .field(let field) where field.name != "__typename": names.insert(FieldKey.make(field, variables: variables))
+                case .field: break
+                case .fragment(_, let inner): collect(inner)
+                }
+            }
+        }
+        collect(operation.selections)
+        return try store.removeFields([RootKey.query: names])
     }
 
     /// Removes everything.

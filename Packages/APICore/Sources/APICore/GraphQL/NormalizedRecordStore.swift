@@ -1,3 +1,4 @@
+import CacheKit
 import Foundation
 import Synchronization
 
@@ -5,17 +6,60 @@ import Synchronization
 /// data stays in memory).
 public protocol NormalizedRecordStore: Sendable {
     /// The record under `key`, if any.
+    /// - Throws: ``RecordStoreError/corrupt(key:reason:)`` for a stored record that does not decode.
     func record(forKey key: String) throws -> NormalizedRecord?
     /// Merges records field by field (fields not in `records` are kept) and returns the
     /// `key.field` of every field whose value changed.
     @discardableResult
     func merge(_ records: [String: NormalizedRecord]) throws -> Set<String>
     /// Removes the records the predicate selects, and every field elsewhere that references one of
-    /// them (so a read that meets it is a miss). Returns the removed keys.
+    /// them (so a read that meets it is a miss). Returns the `key.field` of every field removed.
     @discardableResult
     func removeRecords(where predicate: @Sendable (String, NormalizedRecord) -> Bool) throws -> Set<String>
+    /// Removes these fields (`[recordKey: fieldKeys]`); returns the `key.field`s that were present.
+    @discardableResult
+    func removeFields(_ fields: [String: Set<String>]) throws -> Set<String>
+    /// Marks every field as written long ago, so every query reading it is stale ("clear timestamps").
+    func expireAll() throws
     /// Removes everything.
     func removeAll() throws
+    /// How many records are stored and roughly how many bytes they take.
+    func usage() throws -> CacheStoreUsage
+}
+
+/// Why a record store failed.
+public enum RecordStoreError: Error, Sendable, Hashable {
+    /// A stored record does not decode (a truncated row, a foreign schema); it should be dropped.
+    case corrupt(key: String, reason: String)
+    /// The database could not be opened, read or written.
+    case database(String)
+}
+
+extension NormalizedRecord {
+    /// The `key.field` of every field of this record.
+    func fieldPaths(key: String) -> Set<String> {
+        Set(fields.keys.map { "\(key).\($0)" })
+    }
+
+    /// The fields that reference any of `keys`.
+    func fields(referencing keys: Set<String>) -> [String] {
+        fields.filter { !Set($0.value.references).isDisjoint(with: keys) }.map(\.key)
+    }
+
+    /// A rough size in bytes: keys and values as text.
+    var estimatedBytes: Int {
+        fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.estimatedBytes + 8 }
+    }
+}
+
+extension RecordValue {
+    var estimatedBytes: Int {
+        switch self {
+        case .value(let json): FieldKey.canonical(json).utf8.count
+        case .reference(let key): key.utf8.count
+        case .list(let items): items.reduce(2) { $0 + $1.estimatedBytes + 1 }
+        }
+    }
 }
 
 /// Records in memory, behind a lock.
@@ -49,27 +93,66 @@ public final class InMemoryRecordStore: NormalizedRecordStore {
         }
     }
 
-    /// Removes the selected records and the references to them.
+    /// Removes the selected records and the references to them; returns the removed fields.
     @discardableResult
     public func removeRecords(where predicate: @Sendable (String, NormalizedRecord) -> Bool) -> Set<String> {
         records.withLock { records in
-            let removed = Set(records.filter { predicate($0.key, $0.value) }.keys)
+            let removed = records.filter { predicate($0.key, $0.value) }
             guard !removed.isEmpty else { return [] }
-            for key in removed { records[key] = nil }
+            var changed: Set<String> = []
+            for (key, record) in removed {
+                records[key] = nil
+                changed.formUnion(record.fieldPaths(key: key))
+            }
+            let removedKeys = Set(removed.keys)
             for (key, record) in records {
-                let stale = record.fields.filter { !Set($0.value.references).isDisjoint(with: removed) }.keys
-                for field in stale {
+                for field in record.fields(referencing: removedKeys) {
                     records[key]?.fields[field] = nil
                     records[key]?.writtenAt[field] = nil
+                    changed.insert("\(key).\(field)")
                 }
             }
-            return removed
+            return changed
+        }
+    }
+
+    /// Removes these fields; returns those that were present.
+    @discardableResult
+    public func removeFields(_ fields: [String: Set<String>]) -> Set<String> {
+        records.withLock { records in
+            var changed: Set<String> = []
+            for (key, names) in fields {
+                for name in names where records[key]?.fields.removeValue(forKey: name) != nil {
+                    records[key]?.writtenAt[name] = nil
+                    changed.insert("\(key).\(name)")
+                }
+            }
+            return changed
+        }
+    }
+
+    /// Marks every field as written at the distant past.
+    public func expireAll() {
+        records.withLock { records in
+            records = records.mapValues { record in
+                var record = record
+                record.writtenAt = record.writtenAt.mapValues { _ in .distantPast }
+                return record
+            }
         }
     }
 
     /// Removes everything.
     public func removeAll() {
         records.withLock { $0.removeAll() }
+    }
+
+    /// The number of records and their estimated size.
+    public func usage() -> CacheStoreUsage {
+        records.withLock { records in
+            CacheStoreUsage(count: records.count,
+                            bytes: records.reduce(0) { $0 + $1.key.utf8.count + $1.value.estimatedBytes })
+        }
     }
 
     /// How many records are stored.

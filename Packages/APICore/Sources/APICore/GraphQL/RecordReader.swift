@@ -12,19 +12,26 @@ public enum CacheReadMiss: Error, Sendable, Hashable {
 /// write among them (for freshness).
 struct RecordReader {
     let variables: [String: JSONValue]
-    let record: (String) -> NormalizedRecord?
+    let record: (String) throws(CacheReadMiss) -> NormalizedRecord?
     private(set) var dependencies: Set<String> = []
     private(set) var oldestWrite: Date?
     /// The record that held a corrupt value, when reading threw ``CacheReadMiss/corrupt(path:reason:)``.
     private(set) var corruptRecord: String?
 
-    init(variables: [String: JSONValue], record: @escaping (String) -> NormalizedRecord?) {
+    init(variables: [String: JSONValue], record: @escaping (String) throws(CacheReadMiss) -> NormalizedRecord?) {
         self.variables = variables
         self.record = record
     }
 
     mutating func read(_ selections: [QuerySelection], from key: String) throws(CacheReadMiss) -> [String: JSONValue] {
-        guard let stored = record(key) else { throw .missing(path: key) }
+        let found: NormalizedRecord?
+        do throws(CacheReadMiss) {
+            found = try record(key)
+        } catch {
+            if case .corrupt = error, corruptRecord == nil { corruptRecord = key }
+            throw error
+        }
+        guard let stored = found else { throw .missing(path: key) }
         var object: [String: JSONValue] = [:]
         try read(selections, of: stored, key: key, into: &object)
         return object

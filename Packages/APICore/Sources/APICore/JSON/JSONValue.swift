@@ -55,3 +55,24 @@ public enum JSONValue: Sendable, Hashable, Codable {
         if case .string(let value) = self { value } else { nil }
     }
 }
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
+{
+    /// `"text"` as ``string(_:)``.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// `42` as ``int(_:)``.
+    public init(integerLiteral value: Int) { self = .int(value) }
+    /// `4.2` as ``double(_:)``.
+    public init(floatLiteral value: Double) { self = .double(value) }
+    /// `true` as ``bool(_:)``.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// `[1, "a"]` as ``array(_:)``.
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// `["id": "1"]` as ``object(_:)``; a repeated key keeps its last value.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { $1 }))
+    }
+    /// `nil` as ``null``.
+    public init(nilLiteral: ()) { self = .null }
+}

@@ -21,6 +21,10 @@ public enum APIError: Error, Sendable, Hashable {
     case notCached
     /// The request could not be built (a path that makes no URL).
     case invalidRequest(reason: String)
+    /// A GraphQL operation whose document does not parse, or a call missing a required variable.
+    case invalidOperation(GraphQLOperationError)
+    /// A GraphQL response with an `errors` array: each error's message and path, and the partial data.
+    case graphQL(GraphQLErrors)
 
     /// Whether the network could not be reached at all (show an offline banner).
     public var isOffline: Bool {
@@ -32,9 +36,24 @@ public enum APIError: Error, Sendable, Hashable {
         if case .transport(.timedOut) = self { true } else { false }
     }
 
-    /// The server's error code (`INVALID_CURSOR`), when the response carried the envelope.
+    /// The server's error code: `INVALID_CURSOR` from the REST envelope, or the first GraphQL
+    /// error's `extensions.code`.
     public var serverCode: String? {
-        if case .server(let error) = self { error.code } else { nil }
+        switch self {
+        case .server(let error): error.code
+        case .graphQL(let failure): failure.errors.lazy.compactMap(\.code).first
+        default: nil
+        }
+    }
+
+    /// The error for a non-2xx response: ``unauthorized(body:)``, ``forbidden(body:)``,
+    /// ``server(_:)`` when the body is the server's envelope, else ``status(code:body:)``.
+    public init(status: Int, body: Data) {
+        switch status {
+        case 401: self = .unauthorized(body: body)
+        case 403: self = .forbidden(body: body)
+        default: self = ServerError.decode(status: status, body: body).map { .server($0) } ?? .status(code: status, body: body)
+        }
     }
 
     /// Maps a decoding error to ``decoding(path:reason:)`` with its coding path.

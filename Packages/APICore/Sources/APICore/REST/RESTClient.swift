@@ -39,6 +39,9 @@ public final class RESTClient: Sendable {
         public var memoryLimits: (count: Int, bytes: Int)
         /// The disk store's byte limit (uplifted entries).
         public var diskByteLimit: Int
+        /// Where 401 and 403 responses are published; share one with the ``GraphQLClient`` so the
+        /// session subscribes once.
+        public var authEvents: AuthEvents
 
         /// Creates a configuration.
         public init(baseURL: URL, transport: any HTTPTransport = URLSessionTransport(),
@@ -46,7 +49,7 @@ public final class RESTClient: Sendable {
                     retry: RetryPolicy = RetryPolicy(), sleeper: any Sleeper = TaskSleeper(),
                     requestTimeout: Duration = .seconds(30), cacheName: String = "rest",
                     memoryLimits: (count: Int, bytes: Int) = (1_000, 20 * 1024 * 1024),
-                    diskByteLimit: Int = 50 * 1024 * 1024) {
+                    diskByteLimit: Int = 50 * 1024 * 1024, authEvents: AuthEvents = AuthEvents()) {
             self.baseURL = baseURL
             self.transport = transport
             self.environment = environment
@@ -57,20 +60,25 @@ public final class RESTClient: Sendable {
             self.cacheName = cacheName
             self.memoryLimits = memoryLimits
             self.diskByteLimit = diskByteLimit
+            self.authEvents = authEvents
         }
     }
 
     /// The configuration.
     public let configuration: Configuration
     /// 401 and 403 responses, for the session to subscribe to.
-    public let authEvents = AuthEvents()
+    public var authEvents: AuthEvents { configuration.authEvents }
     let cache: HTTPCache
     let inFlight = InFlightRequests<Exchange>()
+    let sender: RetryingSender
     private var environment: CacheEnvironment { configuration.environment }
 
     /// Creates a client. Register ``cacheParticipant`` with the app's ``UnifiedCacheManager``.
     public init(configuration: Configuration) {
         self.configuration = configuration
+        sender = RetryingSender(transport: configuration.transport, retry: configuration.retry,
+                                sleeper: configuration.sleeper, logger: configuration.environment.logger,
+                                authEvents: configuration.authEvents)
         cache = HTTPCache(name: configuration.cacheName, environment: configuration.environment,
                           memoryLimits: .init(countLimit: configuration.memoryLimits.count,
                                               costLimit: configuration.memoryLimits.bytes),
@@ -263,12 +271,11 @@ public final class RESTClient: Sendable {
         }
         let url = try prepared.url()
         let requestTime = environment.clock.now()
-        let response = try await sendWithRetries(
+        let response = try await sender.send(
             TransportRequest(method: request.method, url: url, headerFields: fields, body: request.body,
                              timeout: request.timeout ?? configuration.requestTimeout),
-            idempotent: true)
+            idempotent: true, requester: prepared.requester)
         let responseTime = environment.clock.now()
-        publishAuthEvent(status: response.status, path: url.path, requester: prepared.requester)
         if response.status == 304, let conditional {
             let merged = conditional.merging(notModified: response.headerFields, requestTime: requestTime,
                                              responseTime: responseTime)
@@ -307,11 +314,10 @@ public final class RESTClient: Sendable {
     private func sendUncached<R>(_ request: APIRequest<R>, _ prepared: Prepared) async throws(APIError) -> APIResponse<R> {
         let idempotent = [.head, .put, .delete, .options, .trace].contains(request.method) || request.idempotencyKey != nil
         let url = try prepared.url()
-        let response = try await sendWithRetries(
+        let response = try await sender.send(
             TransportRequest(method: request.method, url: url, headerFields: prepared.fields, body: request.body,
                              timeout: request.timeout ?? configuration.requestTimeout),
-            idempotent: idempotent)
-        publishAuthEvent(status: response.status, path: url.path, requester: prepared.requester)
+            idempotent: idempotent, requester: prepared.requester)
         if (200..<400).contains(response.status), ![.head, .options, .trace].contains(request.method) {
             cache.invalidate(prepared.key)
             for name in [HTTPField.Name.location, .contentLocation] {
@@ -338,42 +344,6 @@ public final class RESTClient: Sendable {
         }
     }
 
-    private func sendWithRetries(_ request: TransportRequest, idempotent: Bool) async throws(APIError) -> TransportResponse {
-        var attempt = 1
-        while true {
-            let failure: TransportError
-            do {
-                let response = try await configuration.transport.send(request)
-                guard idempotent, attempt < configuration.retry.maxAttempts,
-                      RetryPolicy.retriableStatuses.contains(response.status) else { return response }
-                failure = .other(reason: "HTTP \(response.status)")
-            } catch {
-                if error == .cancelled || Task.isCancelled { throw .cancelled }
-                guard idempotent, attempt < configuration.retry.maxAttempts else { throw .transport(error) }
-                failure = error
-            }
-            let delay = configuration.retry.delay(beforeRetry: attempt, unit: Double.random(in: 0...1))
-            environment.logger.debug("Retrying", metadata: [
-                "path": "\(request.url.path)", "attempt": "\(attempt + 1)", "delay": "\(delay)", "after": "\(failure)"])
-            do {
-                try await configuration.sleeper.sleep(for: delay)
-            } catch {
-                throw .cancelled
-            }
-            attempt += 1
-        }
-    }
-
-    private func publishAuthEvent(status: Int, path: String, requester: String?) {
-        let kind: AuthEvent.Kind
-        switch status {
-        case 401: kind = .unauthorized
-        case 403: kind = .forbidden
-        default: return
-        }
-        authEvents.publish(AuthEvent(kind: kind, userId: requester, path: path))
-    }
-
     /// Turns an exchange into the caller's typed response or error.
     private func response<R>(from exchange: Exchange, decode: @Sendable (Data) throws(APIError) -> R)
         throws(APIError) -> APIResponse<R>
@@ -388,13 +358,8 @@ public final class RESTClient: Sendable {
             }
             return APIResponse(value: value, source: exchange.source, isStale: false, status: exchange.status,
                                headerFields: exchange.headerFields)
-        case 401:
-            throw .unauthorized(body: exchange.body)
-        case 403:
-            throw .forbidden(body: exchange.body)
         default:
-            if let server = ServerError.decode(status: exchange.status, body: exchange.body) { throw .server(server) }
-            throw .status(code: exchange.status, body: exchange.body)
+            throw APIError(status: exchange.status, body: exchange.body)
         }
     }
 }

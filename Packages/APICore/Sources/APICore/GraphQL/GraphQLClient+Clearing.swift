@@ -1,0 +1,78 @@
+import CacheKit
+import Logging
+import Synchronization
+
+/// What the app can clear in the GraphQL cache (seed 001, "Cache Clearing Scenarios").
+public protocol GraphQLCacheManaging: Sendable {
+    /// Removes every record (logout, session expiry).
+    func clearAll() async throws
+    /// Removes every object a key provider tagged with exactly this account (`100` keeps `1002`),
+    /// and the fields that referenced them, so queries reading them miss and refetch.
+    func clear(forAccountId accountId: String) async throws
+    /// Removes a query's root fields, so the next fetch goes to the network.
+    func clear<Q: GraphQLQuery>(_ query: Q) async throws
+    /// Removes one object (`Account:123`) and the fields that referenced it.
+    func removeObject(forKey key: String) async throws
+}
+
+extension GraphQLClient: GraphQLCacheManaging, CacheClearingParticipant {
+    /// The name in clearing reports (``Configuration/cacheName``).
+    public var participantName: String { configuration.cacheName }
+    /// ``CacheCategory/graphQL``.
+    public var category: CacheCategory { .graphQL }
+
+    /// Removes every record and forgets the queries kept for refetch rules; a response in flight
+    /// is not written. Watchers stay open and quiet until their query is written again.
+    public func clearAll() async throws {
+        try state.withLock { state in
+            state.generation += 1
+            state.active = [:]
+            try cache.clearAll()
+        }
+    }
+
+    /// Removes exactly this account's objects and the references to them; watchers that read them
+    /// refetch. A response in flight is not written.
+    public func clear(forAccountId accountId: String) async throws {
+        let changed = try state.withLock { state in
+            state.generation += 1
+            return try cache.clear(forAccountId: accountId)
+        }
+        notifyWatchers(changed)
+    }
+
+    /// Removes a query's root fields.
+    public func clear<Q: GraphQLQuery>(_ query: Q) async throws {
+        let operation = try query.operation()
+        let changed = try state.withLock { _ in try cache.removeRootFields(of: operation, variables: query.variables) }
+        notifyWatchers(changed)
+    }
+
+    /// Removes one object and the references to it.
+    public func removeObject(forKey key: String) async throws {
+        let changed = try state.withLock { _ in try cache.removeObject(forKey: key) }
+        notifyWatchers(changed)
+    }
+
+    /// Removes the object under `key` (`Account:123`), or the root field with that key
+    /// (`account(id:"123")`): ``UnifiedCacheManager/clearCache(forQuery:)``.
+    public func clear(forKey key: String) async throws {
+        let changed = try state.withLock { _ in
+            try cache.removeObject(forKey: key).union(try cache.store.removeFields([RootKey.query: [key]]))
+        }
+        notifyWatchers(changed)
+    }
+
+    /// Makes every stored field stale, so each query is fetched again on next use.
+    public func expireAll() async throws {
+        try state.withLock { _ in try cache.store.expireAll() }
+    }
+
+    /// One row: the normalized store's counts (over every feature) and its records.
+    public func statistics() async throws -> [CacheStoreStatistics] {
+        let counts = environment.metrics.snapshot().filter { $0.store == "normalized" }
+            .reduce(CacheStatistics(store: "normalized", feature: participantName), +)
+        return [CacheStoreStatistics(participant: participantName, category: category, counts: counts,
+                                     usage: try cache.store.usage())]
+    }
+}

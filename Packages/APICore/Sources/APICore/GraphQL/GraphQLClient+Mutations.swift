@@ -1,0 +1,168 @@
+import CacheKit
+import Logging
+import Synchronization
+import Foundation
+
+/// What a mutation returned, and the refetches its kit's rules asked for.
+public struct MutationResult: Sendable {
+    /// The mutation's data, already normalized into the store.
+    public var data: [String: JSONValue]
+    /// The refetches that finished before ``GraphQLClient/perform(_:optimisticResponse:)`` returned:
+    /// strategy 1's queries, strategy 2's critical ones.
+    public var critical: [RefetchReport]
+    /// Strategy 2's background refetches, running one after another; await it to see their
+    /// outcomes (they are also logged when they fail). `nil` when there are none.
+    public var background: Task<[RefetchReport], Never>?
+}
+
+/// The outcome of one refetched query.
+public struct RefetchReport: Sendable, Hashable {
+    /// The query's operation name.
+    public var query: String
+    /// The variables it was refetched with.
+    public var variables: [String: JSONValue]
+    /// Its result or error.
+    public var outcome: Result<GraphQLResult, APIError>
+}
+
+extension GraphQLClient {
+    /// Sends a mutation (once: mutations are never retried nor de-duplicated), normalizes its result
+    /// into the store, so every query and watcher reading a changed field sees it, then runs the
+    /// refetch rules the owning kit declared for the mutation's name.
+    ///
+    /// - Parameters:
+    ///   - mutation: the mutation and its variables.
+    ///   - optimisticResponse: data shaped like the mutation's result, written at once (watchers see
+    ///     it) and rolled back exactly if the mutation fails: each field it set returns to its previous
+    ///     value, unless something else wrote that field since.
+    /// - Throws: ``APIError``; the store is left as it was before the call.
+    public func perform<M: GraphQLMutation>(_ mutation: M, optimisticResponse: [String: JSONValue]? = nil)
+        async throws(APIError) -> MutationResult
+    {
+        let operation = try mutation.operation()
+        let variables = mutation.variables
+        let optimistic = optimisticResponse.map { applyOptimistic($0, operation, variables: variables) }
+        let data: [String: JSONValue]
+        do {
+            let credentials = await configuration.tokenProvider?.currentCredentials()
+            data = try await send(operation, variables: variables, credentials: credentials)
+        } catch {
+            if let optimistic { rollBack(optimistic, keeping: [:]) }
+            environment.logger.info("Mutation failed; the cache is unchanged",
+                                    metadata: ["operation": "\(operation.name ?? "mutation")", "error": "\(error)"])
+            throw error
+        }
+        let written = records(of: data, operation, variables: variables)
+        write(data, operation, variables: variables)
+        if let optimistic { rollBack(optimistic, keeping: written) }
+        let rules = operation.name.map { configuration.container?.refetchRules(forMutation: $0) ?? [] } ?? []
+        var critical: [RefetchReport] = []
+        var background: [any GraphQLQuery] = []
+        for rule in rules {
+            switch rule.strategy {
+            case .refetch(let names):
+                critical += await refetchInParallel(activeQueries(named: names))
+            case .criticalAndBackground(let first, let later):
+                critical += await refetchInParallel(activeQueries(named: first))
+                background += activeQueries(named: later)
+            }
+        }
+        let backgroundTask = background.isEmpty ? nil : Task {
+            var reports: [RefetchReport] = []
+            for query in background { reports.append(await self.refetch(query)) }
+            return reports
+        }
+        return MutationResult(data: data, critical: critical, background: backgroundTask)
+    }
+
+    /// The queries fetched or watched under these operation names since the last full clear.
+    func activeQueries(named names: [String]) -> [any GraphQLQuery] {
+        state.withLock { state in names.flatMap { state.active[$0].map { Array($0.values) } ?? [] } }
+    }
+
+    private func refetchInParallel(_ queries: [any GraphQLQuery]) async -> [RefetchReport] {
+        await withTaskGroup(of: (Int, RefetchReport).self) { group in
+            for (index, query) in queries.enumerated() {
+                group.addTask { (index, await self.refetch(query)) }
+            }
+            var reports: [(Int, RefetchReport)] = []
+            for await report in group { reports.append(report) }
+            return reports.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+
+    /// Refetches a query from the network, writing the answer; failures are logged and reported.
+    private func refetch(_ query: any GraphQLQuery) async -> RefetchReport {
+        func run<Q: GraphQLQuery>(_ query: Q) async -> RefetchReport {
+            let outcome = await catching { () async throws(APIError) in try await fetch(query, policy: .fetchIgnoringCacheData) }
+            let name = (try? query.operation().name) ?? String(describing: Q.self)
+            if case .failure(let error) = outcome {
+                environment.logger.warning("Refetch after a mutation failed", metadata: ["query": "\(name)", "error": "\(error)"])
+            }
+            return RefetchReport(query: name, variables: query.variables, outcome: outcome)
+        }
+        return await run(query)
+    }
+
+    // MARK: Optimistic updates
+
+    /// What an optimistic write replaced, field by field.
+    struct OptimisticWrite: Sendable {
+        struct Field: Sendable {
+            var key: String
+            var field: String
+            var previous: RecordValue?
+            var previousWrittenAt: Date?
+            var optimistic: RecordValue
+        }
+        var fields: [Field]
+    }
+
+    /// The records a response normalizes to, as `[key: fields]`.
+    private func records(of data: [String: JSONValue], _ operation: GraphQLOperation,
+                         variables: [String: JSONValue]) -> [String: Set<String>] {
+        cache.normalize(data, for: operation, variables: variables).mapValues { Set($0.fields.keys) }
+    }
+
+    private func applyOptimistic(_ data: [String: JSONValue], _ operation: GraphQLOperation,
+                                 variables: [String: JSONValue]) -> OptimisticWrite {
+        let changed = state.withLock { _ -> (OptimisticWrite, Set<String>) in
+            let records = cache.normalize(data, for: operation, variables: variables)
+            var fields: [OptimisticWrite.Field] = []
+            for (key, record) in records {
+                let existing = try? cache.store.record(forKey: key)
+                for (field, value) in record.fields {
+                    fields.append(.init(key: key, field: field, previous: existing?.fields[field],
+                                        previousWrittenAt: existing?.writtenAt[field], optimistic: value))
+                }
+            }
+            let changed = (try? cache.store.merge(records)) ?? []
+            return (OptimisticWrite(fields: fields), changed)
+        }
+        notifyWatchers(changed.1)
+        return changed.0
+    }
+
+    /// Restores each optimistic field that still holds its optimistic value and that the real
+    /// result (`keeping`) did not write.
+    private func rollBack(_ write: OptimisticWrite, keeping: [String: Set<String>]) {
+        let changed = state.withLock { _ -> Set<String> in
+            var restore: [String: NormalizedRecord] = [:]
+            var remove: [String: Set<String>] = [:]
+            for field in write.fields where keeping[field.key]?.contains(field.field) != true {
+                guard let current = try? cache.store.record(forKey: field.key),
+                      current.fields[field.field] == field.optimistic else { continue }
+                if let previous = field.previous {
+                    restore[field.key, default: NormalizedRecord(accountId: current.accountId)].fields[field.field] = previous
+                    restore[field.key]?.writtenAt[field.field] = field.previousWrittenAt
+                } else {
+                    remove[field.key, default: []].insert(field.field)
+                }
+            }
+            let restored = (try? cache.store.merge(restore)) ?? []
+            let removed = (try? cache.store.removeFields(remove)) ?? []
+            return restored.union(removed)
+        }
+        notifyWatchers(changed)
+    }
+}

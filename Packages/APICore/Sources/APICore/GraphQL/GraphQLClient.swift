@@ -1,0 +1,315 @@
+import CacheKit
+import Foundation
+import HTTPTypes
+import Logging
+import Synchronization
+
+/// Sends GraphQL queries and mutations over an ``HTTPTransport`` through a normalized cache: the
+/// five ``CachePolicy`` cases, per-field freshness under the timeout precedence, in-flight
+/// de-duplication of identical queries, watchers, mutations with refetch rules and optimistic
+/// updates, and exact clearing by account.
+///
+/// ```swift
+/// let graphQL = GraphQLClient(configuration: .init(endpoint: url.appending(path: "graphql"),
+///                                                  environment: environment, container: container))
+/// unified.register(graphQL)
+/// let balance = try await graphQL.fetch(AccountBalanceQuery(id: "123")).data
+/// ```
+///
+/// Objects are stored once, under the key a kit's ``CacheKeyProvider`` gives (`Account:123`), so a
+/// mutation that changes `Account:123.balance` is seen by every query and watcher that reads it.
+public final class GraphQLClient: Sendable {
+    /// How a client is set up.
+    public struct Configuration: Sendable {
+        /// The GraphQL endpoint (`https://api.example.com/graphql`).
+        public var endpoint: URL
+        /// What sends requests.
+        public var transport: any HTTPTransport
+        /// The app's clock, timeouts, metrics and logger.
+        public var environment: CacheEnvironment
+        /// Supplies the signed-in user's token, if any.
+        public var tokenProvider: (any TokenProvider)?
+        /// Where the kits registered their key providers, default timeouts and refetch rules.
+        public var container: DependencyContainer?
+        /// Where records live: in memory unless a kit wants offline reads (``SQLiteRecordStore``).
+        public var store: any NormalizedRecordStore
+        /// How failed queries are retried (mutations are never retried).
+        public var retry: RetryPolicy
+        /// Waits between retries.
+        public var sleeper: any Sleeper
+        /// The timeout of each request.
+        public var requestTimeout: Duration
+        /// The participant's name in clearing reports and statistics.
+        public var cacheName: String
+        /// Where 401 and 403 responses are published (share it with the ``RESTClient``).
+        public var authEvents: AuthEvents
+
+        /// Creates a configuration.
+        public init(endpoint: URL, transport: any HTTPTransport = URLSessionTransport(),
+                    environment: CacheEnvironment = CacheEnvironment(), tokenProvider: (any TokenProvider)? = nil,
+                    container: DependencyContainer? = nil, store: any NormalizedRecordStore = InMemoryRecordStore(),
+                    retry: RetryPolicy = RetryPolicy(), sleeper: any Sleeper = TaskSleeper(),
+                    requestTimeout: Duration = .seconds(30), cacheName: String = "graphql",
+                    authEvents: AuthEvents = AuthEvents()) {
+            self.endpoint = endpoint
+            self.transport = transport
+            self.environment = environment
+            self.tokenProvider = tokenProvider
+            self.container = container
+            self.store = store
+            self.retry = retry
+            self.sleeper = sleeper
+            self.requestTimeout = requestTimeout
+            self.cacheName = cacheName
+            self.authEvents = authEvents
+        }
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    /// 401 and 403 responses, for the session to subscribe to.
+    public var authEvents: AuthEvents { configuration.authEvents }
+    /// The normalized cache, for local reads and writes.
+    public let cache: NormalizedCache
+    let sender: RetryingSender
+    let inFlight = InFlightRequests<[String: JSONValue]>()
+    /// Writes, clears and the bookkeeping that must move with them, under one lock.
+    let state = Mutex(State())
+    var environment: CacheEnvironment { configuration.environment }
+
+    struct State {
+        /// Bumped by every clear, so a response that started before it is not written after it.
+        var generation = 0
+        /// Queries fetched or watched since the last full clear, by operation name, for refetch rules.
+        var active: [String: [String: any GraphQLQuery]] = [:]
+        var watchers: [Int: Watcher] = [:]
+        var nextWatcher = 0
+    }
+
+    /// Creates a client. Register it with the app's ``UnifiedCacheManager``; it clears like the rest.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        let container = configuration.container
+        cache = NormalizedCache(store: configuration.store, clock: configuration.environment.clock) { typename in
+            container?.cacheKeyProvider(forTypename: typename)
+        }
+        sender = RetryingSender(transport: configuration.transport, retry: configuration.retry,
+                                sleeper: configuration.sleeper, logger: configuration.environment.logger,
+                                authEvents: configuration.authEvents)
+    }
+
+    // MARK: Queries
+
+    /// Fetches a query under a cache policy.
+    ///
+    /// - Parameters:
+    ///   - query: the query and its variables.
+    ///   - policy: ``CachePolicy/returnCacheDataElseFetch`` (the default) answers from the store when
+    ///     every field the query reads is present and younger than its timeout; an expired or missing
+    ///     field is a miss. ``CachePolicy/returnCacheDataAndFetch`` returns the cached data (marked
+    ///     stale when expired) and refreshes the store in the background: ``watch(_:policy:timeout:)``
+    ///     delivers both. ``CachePolicy/returnCacheDataDontFetch`` never sends a request.
+    ///     ``CachePolicy/fetchIgnoringCacheCompletely`` writes nothing.
+    ///   - timeout: this call's timeout, before the query type's, the kit's and the global default.
+    /// - Throws: ``APIError``: ``APIError/graphQL(_:)`` for an `errors` array, with the partial data;
+    ///   ``APIError/notCached`` for a cache-only miss; ``APIError/invalidOperation(_:)``.
+    public func fetch<Q: GraphQLQuery>(_ query: Q, policy: CachePolicy = .default, timeout: CacheTimeout? = nil)
+        async throws(APIError) -> GraphQLResult
+    {
+        let started = ContinuousClock.now
+        let operation = try query.operation()
+        remember(query, operation)
+        let metrics = environment.metrics.metrics(store: "normalized", feature: Q.feature)
+        var stale: GraphQLResult?
+        if policy == .returnCacheDataElseFetch || policy == .returnCacheDataAndFetch || policy == .returnCacheDataDontFetch {
+            switch readFromCache(query, operation, timeout: timeout) {
+            case .fresh(let result):
+                metrics.recordHit()
+                environment.metrics.latency(feature: Q.feature, source: .cache).record(ContinuousClock.now - started)
+                if policy == .returnCacheDataAndFetch { refreshInBackground(query, operation) }
+                return result
+            case .stale(let result):
+                metrics.recordExpiration()
+                if policy == .returnCacheDataAndFetch {
+                    refreshInBackground(query, operation)
+                    return result
+                }
+                stale = result
+            case .miss:
+                metrics.recordMiss()
+            }
+        }
+        if policy == .returnCacheDataDontFetch { throw .notCached }
+        do {
+            let data = try await network(query, operation, store: policy != .fetchIgnoringCacheCompletely)
+            environment.metrics.latency(feature: Q.feature, source: .network).record(ContinuousClock.now - started)
+            return GraphQLResult(data: data, source: .network)
+        } catch .transport(let error) {
+            guard let stale, policy == .returnCacheDataElseFetch else { throw .transport(error) }
+            environment.logger.info("Served stale GraphQL data: the server could not be reached",
+                                    metadata: ["operation": "\(operation.name ?? "query")", "error": "\(error)"])
+            return stale
+        }
+    }
+
+    enum CacheRead {
+        case fresh(GraphQLResult)
+        case stale(GraphQLResult)
+        case miss
+    }
+
+    /// Reads the query from the store and judges its freshness: fresh while its oldest field is
+    /// younger than the timeout (call site, then type, then kit, then global; the settings file's
+    /// per-feature override first).
+    func readFromCache<Q: GraphQLQuery>(_ query: Q, _ operation: GraphQLOperation, timeout: CacheTimeout?) -> CacheRead {
+        let read: NormalizedCache.ReadResult
+        do {
+            read = try cache.read(operation, variables: query.variables)
+        } catch {
+            if case .corrupt(let path, let reason) = error {
+                environment.logger.warning("Dropped a corrupt GraphQL record; refetching",
+                                           metadata: ["path": "\(RedactedKey(path))", "reason": "\(reason)"])
+            }
+            return .miss
+        }
+        let declared = CacheTimeout.declared(callSite: timeout, type: Q.cacheTimeout,
+                                             kit: configuration.container?.defaultTimeout(forFeature: Q.feature))
+        let expiry = read.oldestWrite.flatMap {
+            environment.timeouts.expiry(for: declared, feature: Q.feature, storedAt: $0)
+        }
+        if let expiry, environment.clock.now() >= expiry {
+            return .stale(GraphQLResult(data: read.data, source: .cache, isStale: true))
+        }
+        return .fresh(GraphQLResult(data: read.data, source: .cache))
+    }
+
+    private func refreshInBackground<Q: GraphQLQuery>(_ query: Q, _ operation: GraphQLOperation) {
+        Task {
+            do {
+                _ = try await self.network(query, operation, store: true)
+            } catch {
+                self.environment.logger.debug("Background GraphQL refresh failed",
+                                              metadata: ["operation": "\(operation.name ?? "query")", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Keeps the query for refetch rules that name its operation (the last 20 variable sets per name).
+    private func remember<Q: GraphQLQuery>(_ query: Q, _ operation: GraphQLOperation) {
+        guard let name = operation.name else { return }
+        let variables = FieldKey.canonical(.object(query.variables))
+        state.withLock { state in
+            var known = state.active[name, default: [:]]
+            if known[variables] == nil, known.count >= 20, let victim = known.keys.first { known[victim] = nil }
+            known[variables] = query
+            state.active[name] = known
+        }
+    }
+
+    // MARK: Network
+
+    /// Sends a query once for identical concurrent callers (same document, variables, user) and
+    /// writes the answer, unless a clear happened meanwhile or `store` is false.
+    func network<Q: GraphQLQuery>(_ query: Q, _ operation: GraphQLOperation, store: Bool)
+        async throws(APIError) -> [String: JSONValue]
+    {
+        let credentials = await configuration.tokenProvider?.currentCredentials()
+        let variables = query.variables
+        let key = [operation.document, FieldKey.canonical(.object(variables)), credentials?.userId ?? "",
+                   store ? "store" : "transient"].joined(separator: "\u{1F}")
+        return try await inFlight.run(key) { () async throws(APIError) -> [String: JSONValue] in
+            let generation = self.state.withLock { $0.generation }
+            let data = try await self.send(operation, variables: variables, credentials: credentials)
+            if store { self.write(data, operation, variables: variables, ifGeneration: generation) }
+            return data
+        }
+    }
+
+    /// Posts `{query, operationName, variables}` and decodes the answer.
+    func send(_ operation: GraphQLOperation, variables: [String: JSONValue], credentials: Credentials?)
+        async throws(APIError) -> [String: JSONValue]
+    {
+        struct Body: Encodable {
+            var query: String
+            var operationName: String?
+            var variables: [String: JSONValue]
+        }
+        var fields = HTTPFields()
+        fields[.contentType] = "application/json"
+        fields[.accept] = "application/graphql-response+json, application/json"
+        if let credentials { fields[.authorization] = "Bearer \(credentials.accessToken)" }
+        let body: Data
+        do {
+            body = try JSONEncoder().encode(Body(query: operation.document, operationName: operation.name, variables: variables))
+        } catch {
+            throw .invalidRequest(reason: "variables do not encode as JSON: \(error)")
+        }
+        let response = try await sender.send(
+            TransportRequest(method: .post, url: configuration.endpoint, headerFields: fields, body: body,
+                             timeout: configuration.requestTimeout),
+            idempotent: operation.kind == .query, requester: credentials?.userId)
+        return try Self.decode(status: response.status, body: response.body)
+    }
+
+    /// A response's data, or the error it carries: an `errors` array (with any partial data), a
+    /// non-2xx status, or a body that is not a GraphQL response.
+    static func decode(status: Int, body: Data) throws(APIError) -> [String: JSONValue] {
+        struct Envelope: Decodable {
+            var data: [String: JSONValue]?
+            var errors: [GraphQLResponseError]?
+        }
+        let envelope: Envelope
+        do {
+            envelope = try JSONDecoder().decode(Envelope.self, from: body)
+        } catch let error as DecodingError {
+            guard (200..<300).contains(status) else { throw APIError(status: status, body: body) }
+            throw APIError(error)
+        } catch {
+            throw APIError(status: status, body: body)
+        }
+        if status == 401 || status == 403 { throw APIError(status: status, body: body) }
+        if let errors = envelope.errors, !errors.isEmpty { throw .graphQL(GraphQLErrors(errors: errors, data: envelope.data)) }
+        guard (200..<300).contains(status) else { throw APIError(status: status, body: body) }
+        guard let data = envelope.data else { throw .decoding(path: "data", reason: "the response has neither data nor errors") }
+        return data
+    }
+
+    // MARK: Writing
+
+    /// Writes data into the store (unless a clear happened since `generation`) and tells the
+    /// watchers whose fields changed.
+    @discardableResult
+    func write(_ data: [String: JSONValue], _ operation: GraphQLOperation, variables: [String: JSONValue],
+               ifGeneration generation: Int? = nil) -> Set<String> {
+        let changed = state.withLock { state -> Set<String> in
+            guard generation == nil || generation == state.generation else { return [] }
+            do {
+                return try cache.write(data, for: operation, variables: variables)
+            } catch {
+                environment.logger.warning("Could not write GraphQL data", metadata: ["error": "\(error)"])
+                return []
+            }
+        }
+        if !changed.isEmpty {
+            environment.metrics.metrics(store: "normalized", feature: configuration.cacheName).recordWrite()
+            notifyWatchers(changed)
+        }
+        return changed
+    }
+
+    /// Reads a query's data from the store, with no freshness check and no request (offline screens,
+    /// tests).
+    /// - Throws: ``CacheReadMiss`` naming the missing or corrupt path, or
+    ///   ``APIError/invalidOperation(_:)``.
+    public func readLocal<Q: GraphQLQuery>(_ query: Q) throws -> [String: JSONValue] {
+        try cache.read(try query.operation(), variables: query.variables).data
+    }
+
+    /// Writes a query's data into the store as if the server had sent it (seed data for offline
+    /// use, tests); watchers that read a changed field deliver again.
+    /// - Returns: the `record.field`s that changed.
+    @discardableResult
+    public func writeLocal<Q: GraphQLQuery>(_ query: Q, data: [String: JSONValue]) throws(APIError) -> Set<String> {
+        write(data, try query.operation(), variables: query.variables)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// A query's or mutation's data and where it came from.
+public struct GraphQLResult: Sendable, Hashable {
+    /// The data, shaped like the operation (aliases as keys).
+    public var data: [String: JSONValue]
+    /// ``ResponseSource/cache`` (read from the normalized store) or ``ResponseSource/network``.
+    public var source: ResponseSource
+    /// Whether cached data older than its timeout was served (the server could not be reached, or
+    /// ``CachePolicy/returnCacheDataAndFetch`` delivered it before the fresh one).
+    public var isStale: Bool
+
+    /// Creates a result.
+    public init(data: [String: JSONValue], source: ResponseSource, isStale: Bool = false) {
+        self.data = data
+        self.source = source
+        self.isStale = isStale
+    }
+}
+
+/// One entry of a response's `errors` array.
+public struct GraphQLResponseError: Sendable, Hashable, Codable {
+    /// What went wrong, for people.
+    public var message: String
+    /// Where in the data: field names and list indexes (`["account", "transactions", 2]`).
+    public var path: [JSONValue]?
+    /// Server-defined details, such as `{"code": "INSUFFICIENT_FUNDS"}`.
+    public var extensions: [String: JSONValue]?
+
+    /// Creates an error.
+    public init(message: String, path: [JSONValue]? = nil, extensions: [String: JSONValue]? = nil) {
+        self.message = message
+        self.path = path
+        self.extensions = extensions
+    }
+
+    /// `extensions.code`, when the server set one.
+    public var code: String? { extensions?["code"]?.stringValue }
+
+    /// The path as text: `account.transactions[2]`.
+    public var pathDescription: String {
+        (path ?? []).reduce(into: "") { text, element in
+            switch element {
+            case .int(let index): text += "[\(index)]"
+            default: text += (text.isEmpty ? "" : ".") + (element.stringValue ?? "?")
+            }
+        }
+    }
+}
+
+/// A response that carried an `errors` array: every error, and the partial data that came with it
+/// (never written to the cache).
+public struct GraphQLErrors: Sendable, Hashable {
+    /// The errors, in the server's order.
+    public var errors: [GraphQLResponseError]
+    /// The data that was resolved, if any.
+    public var data: [String: JSONValue]?
+
+    /// Creates the failure.
+    public init(errors: [GraphQLResponseError], data: [String: JSONValue]?) {
+        self.errors = errors
+        self.data = data
+    }
+}
