@@ -87,7 +87,7 @@ import Testing
 
         let payment = try GraphQLOperation(#"mutation Pay { makePayment(from: "123", amount: 30) { id balance } }"#)
         let changed = try cache.write(try json(#"{"__typename":"Mutation","makePayment":{"__typename":"Account","id":"123","balance":70}}"#), for: payment)
-        #expect(changed.contains("Account:123.balance"))
+        #expect(changed.contains(FieldPath("Account:123", "balance")))
         #expect(try cache.read(balance).data["account"] == .object(["__typename": .string("Account"), "id": .string("123"), "balance": .int(70)]))
         #expect(try cache.read(details).data["accountDetails"].flatMap { if case .object(let o) = $0 { o["balance"] } else { nil } } == .int(70))
     }
@@ -142,14 +142,14 @@ import Testing
         try cache.write(try json(#"{"__typename":"Query","node":{"__typename":"Account","id":"9","balance":1}}"#), for: query)
         let read = try cache.read(query)
         #expect(read.data["node"] == .object(["__typename": .string("Account"), "id": .string("9"), "balance": .int(1)]))
-        #expect(read.dependencies.contains("Account:9.balance"))
+        #expect(read.dependencies.contains(FieldPath("Account:9", "balance")))
     }
 
     @Test func clearingAnAccountIsExactAndReferencesToItBecomeMisses() throws {
         let cache = makeCache()
         let query = try GraphQLOperation("query { a: account(id: \"100\") { id } b: account(id: \"1002\") { id } }")
         try cache.write(try json(#"{"__typename":"Query","a":{"__typename":"Account","id":"100"},"b":{"__typename":"Account","id":"1002"}}"#), for: query)
-        #expect(try cache.clear(forAccountId: "100")
+        #expect(try cache.clear(forAccountId: "100").described
                 == ["Account:100.__typename", "Account:100.id", #"QUERY_ROOT.account(id:"100")"#])
         #expect(try cache.store.record(forKey: "Account:1002") != nil)
         #expect(throws: CacheReadMiss.missing(path: #"QUERY_ROOT.account(id:"100")"#)) { try cache.read(query) }

@@ -126,7 +126,7 @@ extension GraphQLClient {
 
     private func applyOptimistic(_ data: [String: JSONValue], _ operation: GraphQLOperation,
                                  variables: [String: JSONValue]) -> OptimisticWrite {
-        let changed = state.withLock { _ -> (OptimisticWrite, Set<String>) in
+        let changed = state.withLock { _ -> (OptimisticWrite, Set<FieldPath>) in
             let records = cache.normalize(data, for: operation, variables: variables)
             var fields: [OptimisticWrite.Field] = []
             for (key, record) in records {
@@ -146,7 +146,7 @@ extension GraphQLClient {
     /// Restores each optimistic field that still holds its optimistic value and that the real
     /// result (`keeping`) did not write.
     private func rollBack(_ write: OptimisticWrite, keeping: [String: Set<String>]) {
-        let changed = state.withLock { _ -> Set<String> in
+        let changed = state.withLock { _ -> Set<FieldPath> in
             var restore: [String: NormalizedRecord] = [:]
             var remove: [String: Set<String>] = [:]
             for field in write.fields where keeping[field.key]?.contains(field.field) != true {

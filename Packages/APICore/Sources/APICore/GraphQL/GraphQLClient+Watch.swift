@@ -61,8 +61,8 @@ extension GraphQLClient {
     /// How many watchers are active.
     public var watcherCount: Int { state.withLock { $0.watchers.count } }
 
-    /// Re-reads every watcher that read one of `changed` (`record.field`s) and delivers what differs.
-    func notifyWatchers(_ changed: Set<String>) {
+    /// Re-reads every watcher that read one of `changed` and delivers what differs.
+    func notifyWatchers(_ changed: Set<FieldPath>) {
         let watchers = state.withLock { Array($0.watchers.values) }
         for watcher in watchers where watcher.isAffected(by: changed) {
             guard watcher.deliverFromStore(refetchOnMiss: true) else { continue }
@@ -77,7 +77,7 @@ extension GraphQLClient {
 /// One active ``GraphQLClient/watch(_:policy:timeout:)``: what it read, what it last delivered.
 final class Watcher: Sendable {
     private struct Status {
-        var dependencies: Set<String> = []
+        var dependencies: Set<FieldPath> = []
         var last: [String: JSONValue]?
         var refetching = false
     }
@@ -95,7 +95,7 @@ final class Watcher: Sendable {
         self.refetch = refetch
     }
 
-    func isAffected(by changed: Set<String>) -> Bool {
+    func isAffected(by changed: Set<FieldPath>) -> Bool {
         status.withLock { !$0.dependencies.isDisjoint(with: changed) }
     }
 

@@ -164,7 +164,7 @@ public final class GraphQLClient: Sendable {
     func readFromCache<Q: GraphQLQuery>(_ query: Q, _ operation: GraphQLOperation, timeout: CacheTimeout?) -> CacheRead {
         let read: NormalizedCache.ReadResult
         do {
-            read = try cache.read(operation, variables: query.variables)
+            read = try cache.read(operation, variables: query.variables, trackingDependencies: false)
         } catch {
             if case .corrupt(let path, let reason) = error {
                 environment.logger.warning("Dropped a corrupt GraphQL record; refetching",
@@ -229,21 +229,14 @@ public final class GraphQLClient: Sendable {
     func send(_ operation: GraphQLOperation, variables: [String: JSONValue], credentials: Credentials?)
         async throws(APIError) -> [String: JSONValue]
     {
-        struct Body: Encodable {
-            var query: String
-            var operationName: String?
-            var variables: [String: JSONValue]
-        }
         var fields = HTTPFields()
         fields[.contentType] = "application/json"
         fields[.accept] = "application/graphql-response+json, application/json"
         if let credentials { fields[.authorization] = "Bearer \(credentials.accessToken)" }
-        let body: Data
-        do {
-            body = try JSONEncoder().encode(Body(query: operation.document, operationName: operation.name, variables: variables))
-        } catch {
-            throw .invalidRequest(reason: "variables do not encode as JSON: \(error)")
-        }
+        let body = JSONValue.object([
+            "query": .string(operation.document), "operationName": operation.name.map(JSONValue.string) ?? .null,
+            "variables": .object(variables),
+        ]).serialized()
         let response = try await sender.send(
             TransportRequest(method: .post, url: configuration.endpoint, headerFields: fields, body: body,
                              timeout: configuration.requestTimeout),
@@ -254,23 +247,22 @@ public final class GraphQLClient: Sendable {
     /// A response's data, or the error it carries: an `errors` array (with any partial data), a
     /// non-2xx status, or a body that is not a GraphQL response.
     static func decode(status: Int, body: Data) throws(APIError) -> [String: JSONValue] {
-        struct Envelope: Decodable {
-            var data: [String: JSONValue]?
-            var errors: [GraphQLResponseError]?
+        let isSuccess = (200..<300).contains(status)
+        guard status != 401, status != 403, case .object(let envelope)? = try? JSONValue.parse(body) else {
+            guard isSuccess else { throw APIError(status: status, body: body) }
+            do {
+                _ = try JSONValue.parse(body)
+            } catch {
+                throw .decoding(path: "", reason: error.description)
+            }
+            throw .decoding(path: "", reason: "a GraphQL response must be a JSON object")
         }
-        let envelope: Envelope
-        do {
-            envelope = try JSONDecoder().decode(Envelope.self, from: body)
-        } catch let error as DecodingError {
-            guard (200..<300).contains(status) else { throw APIError(status: status, body: body) }
-            throw APIError(error)
-        } catch {
-            throw APIError(status: status, body: body)
+        let data: [String: JSONValue]? = if case .object(let data)? = envelope["data"] { data } else { nil }
+        if case .array(let errors)? = envelope["errors"], !errors.isEmpty {
+            throw .graphQL(GraphQLErrors(errors: errors.map(GraphQLResponseError.init(json:)), data: data))
         }
-        if status == 401 || status == 403 { throw APIError(status: status, body: body) }
-        if let errors = envelope.errors, !errors.isEmpty { throw .graphQL(GraphQLErrors(errors: errors, data: envelope.data)) }
-        guard (200..<300).contains(status) else { throw APIError(status: status, body: body) }
-        guard let data = envelope.data else { throw .decoding(path: "data", reason: "the response has neither data nor errors") }
+        guard isSuccess else { throw APIError(status: status, body: body) }
+        guard let data else { throw .decoding(path: "data", reason: "the response has neither data nor errors") }
         return data
     }
 
@@ -280,8 +272,8 @@ public final class GraphQLClient: Sendable {
     /// watchers whose fields changed.
     @discardableResult
     func write(_ data: [String: JSONValue], _ operation: GraphQLOperation, variables: [String: JSONValue],
-               ifGeneration generation: Int? = nil) -> Set<String> {
-        let changed = state.withLock { state -> Set<String> in
+               ifGeneration generation: Int? = nil) -> Set<FieldPath> {
+        let changed = state.withLock { state -> Set<FieldPath> in
             guard generation == nil || generation == state.generation else { return [] }
             do {
                 return try cache.write(data, for: operation, variables: variables)
@@ -307,9 +299,9 @@ public final class GraphQLClient: Sendable {
 
     /// Writes a query's data into the store as if the server had sent it (seed data for offline
     /// use, tests); watchers that read a changed field deliver again.
-    /// - Returns: the `record.field`s that changed.
+    /// - Returns: the fields that changed.
     @discardableResult
-    public func writeLocal<Q: GraphQLQuery>(_ query: Q, data: [String: JSONValue]) throws(APIError) -> Set<String> {
+    public func writeLocal<Q: GraphQLQuery>(_ query: Q, data: [String: JSONValue]) throws(APIError) -> Set<FieldPath> {
         write(data, try query.operation(), variables: query.variables)
     }
 }

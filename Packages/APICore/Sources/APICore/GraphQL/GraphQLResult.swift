@@ -34,6 +34,18 @@ public struct GraphQLResponseError: Sendable, Hashable, Codable {
         self.extensions = extensions
     }
 
+    /// Reads one entry of an `errors` array; a message that is not a string is kept as its JSON.
+    init(json: JSONValue) {
+        guard case .object(let object) = json else {
+            self.init(message: String(decoding: json.serialized(), as: UTF8.self))
+            return
+        }
+        let message = object["message"].map { $0.stringValue ?? String(decoding: $0.serialized(), as: UTF8.self) }
+        let path: [JSONValue]? = if case .array(let path)? = object["path"] { path } else { nil }
+        let extensions: [String: JSONValue]? = if case .object(let extensions)? = object["extensions"] { extensions } else { nil }
+        self.init(message: message ?? "(no message)", path: path, extensions: extensions)
+    }
+
     /// `extensions.code`, when the server set one.
     public var code: String? { extensions?["code"]?.stringValue }
 

@@ -11,8 +11,8 @@ public final class NormalizedCache: Sendable {
         public var data: [String: JSONValue]
         /// The oldest write among the fields read: the query is fresh while this is younger than its timeout.
         public var oldestWrite: Date?
-        /// Every `record.field` read, for watchers.
-        public var dependencies: Set<String>
+        /// Every field read, for watchers (empty unless asked for).
+        public var dependencies: Set<FieldPath>
     }
 
     /// Where records are kept.
@@ -33,10 +33,10 @@ public final class NormalizedCache: Sendable {
         self.keyProvider = { typename, object in keyProvider(typename)?.cacheKey(for: object, typename: typename) }
     }
 
-    /// Writes an operation's response data into the store; returns the `record.field`s that changed.
+    /// Writes an operation's response data into the store; returns the fields that changed.
     @discardableResult
     public func write(_ data: [String: JSONValue], for operation: GraphQLOperation,
-                      variables: [String: JSONValue] = [:]) throws -> Set<String> {
+                      variables: [String: JSONValue] = [:]) throws -> Set<FieldPath> {
         try store.merge(normalize(data, for: operation, variables: variables))
     }
 
@@ -53,9 +53,12 @@ public final class NormalizedCache: Sendable {
     /// - Throws: ``CacheReadMiss/missing(path:)`` when a field is not stored;
     ///   ``CacheReadMiss/corrupt(path:reason:)`` when a stored value does not fit (the record is then
     ///   removed, so the next fetch replaces it).
-    public func read(_ operation: GraphQLOperation, variables: [String: JSONValue] = [:]) throws(CacheReadMiss) -> ReadResult {
+    /// - Parameter trackingDependencies: whether to list the fields read (watchers need them; a
+    ///   plain fetch does not, and skipping them makes a read much cheaper).
+    public func read(_ operation: GraphQLOperation, variables: [String: JSONValue] = [:],
+                     trackingDependencies: Bool = true) throws(CacheReadMiss) -> ReadResult {
         let store = self.store
-        var reader = RecordReader(variables: variables) { key throws(CacheReadMiss) in
+        var reader = RecordReader(variables: variables, tracksDependencies: trackingDependencies) { key throws(CacheReadMiss) in
             do {
                 return try store.record(forKey: key)
             } catch RecordStoreError.corrupt(_, let reason) {
@@ -76,22 +79,22 @@ public final class NormalizedCache: Sendable {
     }
 
     /// Removes every record owned by exactly this account, and the fields that referenced them;
-    /// returns the removed `record.field`s.
+    /// returns the removed fields.
     @discardableResult
-    public func clear(forAccountId accountId: String) throws -> Set<String> {
+    public func clear(forAccountId accountId: String) throws -> Set<FieldPath> {
         try store.removeRecords { _, record in record.accountId == accountId }
     }
 
-    /// Removes one object (and the references to it); returns the removed `record.field`s.
+    /// Removes one object (and the references to it); returns the removed fields.
     @discardableResult
-    public func removeObject(forKey key: String) throws -> Set<String> {
+    public func removeObject(forKey key: String) throws -> Set<FieldPath> {
         try store.removeRecords { candidate, _ in candidate == key }
     }
 
     /// Removes the root fields a query selects, so reading it misses; returns the removed
-    /// `QUERY_ROOT.field`s. Objects stay: other queries may read them.
+    /// root fields. Objects stay: other queries may read them.
     @discardableResult
-    public func removeRootFields(of operation: GraphQLOperation, variables: [String: JSONValue] = [:]) throws -> Set<String> {
+    public func removeRootFields(of operation: GraphQLOperation, variables: [String: JSONValue] = [:]) throws -> Set<FieldPath> {
         var names: Set<String> = []
         func collect(_ selections: [QuerySelection]) {
             for selection in selections {

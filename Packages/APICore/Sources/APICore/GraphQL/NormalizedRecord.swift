@@ -42,6 +42,24 @@ public indirect enum RecordValue: Sendable, Hashable {
     }
 }
 
+/// One field of one record (`Account:123` and `balance`): what a watcher read and what a write
+/// changed.
+public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
+    /// The record's key.
+    public var record: String
+    /// The field's key.
+    public var field: String
+
+    /// Creates a path.
+    public init(_ record: String, _ field: String) {
+        self.record = record
+        self.field = field
+    }
+
+    /// `Account:123.balance`.
+    public var description: String { "\(record).\(field)" }
+}
+
 /// The root records' keys.
 public enum RootKey {
     /// Where a query's root fields are stored (the seed's `QUERY_ROOT`).

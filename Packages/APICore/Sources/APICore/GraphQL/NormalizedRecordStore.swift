@@ -8,17 +8,17 @@ public protocol NormalizedRecordStore: Sendable {
     /// The record under `key`, if any.
     /// - Throws: ``RecordStoreError/corrupt(key:reason:)`` for a stored record that does not decode.
     func record(forKey key: String) throws -> NormalizedRecord?
-    /// Merges records field by field (fields not in `records` are kept) and returns the
-    /// `key.field` of every field whose value changed.
+    /// Merges records field by field (fields not in `records` are kept) and returns every field
+    /// whose value changed.
     @discardableResult
-    func merge(_ records: [String: NormalizedRecord]) throws -> Set<String>
+    func merge(_ records: [String: NormalizedRecord]) throws -> Set<FieldPath>
     /// Removes the records the predicate selects, and every field elsewhere that references one of
-    /// them (so a read that meets it is a miss). Returns the `key.field` of every field removed.
+    /// them (so a read that meets it is a miss). Returns every field removed.
     @discardableResult
-    func removeRecords(where predicate: @Sendable (String, NormalizedRecord) -> Bool) throws -> Set<String>
-    /// Removes these fields (`[recordKey: fieldKeys]`); returns the `key.field`s that were present.
+    func removeRecords(where predicate: @Sendable (String, NormalizedRecord) -> Bool) throws -> Set<FieldPath>
+    /// Removes these fields (`[recordKey: fieldKeys]`); returns those that were present.
     @discardableResult
-    func removeFields(_ fields: [String: Set<String>]) throws -> Set<String>
+    func removeFields(_ fields: [String: Set<String>]) throws -> Set<FieldPath>
     /// Marks every field as written long ago, so every query reading it is stale ("clear timestamps").
     func expireAll() throws
     /// Removes everything.
@@ -36,9 +36,9 @@ public enum RecordStoreError: Error, Sendable, Hashable {
 }
 
 extension NormalizedRecord {
-    /// The `key.field` of every field of this record.
-    func fieldPaths(key: String) -> Set<String> {
-        Set(fields.keys.map { "\(key).\($0)" })
+    /// Every field of this record.
+    func fieldPaths(key: String) -> Set<FieldPath> {
+        Set(fields.keys.map { FieldPath(key, $0) })
     }
 
     /// The fields that reference any of `keys`.
@@ -76,13 +76,13 @@ public final class InMemoryRecordStore: NormalizedRecordStore {
 
     /// Merges field by field; returns the changed fields.
     @discardableResult
-    public func merge(_ incoming: [String: NormalizedRecord]) -> Set<String> {
+    public func merge(_ incoming: [String: NormalizedRecord]) -> Set<FieldPath> {
         records.withLock { records in
-            var changed: Set<String> = []
+            var changed: Set<FieldPath> = []
             for (key, record) in incoming {
                 var existing = records[key] ?? NormalizedRecord(accountId: record.accountId)
                 for (field, value) in record.fields {
-                    if existing.fields[field] != value { changed.insert("\(key).\(field)") }
+                    if existing.fields[field] != value { changed.insert(FieldPath(key, field)) }
                     existing.fields[field] = value
                     existing.writtenAt[field] = record.writtenAt[field] ?? existing.writtenAt[field]
                 }
@@ -95,11 +95,11 @@ public final class InMemoryRecordStore: NormalizedRecordStore {
 
     /// Removes the selected records and the references to them; returns the removed fields.
     @discardableResult
-    public func removeRecords(where predicate: @Sendable (String, NormalizedRecord) -> Bool) -> Set<String> {
+    public func removeRecords(where predicate: @Sendable (String, NormalizedRecord) -> Bool) -> Set<FieldPath> {
         records.withLock { records in
             let removed = records.filter { predicate($0.key, $0.value) }
             guard !removed.isEmpty else { return [] }
-            var changed: Set<String> = []
+            var changed: Set<FieldPath> = []
             for (key, record) in removed {
                 records[key] = nil
                 changed.formUnion(record.fieldPaths(key: key))
@@ -109,7 +109,7 @@ public final class InMemoryRecordStore: NormalizedRecordStore {
                 for field in record.fields(referencing: removedKeys) {
                     records[key]?.fields[field] = nil
                     records[key]?.writtenAt[field] = nil
-                    changed.insert("\(key).\(field)")
+                    changed.insert(FieldPath(key, field))
                 }
             }
             return changed
@@ -118,13 +118,13 @@ public final class InMemoryRecordStore: NormalizedRecordStore {
 
     /// Removes these fields; returns those that were present.
     @discardableResult
-    public func removeFields(_ fields: [String: Set<String>]) -> Set<String> {
+    public func removeFields(_ fields: [String: Set<String>]) -> Set<FieldPath> {
         records.withLock { records in
-            var changed: Set<String> = []
+            var changed: Set<FieldPath> = []
             for (key, names) in fields {
                 for name in names where records[key]?.fields.removeValue(forKey: name) != nil {
                     records[key]?.writtenAt[name] = nil
-                    changed.insert("\(key).\(name)")
+                    changed.insert(FieldPath(key, name))
                 }
             }
             return changed

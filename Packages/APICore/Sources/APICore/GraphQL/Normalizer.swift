@@ -25,7 +25,8 @@ struct Normalizer {
                 // A field missing from the response belongs to a fragment that did not apply.
                 guard let value = object[field.responseKey] else { continue }
                 let fieldKey = FieldKey.make(field, variables: variables)
-                let stored = normalize(value, field: field, path: "\(key).\(fieldKey)", accountId: accountId)
+                let stored = field.selections.isEmpty
+                    ? .value(value) : normalize(value, field: field, path: FieldPath(key, fieldKey).description, accountId: accountId)
                 records[key]?.fields[fieldKey] = stored
                 records[key]?.writtenAt[fieldKey] = now
             case .fragment(_, let selections):

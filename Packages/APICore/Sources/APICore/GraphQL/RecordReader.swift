@@ -13,13 +13,16 @@ public enum CacheReadMiss: Error, Sendable, Hashable {
 struct RecordReader {
     let variables: [String: JSONValue]
     let record: (String) throws(CacheReadMiss) -> NormalizedRecord?
-    private(set) var dependencies: Set<String> = []
+    let tracksDependencies: Bool
+    private(set) var dependencies: Set<FieldPath> = []
     private(set) var oldestWrite: Date?
     /// The record that held a corrupt value, when reading threw ``CacheReadMiss/corrupt(path:reason:)``.
     private(set) var corruptRecord: String?
 
-    init(variables: [String: JSONValue], record: @escaping (String) throws(CacheReadMiss) -> NormalizedRecord?) {
+    init(variables: [String: JSONValue], tracksDependencies: Bool = true,
+         record: @escaping (String) throws(CacheReadMiss) -> NormalizedRecord?) {
         self.variables = variables
+        self.tracksDependencies = tracksDependencies
         self.record = record
     }
 
@@ -44,10 +47,10 @@ struct RecordReader {
             case .field(let field):
                 let fieldKey = FieldKey.make(field, variables: variables)
                 guard let value = stored.fields[fieldKey] else { throw .missing(path: "\(key).\(fieldKey)") }
-                dependencies.insert("\(key).\(fieldKey)")
+                if tracksDependencies { dependencies.insert(FieldPath(key, fieldKey)) }
                 if let written = stored.writtenAt[fieldKey] { oldestWrite = min(oldestWrite ?? written, written) }
                 do {
-                    object[field.responseKey] = try resolve(value, field: field, path: "\(key).\(fieldKey)")
+                    object[field.responseKey] = try resolve(value, field: field, path: FieldPath(key, fieldKey).description)
                 } catch {
                     if case .corrupt = error, corruptRecord == nil { corruptRecord = key }
                     throw error
@@ -68,21 +71,25 @@ struct RecordReader {
         }
     }
 
-    private mutating func resolve(_ value: RecordValue, field: QueryField, path: String) throws(CacheReadMiss) -> JSONValue {
+    /// `path` is built only for an error or a nested list: most values are scalars.
+    private mutating func resolve(_ value: RecordValue, field: QueryField, path: @autoclosure () -> String)
+        throws(CacheReadMiss) -> JSONValue
+    {
         switch value {
         case .value(let json):
             guard field.selections.isEmpty || json == .null else {
-                throw .corrupt(path: path, reason: "a scalar is stored where an object is selected")
+                throw .corrupt(path: path(), reason: "a scalar is stored where an object is selected")
             }
             return json
         case .reference(let key):
             guard !field.selections.isEmpty else {
-                throw .corrupt(path: path, reason: "a reference is stored where a scalar is selected")
+                throw .corrupt(path: path(), reason: "a reference is stored where a scalar is selected")
             }
             return .object(try read(field.selections, from: key))
         case .list(let items):
             var result: [JSONValue] = []
-            for (index, item) in items.enumerated() { result.append(try resolve(item, field: field, path: "\(path).\(index)")) }
+            result.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() { result.append(try resolve(item, field: field, path: "\(path()).\(index)")) }
             return .array(result)
         }
     }

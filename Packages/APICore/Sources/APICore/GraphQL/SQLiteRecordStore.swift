@@ -50,7 +50,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
             throw .database("\(error)")
         }
         let last = (try? queue.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(accessed), 0) FROM record") }) ?? 0
-        recency.withLock { $0.counter = last ?? 0 }
+        recency.withLock { $0.counter = last }
     }
 
     private static func open(_ url: URL) throws -> DatabaseQueue {
@@ -98,7 +98,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     /// Merges field by field; returns the changed fields. Evicts the least recently used records
     /// when the file grows past ``byteLimit``.
     @discardableResult
-    public func merge(_ incoming: [String: NormalizedRecord]) throws -> Set<String> {
+    public func merge(_ incoming: [String: NormalizedRecord]) throws -> Set<FieldPath> {
         let touched = recency.withLock { recency in
             defer { recency.touched = [:] }
             var touched = recency.touched
@@ -106,12 +106,12 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
             return touched
         }
         return try write { db in
-            var changed: Set<String> = []
+            var changed: Set<FieldPath> = []
             for (key, record) in incoming {
                 let row = try Row.fetchOne(db, sql: "SELECT body, account FROM record WHERE key = ?", arguments: [key])
                 var existing = (row.flatMap { try? Self.decode($0, key: key) }) ?? NormalizedRecord(accountId: record.accountId)
                 for (field, value) in record.fields {
-                    if existing.fields[field] != value { changed.insert("\(key).\(field)") }
+                    if existing.fields[field] != value { changed.insert(FieldPath(key, field)) }
                     existing.fields[field] = value
                     existing.writtenAt[field] = record.writtenAt[field] ?? existing.writtenAt[field]
                 }
@@ -126,12 +126,12 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
 
     /// Removes the selected records and the references to them; returns the removed fields.
     @discardableResult
-    public func removeRecords(where predicate: @Sendable (String, NormalizedRecord) -> Bool) throws -> Set<String> {
+    public func removeRecords(where predicate: @Sendable (String, NormalizedRecord) -> Bool) throws -> Set<FieldPath> {
         try write { db in
             let all = try Self.all(db)
             let removed = all.filter { predicate($0.key, $0.value) }
             guard !removed.isEmpty else { return [] }
-            var changed: Set<String> = []
+            var changed: Set<FieldPath> = []
             for (key, record) in removed {
                 try db.execute(sql: "DELETE FROM record WHERE key = ?", arguments: [key])
                 changed.formUnion(record.fieldPaths(key: key))
@@ -143,7 +143,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
                 for field in stale {
                     record.fields[field] = nil
                     record.writtenAt[field] = nil
-                    changed.insert("\(key).\(field)")
+                    changed.insert(FieldPath(key, field))
                 }
                 try Self.save(record, key: key, accessed: nil, db)
             }
@@ -153,15 +153,15 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
 
     /// Removes these fields; returns those that were present.
     @discardableResult
-    public func removeFields(_ fields: [String: Set<String>]) throws -> Set<String> {
+    public func removeFields(_ fields: [String: Set<String>]) throws -> Set<FieldPath> {
         try write { db in
-            var changed: Set<String> = []
+            var changed: Set<FieldPath> = []
             for (key, names) in fields {
                 guard let row = try Row.fetchOne(db, sql: "SELECT body, account FROM record WHERE key = ?", arguments: [key]),
                       var record = try? Self.decode(row, key: key) else { continue }
                 for name in names where record.fields.removeValue(forKey: name) != nil {
                     record.writtenAt[name] = nil
-                    changed.insert("\(key).\(name)")
+                    changed.insert(FieldPath(key, name))
                 }
                 try Self.save(record, key: key, accessed: nil, db)
             }
@@ -273,42 +273,51 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
 /// The stored form of a record: JSON, `{"f": {field: value}, "w": {field: seconds since 1970}, "a": account}`,
 /// each value `{"v": json}`, `{"r": key}` or `{"l": [values]}`.
 enum RecordCoding {
-    private struct Stored: Codable {
-        var f: [String: StoredValue]
-        var w: [String: Double]
-        var a: String?
-    }
-
-    private indirect enum StoredValue: Codable {
-        case v(JSONValue)
-        case r(String)
-        case l([StoredValue])
-
-        init(_ value: RecordValue) {
-            switch value {
-            case .value(let json): self = .v(json)
-            case .reference(let key): self = .r(key)
-            case .list(let items): self = .l(items.map(StoredValue.init))
-            }
-        }
-
-        var value: RecordValue {
-            switch self {
-            case .v(let json): .value(json)
-            case .r(let key): .reference(key)
-            case .l(let items): .list(items.map(\.value))
-            }
-        }
+    struct Malformed: Error, CustomStringConvertible {
+        var description: String
     }
 
     static func encode(_ record: NormalizedRecord) throws -> Data {
-        try JSONEncoder().encode(Stored(f: record.fields.mapValues(StoredValue.init),
-                                        w: record.writtenAt.mapValues(\.timeIntervalSince1970), a: record.accountId))
+        var object: [String: JSONValue] = [
+            "f": .object(record.fields.mapValues(stored)),
+            "w": .object(record.writtenAt.mapValues { .double($0.timeIntervalSince1970) }),
+        ]
+        if let account = record.accountId { object["a"] = .string(account) }
+        return JSONValue.object(object).serialized()
     }
 
     static func decode(_ data: Data) throws -> NormalizedRecord {
-        let stored = try JSONDecoder().decode(Stored.self, from: data)
-        return NormalizedRecord(fields: stored.f.mapValues(\.value),
-                                writtenAt: stored.w.mapValues(Date.init(timeIntervalSince1970:)), accountId: stored.a)
+        guard case .object(let object) = try JSONValue.parse(data), case .object(let fields)? = object["f"],
+              case .object(let written)? = object["w"] else { throw Malformed(description: "not a stored record") }
+        var record = NormalizedRecord(accountId: object["a"]?.stringValue)
+        for (field, value) in fields { record.fields[field] = try self.value(value) }
+        for (field, seconds) in written {
+            switch seconds {
+            case .double(let seconds): record.writtenAt[field] = Date(timeIntervalSince1970: seconds)
+            case .int(let seconds): record.writtenAt[field] = Date(timeIntervalSince1970: Double(seconds))
+            default: throw Malformed(description: "write time of '\(field)' is not a number")
+            }
+        }
+        return record
+    }
+
+    private static func stored(_ value: RecordValue) -> JSONValue {
+        switch value {
+        case .value(let json): ["v": json]
+        case .reference(let key): ["r": .string(key)]
+        case .list(let items): ["l": .array(items.map(stored))]
+        }
+    }
+
+    private static func value(_ stored: JSONValue) throws -> RecordValue {
+        guard case .object(let object) = stored, object.count == 1, let (tag, content) = object.first else {
+            throw Malformed(description: "not a stored value")
+        }
+        switch (tag, content) {
+        case ("v", let json): return .value(json)
+        case ("r", .string(let key)): return .reference(key)
+        case ("l", .array(let items)): return .list(try items.map(value))
+        default: throw Malformed(description: "unknown stored value '\(tag)'")
+        }
     }
 }
