@@ -26,9 +26,12 @@ let package = Package(
             path: "Benchmarks/CacheKitBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Reads glibc's allocator statistics, to size what a store holds in memory.
+        .target(name: "HeapUsage", path: "Benchmarks/HeapUsage"),
         .executableTarget(
             name: "APICoreBenchmarks",
             dependencies: [
+                "HeapUsage",
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "APICoreTesting", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),

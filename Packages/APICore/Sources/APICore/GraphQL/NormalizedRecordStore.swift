@@ -80,7 +80,11 @@ public final class InMemoryRecordStore: NormalizedRecordStore {
         records.withLock { records in
             var changed: Set<FieldPath> = []
             for (key, record) in incoming {
-                var existing = records[key] ?? NormalizedRecord(accountId: record.accountId)
+                guard var existing = records[key] else {
+                    records[key] = record
+                    for field in record.fields.keys { changed.insert(FieldPath(key, field)) }
+                    continue
+                }
                 for (field, value) in record.fields {
                     if existing.fields[field] != value { changed.insert(FieldPath(key, field)) }
                     existing.fields[field] = value

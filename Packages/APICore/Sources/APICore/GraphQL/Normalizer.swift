@@ -16,41 +16,58 @@ struct Normalizer {
         self.keyProvider = keyProvider
     }
 
-    /// Writes `object`'s selected fields into the record `key`.
+    /// Writes `object`'s selected fields into the record `key`. The record is filled locally and
+    /// stored once (a nested object with the same key, written meanwhile, is merged with it).
     mutating func write(_ object: [String: JSONValue], selections: [QuerySelection], into key: String, accountId: String?) {
-        if records[key] == nil { records[key] = NormalizedRecord(accountId: accountId) }
+        var record = NormalizedRecord(accountId: accountId)
+        fill(&record, from: object, selections: selections, key: key, accountId: accountId)
+        if var existing = records[key] {
+            for (field, value) in record.fields {
+                existing.fields[field] = value
+                existing.writtenAt[field] = now
+            }
+            records[key] = existing
+        } else {
+            records[key] = record
+        }
+    }
+
+    private mutating func fill(_ record: inout NormalizedRecord, from object: [String: JSONValue],
+                               selections: [QuerySelection], key: String, accountId: String?) {
         for selection in selections {
             switch selection {
             case .field(let field):
                 // A field missing from the response belongs to a fragment that did not apply.
                 guard let value = object[field.responseKey] else { continue }
                 let fieldKey = FieldKey.make(field, variables: variables)
-                let stored = field.selections.isEmpty
+                record.fields[fieldKey] = field.selections.isEmpty
                     ? .value(value) : normalize(value, field: field, path: FieldPath(key, fieldKey).description, accountId: accountId)
-                records[key]?.fields[fieldKey] = stored
-                records[key]?.writtenAt[fieldKey] = now
+                record.writtenAt[fieldKey] = now
             case .fragment(_, let selections):
-                write(object, selections: selections, into: key, accountId: accountId)
+                fill(&record, from: object, selections: selections, key: key, accountId: accountId)
             }
         }
     }
 
-    private mutating func normalize(_ value: JSONValue, field: QueryField, path: String, accountId: String?) -> RecordValue {
-        guard !field.selections.isEmpty else { return .value(value) }
+    /// `path` is built only for an object without a key: most objects have one.
+    private mutating func normalize(_ value: JSONValue, field: QueryField, path: @autoclosure () -> String,
+                                    accountId: String?) -> RecordValue {
         switch value {
         case .object(let object):
-            var childKey = path
-            var childAccount = accountId
             if let typename = object["__typename"]?.stringValue, let key = keyProvider(typename, object) {
-                childKey = key.key
-                childAccount = key.accountId
+                write(object, selections: field.selections, into: key.key, accountId: key.accountId)
+                return .reference(key.key)
             }
-            write(object, selections: field.selections, into: childKey, accountId: childAccount)
+            let childKey = path()
+            write(object, selections: field.selections, into: childKey, accountId: accountId)
             return .reference(childKey)
         case .array(let items):
-            return .list(items.enumerated().map { index, item in
-                normalize(item, field: field, path: "\(path).\(index)", accountId: accountId)
-            })
+            var list: [RecordValue] = []
+            list.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() {
+                list.append(normalize(item, field: field, path: "\(path()).\(index)", accountId: accountId))
+            }
+            return .list(list)
         default:
             return .value(value)
         }

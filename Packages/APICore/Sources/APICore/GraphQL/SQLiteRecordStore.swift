@@ -89,7 +89,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     /// The record under `key`.
     /// - Throws: ``RecordStoreError/corrupt(key:reason:)`` when its row does not decode.
     public func record(forKey key: String) throws -> NormalizedRecord? {
-        let row = try database { db in try Row.fetchOne(db, sql: "SELECT body, account FROM record WHERE key = ?", arguments: [key]) }
+        let row = try database { db in try Row.fetchOne(try db.cachedStatement(sql: Self.selectSQL), arguments: [key]) }
         guard let row else { return nil }
         recency.withLock { $0.touched[key] = $0.next() }
         return try Self.decode(row, key: key)
@@ -108,7 +108,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
         return try write { db in
             var changed: Set<FieldPath> = []
             for (key, record) in incoming {
-                let row = try Row.fetchOne(db, sql: "SELECT body, account FROM record WHERE key = ?", arguments: [key])
+                let row = try Row.fetchOne(try db.cachedStatement(sql: Self.selectSQL), arguments: [key])
                 var existing = (row.flatMap { try? Self.decode($0, key: key) }) ?? NormalizedRecord(accountId: record.accountId)
                 for (field, value) in record.fields {
                     if existing.fields[field] != value { changed.insert(FieldPath(key, field)) }
@@ -157,7 +157,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
         try write { db in
             var changed: Set<FieldPath> = []
             for (key, names) in fields {
-                guard let row = try Row.fetchOne(db, sql: "SELECT body, account FROM record WHERE key = ?", arguments: [key]),
+                guard let row = try Row.fetchOne(try db.cachedStatement(sql: Self.selectSQL), arguments: [key]),
                       var record = try? Self.decode(row, key: key) else { continue }
                 for name in names where record.fields.removeValue(forKey: name) != nil {
                     record.writtenAt[name] = nil
@@ -195,6 +195,8 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     }
 
     // MARK: Rows
+
+    private static let selectSQL = "SELECT body, account FROM record WHERE key = ?"
 
     private func database<T>(_ body: (Database) throws -> T) throws -> T {
         do {
