@@ -121,7 +121,7 @@ extension GraphQLClient {
     /// The records a response normalizes to, as `[key: fields]`.
     private func records(of data: [String: JSONValue], _ operation: GraphQLOperation,
                          variables: [String: JSONValue]) -> [String: Set<String>] {
-        cache.normalize(data, for: operation, variables: variables).mapValues { Set($0.fields.keys) }
+        cache.normalize(data, for: operation, variables: variables).mapValues { Set($0.keys) }
     }
 
     private func applyOptimistic(_ data: [String: JSONValue], _ operation: GraphQLOperation,
@@ -131,9 +131,10 @@ extension GraphQLClient {
             var fields: [OptimisticWrite.Field] = []
             for (key, record) in records {
                 let existing = try? cache.store.record(forKey: key)
-                for (field, value) in record.fields {
-                    fields.append(.init(key: key, field: field, previous: existing?.fields[field],
-                                        previousWrittenAt: existing?.writtenAt[field], optimistic: value))
+                record.forEachEntry { field, value, _ in
+                    let previous = existing?.entry(field)
+                    fields.append(.init(key: key, field: field, previous: previous?.value,
+                                        previousWrittenAt: previous?.writtenAt, optimistic: value))
                 }
             }
             let changed = (try? cache.store.merge(records)) ?? []
@@ -151,10 +152,10 @@ extension GraphQLClient {
             var remove: [String: Set<String>] = [:]
             for field in write.fields where keeping[field.key]?.contains(field.field) != true {
                 guard let current = try? cache.store.record(forKey: field.key),
-                      current.fields[field.field] == field.optimistic else { continue }
+                      current.entry(field.field)?.value == field.optimistic else { continue }
                 if let previous = field.previous {
-                    restore[field.key, default: NormalizedRecord(accountId: current.accountId)].fields[field.field] = previous
-                    restore[field.key]?.writtenAt[field.field] = field.previousWrittenAt
+                    restore[field.key, default: NormalizedRecord(accountId: current.accountId)]
+                        .set(field.field, previous, writtenAt: field.previousWrittenAt ?? .distantPast)
                 } else {
                     remove[field.key, default: []].insert(field.field)
                 }

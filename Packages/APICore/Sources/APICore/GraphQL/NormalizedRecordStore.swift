@@ -38,7 +38,7 @@ public enum RecordStoreError: Error, Sendable, Hashable {
 extension NormalizedRecord {
     /// Every field of this record.
     func fieldPaths(key: String) -> Set<FieldPath> {
-        Set(fields.keys.map { FieldPath(key, $0) })
+        Set(keys.map { FieldPath(key, $0) })
     }
 
     /// The fields that reference any of `keys`.
@@ -46,20 +46,8 @@ extension NormalizedRecord {
         fields.filter { !Set($0.value.references).isDisjoint(with: keys) }.map(\.key)
     }
 
-    /// A rough size in bytes: keys and values as text.
-    var estimatedBytes: Int {
-        fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.estimatedBytes + 8 }
-    }
-}
-
-extension RecordValue {
-    var estimatedBytes: Int {
-        switch self {
-        case .value(let json): FieldKey.canonical(json).utf8.count
-        case .reference(let key): key.utf8.count
-        case .list(let items): items.reduce(2) { $0 + $1.estimatedBytes + 1 }
-        }
-    }
+    /// The packed size in bytes.
+    var estimatedBytes: Int { bytes.count }
 }
 
 /// Records in memory, behind a lock.
@@ -82,15 +70,10 @@ public final class InMemoryRecordStore: NormalizedRecordStore {
             for (key, record) in incoming {
                 guard var existing = records[key] else {
                     records[key] = record
-                    for field in record.fields.keys { changed.insert(FieldPath(key, field)) }
+                    for field in record.keys { changed.insert(FieldPath(key, field)) }
                     continue
                 }
-                for (field, value) in record.fields {
-                    if existing.fields[field] != value { changed.insert(FieldPath(key, field)) }
-                    existing.fields[field] = value
-                    existing.writtenAt[field] = record.writtenAt[field] ?? existing.writtenAt[field]
-                }
-                if let account = record.accountId { existing.accountId = account }
+                for field in existing.merge(record) { changed.insert(FieldPath(key, field)) }
                 records[key] = existing
             }
             return changed
@@ -111,8 +94,7 @@ public final class InMemoryRecordStore: NormalizedRecordStore {
             let removedKeys = Set(removed.keys)
             for (key, record) in records {
                 for field in record.fields(referencing: removedKeys) {
-                    records[key]?.fields[field] = nil
-                    records[key]?.writtenAt[field] = nil
+                    records[key]?.remove(field)
                     changed.insert(FieldPath(key, field))
                 }
             }
@@ -126,8 +108,7 @@ public final class InMemoryRecordStore: NormalizedRecordStore {
         records.withLock { records in
             var changed: Set<FieldPath> = []
             for (key, names) in fields {
-                for name in names where records[key]?.fields.removeValue(forKey: name) != nil {
-                    records[key]?.writtenAt[name] = nil
+                for name in names where records[key]?.remove(name) == true {
                     changed.insert(FieldPath(key, name))
                 }
             }
@@ -140,7 +121,7 @@ public final class InMemoryRecordStore: NormalizedRecordStore {
         records.withLock { records in
             records = records.mapValues { record in
                 var record = record
-                record.writtenAt = record.writtenAt.mapValues { _ in .distantPast }
+                record.restamp(.distantPast)
                 return record
             }
         }

@@ -19,20 +19,18 @@ struct Normalizer {
     /// Writes `object`'s selected fields into the record `key`. The record is filled locally and
     /// stored once (a nested object with the same key, written meanwhile, is merged with it).
     mutating func write(_ object: [String: JSONValue], selections: [QuerySelection], into key: String, accountId: String?) {
-        var record = NormalizedRecord(accountId: accountId)
-        fill(&record, from: object, selections: selections, key: key, accountId: accountId)
+        var fields: [(String, RecordValue)] = []
+        fill(&fields, from: object, selections: selections, key: key, accountId: accountId)
+        let record = NormalizedRecord(fields: fields, writtenAt: now, accountId: accountId)
         if var existing = records[key] {
-            for (field, value) in record.fields {
-                existing.fields[field] = value
-                existing.writtenAt[field] = now
-            }
+            _ = existing.merge(record)
             records[key] = existing
         } else {
             records[key] = record
         }
     }
 
-    private mutating func fill(_ record: inout NormalizedRecord, from object: [String: JSONValue],
+    private mutating func fill(_ fields: inout [(String, RecordValue)], from object: [String: JSONValue],
                                selections: [QuerySelection], key: String, accountId: String?) {
         for selection in selections {
             switch selection {
@@ -40,11 +38,10 @@ struct Normalizer {
                 // A field missing from the response belongs to a fragment that did not apply.
                 guard let value = object[field.responseKey] else { continue }
                 let fieldKey = FieldKey.make(field, variables: variables)
-                record.fields[fieldKey] = field.selections.isEmpty
-                    ? .value(value) : normalize(value, field: field, path: FieldPath(key, fieldKey).description, accountId: accountId)
-                record.writtenAt[fieldKey] = now
+                fields.append((fieldKey, field.selections.isEmpty
+                    ? .value(value) : normalize(value, field: field, path: FieldPath(key, fieldKey).description, accountId: accountId)))
             case .fragment(_, let selections):
-                fill(&record, from: object, selections: selections, key: key, accountId: accountId)
+                fill(&fields, from: object, selections: selections, key: key, accountId: accountId)
             }
         }
     }

@@ -46,9 +46,9 @@ struct RecordReader {
             switch selection {
             case .field(let field):
                 let fieldKey = FieldKey.make(field, variables: variables)
-                guard let value = stored.fields[fieldKey] else { throw .missing(path: "\(key).\(fieldKey)") }
+                guard let (value, written) = stored.entry(fieldKey) else { throw .missing(path: "\(key).\(fieldKey)") }
                 if tracksDependencies { dependencies.insert(FieldPath(key, fieldKey)) }
-                if let written = stored.writtenAt[fieldKey] { oldestWrite = min(oldestWrite ?? written, written) }
+                oldestWrite = min(oldestWrite ?? written, written)
                 do {
                     object[field.responseKey] = try resolve(value, field: field, path: FieldPath(key, fieldKey).description)
                 } catch {

@@ -110,12 +110,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
             for (key, record) in incoming {
                 let row = try Row.fetchOne(try db.cachedStatement(sql: Self.selectSQL), arguments: [key])
                 var existing = (row.flatMap { try? Self.decode($0, key: key) }) ?? NormalizedRecord(accountId: record.accountId)
-                for (field, value) in record.fields {
-                    if existing.fields[field] != value { changed.insert(FieldPath(key, field)) }
-                    existing.fields[field] = value
-                    existing.writtenAt[field] = record.writtenAt[field] ?? existing.writtenAt[field]
-                }
-                if let account = record.accountId { existing.accountId = account }
+                for field in existing.merge(record) { changed.insert(FieldPath(key, field)) }
                 try Self.save(existing, key: key, accessed: touched[key] ?? 0, db)
             }
             try Self.apply(touched, db)
@@ -141,8 +136,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
                 let stale = record.fields(referencing: removedKeys)
                 guard !stale.isEmpty else { continue }
                 for field in stale {
-                    record.fields[field] = nil
-                    record.writtenAt[field] = nil
+                    record.remove(field)
                     changed.insert(FieldPath(key, field))
                 }
                 try Self.save(record, key: key, accessed: nil, db)
@@ -159,8 +153,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
             for (key, names) in fields {
                 guard let row = try Row.fetchOne(try db.cachedStatement(sql: Self.selectSQL), arguments: [key]),
                       var record = try? Self.decode(row, key: key) else { continue }
-                for name in names where record.fields.removeValue(forKey: name) != nil {
-                    record.writtenAt[name] = nil
+                for name in names where record.remove(name) {
                     changed.insert(FieldPath(key, name))
                 }
                 try Self.save(record, key: key, accessed: nil, db)
@@ -173,7 +166,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     public func expireAll() throws {
         try write { db in
             for (key, var record) in try Self.all(db) {
-                record.writtenAt = record.writtenAt.mapValues { _ in .distantPast }
+                record.restamp(.distantPast)
                 try Self.save(record, key: key, accessed: nil, db)
             }
         }
@@ -234,7 +227,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     }
 
     private static func save(_ record: NormalizedRecord, key: String, accessed: Int64?, _ db: Database) throws {
-        let body = try RecordCoding.encode(record)
+        let body = RecordCoding.encode(record)
         try db.execute(sql: """
             INSERT INTO record (key, body, account, size, accessed) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(key) DO UPDATE SET body = excluded.body, account = excluded.account, size = excluded.size,
@@ -272,54 +265,48 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     }
 }
 
-/// The stored form of a record: JSON, `{"f": {field: value}, "w": {field: seconds since 1970}, "a": account}`,
-/// each value `{"v": json}`, `{"r": key}` or `{"l": [values]}`.
+/// The stored form of a record: a format byte (1), the owning account (`0` for none, else its
+/// UTF-8 length + 1 as one varint, then the bytes), then the record's packed fields.
 enum RecordCoding {
     struct Malformed: Error, CustomStringConvertible {
         var description: String
     }
 
-    static func encode(_ record: NormalizedRecord) throws -> Data {
-        var object: [String: JSONValue] = [
-            "f": .object(record.fields.mapValues(stored)),
-            "w": .object(record.writtenAt.mapValues { .double($0.timeIntervalSince1970) }),
-        ]
-        if let account = record.accountId { object["a"] = .string(account) }
-        return JSONValue.object(object).serialized()
+    static func encode(_ record: NormalizedRecord) -> Data {
+        var data = Data([1])
+        let account = Array((record.accountId ?? "").utf8)
+        var length = record.accountId == nil ? 0 : UInt64(account.count + 1)
+        while length >= 0x80 {
+            data.append(UInt8(length & 0x7F) | 0x80)
+            length >>= 7
+        }
+        data.append(UInt8(length))
+        data.append(contentsOf: account)
+        data.append(contentsOf: record.bytes)
+        return data
     }
 
     static func decode(_ data: Data) throws -> NormalizedRecord {
-        guard case .object(let object) = try JSONValue.parse(data), case .object(let fields)? = object["f"],
-              case .object(let written)? = object["w"] else { throw Malformed(description: "not a stored record") }
-        var record = NormalizedRecord(accountId: object["a"]?.stringValue)
-        for (field, value) in fields { record.fields[field] = try self.value(value) }
-        for (field, seconds) in written {
-            switch seconds {
-            case .double(let seconds): record.writtenAt[field] = Date(timeIntervalSince1970: seconds)
-            case .int(let seconds): record.writtenAt[field] = Date(timeIntervalSince1970: Double(seconds))
-            default: throw Malformed(description: "write time of '\(field)' is not a number")
-            }
+        let bytes = [UInt8](data)
+        guard bytes.first == 1 else { throw Malformed(description: "unknown record format") }
+        var offset = 1
+        var length: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            guard offset < bytes.count, shift < 64 else { throw Malformed(description: "truncated account") }
+            let byte = bytes[offset]
+            offset += 1
+            length |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { break }
+            shift += 7
         }
-        return record
-    }
-
-    private static func stored(_ value: RecordValue) -> JSONValue {
-        switch value {
-        case .value(let json): ["v": json]
-        case .reference(let key): ["r": .string(key)]
-        case .list(let items): ["l": .array(items.map(stored))]
+        var accountId: String?
+        if length > 0 {
+            guard length - 1 <= UInt64(bytes.count - offset) else { throw Malformed(description: "truncated account") }
+            let end = offset + Int(length - 1)
+            accountId = String(decoding: bytes[offset..<end], as: UTF8.self)
+            offset = end
         }
-    }
-
-    private static func value(_ stored: JSONValue) throws -> RecordValue {
-        guard case .object(let object) = stored, object.count == 1, let (tag, content) = object.first else {
-            throw Malformed(description: "not a stored value")
-        }
-        switch (tag, content) {
-        case ("v", let json): return .value(json)
-        case ("r", .string(let key)): return .reference(key)
-        case ("l", .array(let items)): return .list(try items.map(value))
-        default: throw Malformed(description: "unknown stored value '\(tag)'")
-        }
+        return try NormalizedRecord(packed: Array(bytes[offset...]), accountId: accountId)
     }
 }
