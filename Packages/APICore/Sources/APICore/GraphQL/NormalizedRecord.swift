@@ -20,7 +20,7 @@ public struct NormalizedRecord: Sendable, Hashable {
         for key in fields.keys.sorted() {
             packer.append(key, fields[key] ?? .value(.null), writtenAt: writtenAt[key] ?? .distantPast)
         }
-        bytes = packer.bytes
+        bytes = packer.packed
     }
 
     /// Creates a record whose fields were all written at `date`.
@@ -30,7 +30,7 @@ public struct NormalizedRecord: Sendable, Hashable {
         for (key, value) in fields.sorted(by: { $0.0 < $1.0 }) {
             packer.append(key, value, writtenAt: date)
         }
-        bytes = packer.bytes
+        bytes = packer.packed
         deduplicate()
     }
 
@@ -127,7 +127,7 @@ public struct NormalizedRecord: Sendable, Hashable {
                 right = theirs.isAtEnd ? nil : try? theirs.nextRawEntry()
             }
         }
-        bytes = packer.bytes
+        bytes = packer.packed
         return changed
     }
 
@@ -147,7 +147,7 @@ public struct NormalizedRecord: Sendable, Hashable {
         while !reader.isAtEnd, let entry = try? reader.nextRawEntry() {
             if entry.key == key { removed = true } else { packer.appendRaw(bytes, entry.range) }
         }
-        bytes = packer.bytes
+        bytes = packer.packed
         return removed
     }
 
@@ -173,7 +173,7 @@ public struct NormalizedRecord: Sendable, Hashable {
             pending = entry
         }
         if let pending { packer.appendRaw(bytes, pending.range) }
-        bytes = packer.bytes
+        bytes = packer.packed
     }
 }
 

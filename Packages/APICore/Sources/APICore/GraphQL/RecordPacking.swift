@@ -24,6 +24,14 @@ struct RecordPacker {
 
     var isEmpty: Bool { bytes.isEmpty }
 
+    /// The bytes in a buffer of exactly their size: a record lives long, and growth by doubling
+    /// would leave up to half of each buffer unused.
+    var packed: [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
+            count = buffer.initialize(fromContentsOf: bytes)
+        }
+    }
+
     mutating func append(_ key: String, _ value: RecordValue, writtenAt: Date) {
         appendString(key)
         var bits = writtenAt.timeIntervalSince1970.bitPattern.littleEndian
