@@ -31,15 +31,18 @@ import Testing
         #expect(record.writtenAt == ["a": Self.date, "b": later, "c": later])
         #expect(record.remove("a") && !record.remove("a"))
         #expect(record.keys == ["b", "c"])
+        record.accountId = "9"
+        #expect(record.accountId == "9" && record.writtenAt == ["b": later, "c": later])
     }
 
     @Test func truncatedOrForeignBytesAreRejected() {
         let record = NormalizedRecord(fields: Self.fields, writtenAt: [:])
         for length in [1, 5, 17, record.bytes.count - 1] {
             #expect(throws: RecordPackingError.self) {
-                try NormalizedRecord(packed: Array(record.bytes.prefix(length)), accountId: nil)
+                try NormalizedRecord(packed: Array(record.bytes.prefix(length)))
             }
         }
         #expect(throws: (any Error).self) { try RecordCoding.decode(Data("{\"f\":{}}".utf8)) }
+        #expect(throws: (any Error).self) { try RecordCoding.decode(Data([2, 0, 1])) }
     }
 }

@@ -3,41 +3,39 @@ import Foundation
 /// One object in the normalized store: its fields by field key (`balance`, `account(id:"123")`),
 /// when each was written, and the account it belongs to when a kit's key provider says so.
 ///
-/// Fields are packed into one byte buffer, sorted by key (key, write time, tagged value), not
-/// kept in dictionaries: a 1,000-object response then takes less than twice its JSON size in
-/// memory, and reading a field is a short scan with no hashing. The SQLite store saves the same
-/// bytes.
+/// The account, the distinct write times and the fields (sorted by key) are packed into one byte
+/// buffer, not kept in dictionaries: a 1,000-object response then takes less than twice its JSON
+/// size in memory, and reading a field is a short scan with no hashing. The SQLite store saves the
+/// same bytes.
 public struct NormalizedRecord: Sendable, Hashable {
-    /// The packed fields.
+    /// The packed account, write times and fields (see ``RecordPacker``).
     private(set) var bytes: [UInt8]
-    /// The account that owns the object, for exact account clearing.
-    public var accountId: String?
 
     /// Creates a record; a field with no write time is stamped at the distant past.
     public init(fields: [String: RecordValue] = [:], writtenAt: [String: Date] = [:], accountId: String? = nil) {
-        self.accountId = accountId
-        var packer = RecordPacker()
+        var packer = RecordPacker(accountId: accountId)
         for key in fields.keys.sorted() {
             packer.append(key, fields[key] ?? .value(.null), writtenAt: writtenAt[key] ?? .distantPast)
         }
         bytes = packer.packed
     }
 
-    /// Creates a record whose fields were all written at `date`.
+    /// Creates a record whose fields were all written at `date`; of fields that share a key (a
+    /// fragment selecting a field again), the last is kept.
     init(fields: [(String, RecordValue)], writtenAt date: Date, accountId: String?) {
-        self.accountId = accountId
-        var packer = RecordPacker()
-        for (key, value) in fields.sorted(by: { $0.0 < $1.0 }) {
-            packer.append(key, value, writtenAt: date)
+        var packer = RecordPacker(accountId: accountId)
+        var latest: [String: Int] = [:]
+        for (index, field) in fields.enumerated() { latest[field.0] = index }
+        for (key, index) in latest.sorted(by: { $0.key < $1.key }) {
+            packer.append(key, fields[index].1, writtenAt: date)
         }
         bytes = packer.packed
-        deduplicate()
     }
 
-    /// Wraps packed bytes read from disk after checking them.
+    /// Wraps packed bytes read from disk after checking every entry.
     /// - Throws: ``RecordPackingError`` when they are not a packed record.
-    init(packed: [UInt8], accountId: String?) throws(RecordPackingError) {
-        var reader = RecordUnpacker(bytes: packed)
+    init(packed: [UInt8]) throws(RecordPackingError) {
+        var reader = try RecordUnpacker(bytes: packed)
         var previous: String?
         while !reader.isAtEnd {
             let entry = try reader.nextEntry()
@@ -45,7 +43,18 @@ public struct NormalizedRecord: Sendable, Hashable {
             previous = entry.key
         }
         bytes = packed
-        self.accountId = accountId
+    }
+
+    private init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    private var unpacker: RecordUnpacker? { try? RecordUnpacker(bytes: bytes) }
+
+    /// The account that owns the object, for exact account clearing.
+    public var accountId: String? {
+        get { unpacker?.accountId }
+        set { repack(accountId: newValue) { _ in true } }
     }
 
     /// Every field's value (unpacked: for inspection and tests, not the read path).
@@ -63,7 +72,9 @@ public struct NormalizedRecord: Sendable, Hashable {
     }
 
     /// Whether the record has no field.
-    public var isEmpty: Bool { bytes.isEmpty }
+    public var isEmpty: Bool {
+        unpacker?.isAtEnd ?? true
+    }
 
     /// The object's `__typename`, when stored.
     public var typename: String? {
@@ -72,9 +83,9 @@ public struct NormalizedRecord: Sendable, Hashable {
 
     /// One field's value and write time, found by scanning the packed fields.
     public func entry(_ key: String) -> (value: RecordValue, writtenAt: Date)? {
+        guard var reader = unpacker else { return nil }
         var key = key
         return key.withUTF8 { wanted in
-            var reader = RecordUnpacker(bytes: bytes)
             while !reader.isAtEnd {
                 do {
                     if let found = try reader.entry(ifKeyIs: wanted) { return found }
@@ -89,32 +100,47 @@ public struct NormalizedRecord: Sendable, Hashable {
     /// Every field's key, in order.
     var keys: [String] {
         var keys: [String] = []
-        var reader = RecordUnpacker(bytes: bytes)
-        while !reader.isAtEnd, let entry = try? reader.nextRawEntry() { keys.append(entry.key) }
+        forEachRawEntry { keys.append($0.key) }
         return keys
     }
 
     /// Calls `body` with every field, in key order.
     func forEachEntry(_ body: (String, RecordValue, Date) -> Void) {
-        var reader = RecordUnpacker(bytes: bytes)
+        guard var reader = unpacker else { return }
         while !reader.isAtEnd, let entry = try? reader.nextEntry() {
             body(entry.key, entry.value, entry.writtenAt)
         }
     }
 
+    private func forEachRawEntry(_ body: (RecordUnpacker.RawEntry) -> Void) {
+        guard var reader = unpacker else { return }
+        while !reader.isAtEnd, let entry = try? reader.nextRawEntry() { body(entry) }
+    }
+
+    /// Rebuilds the record with this account, keeping the entries `keep` accepts.
+    private mutating func repack(accountId: String?, keep: (RecordUnpacker.RawEntry) -> Bool) {
+        var packer = RecordPacker(accountId: accountId)
+        let source = bytes
+        forEachRawEntry { entry in
+            if keep(entry) { packer.appendRaw(entry.key, writtenAt: entry.writtenAt, value: source, entry.valueRange) }
+        }
+        bytes = packer.packed
+    }
+
     /// Writes `incoming`'s fields over these (their write times too; an incoming account id
     /// replaces this one) and returns the keys of the fields whose value changed.
     mutating func merge(_ incoming: NormalizedRecord) -> [String] {
-        if let account = incoming.accountId { accountId = account }
+        guard var mine = unpacker, var theirs = incoming.unpacker else {
+            self = incoming
+            return incoming.keys
+        }
+        var packer = RecordPacker(accountId: theirs.accountId ?? mine.accountId)
         var changed: [String] = []
-        var packer = RecordPacker()
-        var mine = RecordUnpacker(bytes: bytes)
-        var theirs = RecordUnpacker(bytes: incoming.bytes)
-        var left = try? mine.nextRawEntry()
-        var right = try? theirs.nextRawEntry()
+        var left = mine.isAtEnd ? nil : try? mine.nextRawEntry()
+        var right = theirs.isAtEnd ? nil : try? theirs.nextRawEntry()
         while left != nil || right != nil {
-            if let l = left, right == nil || l.key < right!.key {
-                packer.appendRaw(bytes, l.range)
+            if let l = left, right.map({ l.key < $0.key }) ?? true {
+                packer.appendRaw(l.key, writtenAt: l.writtenAt, value: bytes, l.valueRange)
                 left = mine.isAtEnd ? nil : try? mine.nextRawEntry()
             } else if let r = right {
                 if let l = left, l.key == r.key {
@@ -123,7 +149,7 @@ public struct NormalizedRecord: Sendable, Hashable {
                 } else {
                     changed.append(r.key)
                 }
-                packer.appendRaw(incoming.bytes, r.range)
+                packer.appendRaw(r.key, writtenAt: r.writtenAt, value: incoming.bytes, r.valueRange)
                 right = theirs.isAtEnd ? nil : try? theirs.nextRawEntry()
             }
         }
@@ -133,21 +159,19 @@ public struct NormalizedRecord: Sendable, Hashable {
 
     /// Sets one field.
     mutating func set(_ key: String, _ value: RecordValue, writtenAt date: Date) {
-        var single = RecordPacker()
+        var single = RecordPacker(accountId: nil)
         single.append(key, value, writtenAt: date)
-        _ = merge(NormalizedRecord(bytes: single.bytes, accountId: nil))
+        _ = merge(NormalizedRecord(bytes: single.packed))
     }
 
     /// Removes one field; returns whether it was there.
     @discardableResult
     mutating func remove(_ key: String) -> Bool {
-        var packer = RecordPacker()
-        var reader = RecordUnpacker(bytes: bytes)
         var removed = false
-        while !reader.isAtEnd, let entry = try? reader.nextRawEntry() {
-            if entry.key == key { removed = true } else { packer.appendRaw(bytes, entry.range) }
+        repack(accountId: accountId) { entry in
+            if entry.key == key { removed = true }
+            return entry.key != key
         }
-        bytes = packer.packed
         return removed
     }
 
@@ -156,24 +180,6 @@ public struct NormalizedRecord: Sendable, Hashable {
         var fields: [(String, RecordValue)] = []
         forEachEntry { key, value, _ in fields.append((key, value)) }
         self = NormalizedRecord(fields: fields, writtenAt: date, accountId: accountId)
-    }
-
-    private init(bytes: [UInt8], accountId: String?) {
-        self.bytes = bytes
-        self.accountId = accountId
-    }
-
-    /// Keeps the last of fields that share a key (a fragment selecting a field twice).
-    private mutating func deduplicate() {
-        var packer = RecordPacker()
-        var reader = RecordUnpacker(bytes: bytes)
-        var pending: RecordUnpacker.RawEntry?
-        while !reader.isAtEnd, let entry = try? reader.nextRawEntry() {
-            if let previous = pending, previous.key != entry.key { packer.appendRaw(bytes, previous.range) }
-            pending = entry
-        }
-        if let pending { packer.appendRaw(bytes, pending.range) }
-        bytes = packer.packed
     }
 }
 

@@ -16,83 +16,118 @@ private enum Tag: UInt8 {
     case null = 0, `false`, `true`, int, double, string, array, object, reference, list
 }
 
-/// Appends packed fields: `varint keyLength, key, 8-byte write time, value`, where a value is a
-/// tag byte and its payload (zigzag varint, 8-byte double, varint-length UTF-8, or a counted
-/// sequence of values).
+/// Builds a packed record:
+///
+/// ```
+/// record  := account times entry*
+/// account := varint 0 (none) | varint (length + 1), UTF-8 bytes
+/// times   := varint count, 8-byte seconds since 1970 each (the distinct write times, usually one)
+/// entry   := varint keyLength, key, varint index into times, value
+/// value   := tag byte, payload (zigzag varint, 8-byte double, varint-length UTF-8, or a counted
+///            sequence of values)
+/// ```
+/// Entries must be appended in increasing key order.
 struct RecordPacker {
-    private(set) var bytes: [UInt8] = []
+    private let accountId: String?
+    private var times: [Date] = []
+    private var entries: [UInt8] = []
 
-    var isEmpty: Bool { bytes.isEmpty }
-
-    /// The bytes in a buffer of exactly their size: a record lives long, and growth by doubling
-    /// would leave up to half of each buffer unused.
-    var packed: [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
-            count = buffer.initialize(fromContentsOf: bytes)
-        }
+    init(accountId: String?) {
+        self.accountId = accountId
     }
 
     mutating func append(_ key: String, _ value: RecordValue, writtenAt: Date) {
-        appendString(key)
-        var bits = writtenAt.timeIntervalSince1970.bitPattern.littleEndian
-        withUnsafeBytes(of: &bits) { bytes.append(contentsOf: $0) }
-        append(value)
+        appendKey(key, writtenAt)
+        Self.append(value, into: &entries)
     }
 
-    mutating func appendRaw(_ source: [UInt8], _ range: Range<Int>) {
-        bytes.append(contentsOf: source[range])
+    /// Appends an entry whose value is already packed (copied from another record).
+    mutating func appendRaw(_ key: String, writtenAt: Date, value source: [UInt8], _ range: Range<Int>) {
+        appendKey(key, writtenAt)
+        entries.append(contentsOf: source[range])
     }
 
-    private mutating func append(_ value: RecordValue) {
-        switch value {
-        case .value(let json): append(json)
-        case .reference(let key):
-            bytes.append(Tag.reference.rawValue)
-            appendString(key)
-        case .list(let items):
-            bytes.append(Tag.list.rawValue)
-            appendVarint(UInt64(items.count))
-            for item in items { append(item) }
+    /// The record, in a buffer of exactly its size: records live long, and growth by doubling
+    /// would leave up to half of each buffer unused.
+    var packed: [UInt8] {
+        var header: [UInt8] = []
+        if let accountId {
+            let utf8 = Array(accountId.utf8)
+            Self.appendVarint(UInt64(utf8.count + 1), into: &header)
+            header.append(contentsOf: utf8)
+        } else {
+            header.append(0)
+        }
+        Self.appendVarint(UInt64(times.count), into: &header)
+        for time in times {
+            var bits = time.timeIntervalSince1970.bitPattern.littleEndian
+            withUnsafeBytes(of: &bits) { header.append(contentsOf: $0) }
+        }
+        return [UInt8](unsafeUninitializedCapacity: header.count + entries.count) { buffer, count in
+            let afterHeader = buffer.initialize(fromContentsOf: header)
+            count = afterHeader + UnsafeMutableBufferPointer(rebasing: buffer[afterHeader...]).initialize(fromContentsOf: entries)
         }
     }
 
-    private mutating func append(_ json: JSONValue) {
+    private mutating func appendKey(_ key: String, _ writtenAt: Date) {
+        Self.appendString(key, into: &entries)
+        let index = times.firstIndex(of: writtenAt) ?? {
+            times.append(writtenAt)
+            return times.count - 1
+        }()
+        Self.appendVarint(UInt64(index), into: &entries)
+    }
+
+    private static func append(_ value: RecordValue, into bytes: inout [UInt8]) {
+        switch value {
+        case .value(let json): append(json, into: &bytes)
+        case .reference(let key):
+            bytes.append(Tag.reference.rawValue)
+            appendString(key, into: &bytes)
+        case .list(let items):
+            bytes.append(Tag.list.rawValue)
+            appendVarint(UInt64(items.count), into: &bytes)
+            for item in items { append(item, into: &bytes) }
+        }
+    }
+
+    private static func append(_ json: JSONValue, into bytes: inout [UInt8]) {
         switch json {
         case .null: bytes.append(Tag.null.rawValue)
         case .bool(let bool): bytes.append(bool ? Tag.true.rawValue : Tag.false.rawValue)
         case .int(let int):
             bytes.append(Tag.int.rawValue)
-            appendVarint(UInt64(bitPattern: Int64((int << 1) ^ (int >> (Int.bitWidth - 1)))))
+            appendVarint(UInt64(bitPattern: Int64((int << 1) ^ (int >> (Int.bitWidth - 1)))), into: &bytes)
         case .double(let double):
             bytes.append(Tag.double.rawValue)
             var bits = double.bitPattern.littleEndian
             withUnsafeBytes(of: &bits) { bytes.append(contentsOf: $0) }
         case .string(let string):
             bytes.append(Tag.string.rawValue)
-            appendString(string)
+            appendString(string, into: &bytes)
         case .array(let items):
             bytes.append(Tag.array.rawValue)
-            appendVarint(UInt64(items.count))
-            for item in items { append(item) }
+            appendVarint(UInt64(items.count), into: &bytes)
+            for item in items { append(item, into: &bytes) }
         case .object(let object):
             bytes.append(Tag.object.rawValue)
-            appendVarint(UInt64(object.count))
+            appendVarint(UInt64(object.count), into: &bytes)
             for (key, item) in object {
-                appendString(key)
-                append(item)
+                appendString(key, into: &bytes)
+                append(item, into: &bytes)
             }
         }
     }
 
-    private mutating func appendString(_ string: String) {
+    private static func appendString(_ string: String, into bytes: inout [UInt8]) {
         var string = string
         string.withUTF8 { utf8 in
-            appendVarint(UInt64(utf8.count))
+            appendVarint(UInt64(utf8.count), into: &bytes)
             bytes.append(contentsOf: utf8)
         }
     }
 
-    private mutating func appendVarint(_ value: UInt64) {
+    private static func appendVarint(_ value: UInt64, into bytes: inout [UInt8]) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(value & 0x7F) | 0x80)
@@ -102,39 +137,57 @@ struct RecordPacker {
     }
 }
 
-/// Reads packed fields in order, checking every length against the buffer.
+/// Reads a packed record's entries in order, checking every length against the buffer.
 struct RecordUnpacker {
-    /// An entry's key and where its bytes and its value's bytes lie.
+    /// An entry's key, write time, and where its value's bytes lie.
     struct RawEntry {
         var key: String
-        var range: Range<Int>
+        var writtenAt: Date
         var valueRange: Range<Int>
     }
 
     let bytes: [UInt8]
     private(set) var offset = 0
+    /// Where the account's UTF-8 bytes lie, if the record has one.
+    private(set) var accountRange: Range<Int>?
+    private var timesStart = 0
+    private var timeCount = 0
 
-    init(bytes: [UInt8]) {
+    /// Reads the header (account and write times); the entries follow.
+    init(bytes: [UInt8]) throws(RecordPackingError) {
         self.bytes = bytes
+        let accountLength = try varint()
+        if accountLength > 0 {
+            guard accountLength - 1 <= UInt64(bytes.count - offset) else { throw fail("truncated account") }
+            accountRange = offset..<offset + Int(accountLength - 1)
+            offset += Int(accountLength - 1)
+        }
+        let count = try varint()
+        guard count <= UInt64(bytes.count - offset) / 8 else { throw fail("truncated write times") }
+        timeCount = Int(count)
+        timesStart = offset
+        offset += timeCount * 8
     }
 
     var isAtEnd: Bool { offset >= bytes.count }
 
+    /// The owning account, decoded.
+    var accountId: String? {
+        accountRange.map { String(decoding: bytes[$0], as: UTF8.self) }
+    }
+
     mutating func nextEntry() throws(RecordPackingError) -> (key: String, value: RecordValue, writtenAt: Date) {
         let key = try string()
-        let date = try date()
+        let date = try time()
         return (key, try recordValue(), date)
     }
 
     mutating func nextRawEntry() throws(RecordPackingError) -> RawEntry {
-        let start = offset
         let key = try string()
-        guard offset + 8 <= bytes.count else { throw fail("truncated") }
-        offset += 8
+        let date = try time()
         let valueStart = offset
         try skipValue()
-        guard offset <= bytes.count else { throw fail("truncated") }
-        return RawEntry(key: key, range: start..<offset, valueRange: valueStart..<offset)
+        return RawEntry(key: key, writtenAt: date, valueRange: valueStart..<offset)
     }
 
     /// The entry's value and write time when its key is `wanted`; otherwise skips it and returns `nil`.
@@ -150,11 +203,10 @@ struct RecordUnpacker {
         }
         offset += length
         if matches {
-            let date = try date()
+            let date = try time()
             return (try recordValue(), date)
         }
-        guard offset + 8 <= bytes.count else { throw fail("truncated") }
-        offset += 8
+        _ = try varint()
         try skipValue()
         return nil
     }
@@ -184,16 +236,22 @@ struct RecordUnpacker {
         return String(decoding: bytes[offset..<offset + length], as: UTF8.self)
     }
 
-    private mutating func bits64() throws(RecordPackingError) -> UInt64 {
-        guard offset + 8 <= bytes.count else { throw fail("truncated") }
+    private mutating func skipString() throws(RecordPackingError) {
+        let length = try varint()
+        guard length <= UInt64(bytes.count - offset) else { throw fail("truncated string") }
+        offset += Int(length)
+    }
+
+    private func bits64(at position: Int) -> UInt64 {
         var value: UInt64 = 0
-        for index in 0..<8 { value |= UInt64(bytes[offset + index]) << (8 * UInt64(index)) }
-        offset += 8
+        for index in 0..<8 { value |= UInt64(bytes[position + index]) << (8 * UInt64(index)) }
         return value
     }
 
-    private mutating func date() throws(RecordPackingError) -> Date {
-        Date(timeIntervalSince1970: Double(bitPattern: try bits64()))
+    private mutating func time() throws(RecordPackingError) -> Date {
+        let index = try varint()
+        guard index < UInt64(timeCount) else { throw fail("write time out of range") }
+        return Date(timeIntervalSince1970: Double(bitPattern: bits64(at: timesStart + Int(index) * 8)))
     }
 
     private mutating func tag() throws(RecordPackingError) -> Tag {
@@ -202,14 +260,18 @@ struct RecordUnpacker {
         return tag
     }
 
+    private mutating func count() throws(RecordPackingError) -> Int {
+        let raw = try varint()
+        guard raw <= UInt64(bytes.count - offset) else { throw fail("more items than bytes") }
+        return Int(raw)
+    }
+
     private mutating func recordValue() throws(RecordPackingError) -> RecordValue {
         let start = offset
         switch try tag() {
         case .reference: return .reference(try string())
         case .list:
-            let raw = try varint()
-            guard raw <= UInt64(bytes.count - offset) else { throw fail("list longer than the record") }
-            let count = Int(raw)
+            let count = try count()
             var items: [RecordValue] = []
             items.reserveCapacity(count)
             for _ in 0..<count { items.append(try recordValue()) }
@@ -228,20 +290,19 @@ struct RecordUnpacker {
         case .int:
             let zigzag = try varint()
             return .int(Int(Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)))
-        case .double: return .double(Double(bitPattern: try bits64()))
+        case .double:
+            guard offset + 8 <= bytes.count else { throw fail("truncated") }
+            defer { offset += 8 }
+            return .double(Double(bitPattern: bits64(at: offset)))
         case .string: return .string(try string())
         case .array:
-            let raw = try varint()
-            guard raw <= UInt64(bytes.count - offset) else { throw fail("array longer than the record") }
-            let count = Int(raw)
+            let count = try count()
             var items: [JSONValue] = []
             items.reserveCapacity(count)
             for _ in 0..<count { items.append(try json()) }
             return .array(items)
         case .object:
-            let raw = try varint()
-            guard raw <= UInt64(bytes.count - offset) else { throw fail("object longer than the record") }
-            let count = Int(raw)
+            let count = try count()
             var object: [String: JSONValue] = [:]
             for _ in 0..<count {
                 let key = try string()
@@ -263,22 +324,12 @@ struct RecordUnpacker {
             offset += 8
         case .string, .reference: try skipString()
         case .array, .list:
-            let count = try varint()
-            guard count <= UInt64(bytes.count - offset) else { throw fail("list longer than the record") }
-            for _ in 0..<count { try skipValue() }
+            for _ in 0..<(try count()) { try skipValue() }
         case .object:
-            let count = try varint()
-            guard count <= UInt64(bytes.count - offset) else { throw fail("object longer than the record") }
-            for _ in 0..<count {
+            for _ in 0..<(try count()) {
                 try skipString()
                 try skipValue()
             }
         }
-    }
-
-    private mutating func skipString() throws(RecordPackingError) {
-        let length = try varint()
-        guard length <= UInt64(bytes.count - offset) else { throw fail("truncated string") }
-        offset += Int(length)
     }
 }

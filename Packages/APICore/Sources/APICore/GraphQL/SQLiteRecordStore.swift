@@ -189,7 +189,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
 
     // MARK: Rows
 
-    private static let selectSQL = "SELECT body, account FROM record WHERE key = ?"
+    private static let selectSQL = "SELECT body FROM record WHERE key = ?"
 
     private func database<T>(_ body: (Database) throws -> T) throws -> T {
         do {
@@ -214,7 +214,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     private static func all(_ db: Database) throws -> [String: NormalizedRecord] {
         var records: [String: NormalizedRecord] = [:]
         var corrupt: [String] = []
-        for row in try Row.fetchAll(db, sql: "SELECT key, body, account FROM record") {
+        for row in try Row.fetchAll(db, sql: "SELECT key, body FROM record") {
             let key: String = row[0]
             if let record = try? decode(row, key: key) {
                 records[key] = record
@@ -256,57 +256,29 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     private static func decode(_ row: Row, key: String) throws -> NormalizedRecord {
         guard let body = row["body"] as Data? else { throw RecordStoreError.corrupt(key: key, reason: "no body") }
         do {
-            var record = try RecordCoding.decode(body)
-            record.accountId = row["account"] ?? record.accountId
-            return record
+            return try RecordCoding.decode(body)
         } catch {
             throw RecordStoreError.corrupt(key: key, reason: "\(error)")
         }
     }
 }
 
-/// The stored form of a record: a format byte (1), the owning account (`0` for none, else its
-/// UTF-8 length + 1 as one varint, then the bytes), then the record's packed fields.
+/// The stored form of a record: a format byte (2), then the record's packed bytes (account, write
+/// times, fields).
 enum RecordCoding {
-    struct Malformed: Error, CustomStringConvertible {
-        var description: String
+    struct UnknownFormat: Error, CustomStringConvertible {
+        var description: String { "unknown record format" }
     }
 
     static func encode(_ record: NormalizedRecord) -> Data {
-        var data = Data([1])
-        let account = Array((record.accountId ?? "").utf8)
-        var length = record.accountId == nil ? 0 : UInt64(account.count + 1)
-        while length >= 0x80 {
-            data.append(UInt8(length & 0x7F) | 0x80)
-            length >>= 7
-        }
-        data.append(UInt8(length))
-        data.append(contentsOf: account)
+        var data = Data(capacity: record.bytes.count + 1)
+        data.append(2)
         data.append(contentsOf: record.bytes)
         return data
     }
 
     static func decode(_ data: Data) throws -> NormalizedRecord {
-        let bytes = [UInt8](data)
-        guard bytes.first == 1 else { throw Malformed(description: "unknown record format") }
-        var offset = 1
-        var length: UInt64 = 0
-        var shift: UInt64 = 0
-        while true {
-            guard offset < bytes.count, shift < 64 else { throw Malformed(description: "truncated account") }
-            let byte = bytes[offset]
-            offset += 1
-            length |= UInt64(byte & 0x7F) << shift
-            if byte < 0x80 { break }
-            shift += 7
-        }
-        var accountId: String?
-        if length > 0 {
-            guard length - 1 <= UInt64(bytes.count - offset) else { throw Malformed(description: "truncated account") }
-            let end = offset + Int(length - 1)
-            accountId = String(decoding: bytes[offset..<end], as: UTF8.self)
-            offset = end
-        }
-        return try NormalizedRecord(packed: Array(bytes[offset...]), accountId: accountId)
+        guard data.first == 2 else { throw UnknownFormat() }
+        return try NormalizedRecord(packed: [UInt8](data.dropFirst()))
     }
 }
