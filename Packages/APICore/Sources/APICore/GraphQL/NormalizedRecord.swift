@@ -24,10 +24,10 @@ public struct NormalizedRecord: Sendable, Hashable {
     /// fragment selecting a field again), the last is kept.
     init(fields: [(String, RecordValue)], writtenAt date: Date, accountId: String?) {
         var packer = RecordPacker(accountId: accountId)
-        var latest: [String: Int] = [:]
-        for (index, field) in fields.enumerated() { latest[field.0] = index }
-        for (key, index) in latest.sorted(by: { $0.key < $1.key }) {
-            packer.append(key, fields[index].1, writtenAt: date)
+        let order = fields.indices.sorted { fields[$0].0 < fields[$1].0 || (fields[$0].0 == fields[$1].0 && $0 < $1) }
+        for (position, index) in order.enumerated()
+        where position + 1 == order.count || fields[order[position + 1]].0 != fields[index].0 {
+            packer.append(fields[index].0, fields[index].1, writtenAt: date)
         }
         bytes = packer.packed
     }
