@@ -382,3 +382,24 @@ extension Result {
     /// The success value, or `nil`.
     var success: Success? { try? get() }
 }
+
+@Suite struct GraphQLUserIsolationTests {
+    @Test func anotherUsersRequestNeverReadsThePreviousUsersData() async throws {
+        try await withBank { bank in
+            let fixture = try GraphQLFixture(endpoint: bank.endpoint)
+            _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
+            fixture.tokens.set(Credentials(accessToken: "token-b", userId: "user-b"))
+            await #expect(throws: APIError.notCached) {
+                try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch)
+            }
+            #expect(try fixture.client.cache.store.usage().count == 0)
+            #expect(try await fixture.client.fetch(BalanceQuery(id: "100")).source == .network)
+            // Bob's own data stays while Bob is signed in.
+            #expect(try await fixture.client.fetch(BalanceQuery(id: "100")).source == .cache)
+            fixture.tokens.set(nil)
+            await #expect(throws: APIError.notCached) {
+                try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch)
+            }
+        }
+    }
+}

@@ -27,6 +27,7 @@ extension GraphQLClient: GraphQLCacheManaging, CacheClearingParticipant {
         try state.withLock { state in
             state.generation += 1
             state.active = [:]
+            state.owner = nil
             try cache.clearAll()
         }
     }

@@ -41,10 +41,11 @@ extension GraphQLClient {
     {
         let operation = try mutation.operation()
         let variables = mutation.variables
+        let credentials = await configuration.tokenProvider?.currentCredentials()
+        adopt(credentials?.userId)
         let optimistic = optimisticResponse.map { applyOptimistic($0, operation, variables: variables) }
         let data: [String: JSONValue]
         do {
-            let credentials = await configuration.tokenProvider?.currentCredentials()
             data = try await send(operation, variables: variables, credentials: credentials)
         } catch {
             if let optimistic { rollBack(optimistic, keeping: [:]) }

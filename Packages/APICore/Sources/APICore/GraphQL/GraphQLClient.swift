@@ -84,6 +84,8 @@ public final class GraphQLClient: Sendable {
         var active: [String: [String: any GraphQLQuery]] = [:]
         var watchers: [Int: Watcher] = [:]
         var nextWatcher = 0
+        /// The user whose data the store holds, once known (`.some(nil)`: signed out).
+        var owner: String??
     }
 
     /// Creates a client. Register it with the app's ``UnifiedCacheManager``; it clears like the rest.
@@ -118,6 +120,7 @@ public final class GraphQLClient: Sendable {
     {
         let started = ContinuousClock.now
         let operation = try query.operation()
+        await adoptCurrentUser()
         remember(query, operation)
         let metrics = environment.metrics.metrics(store: "normalized", feature: Q.feature)
         var stale: GraphQLResult?
@@ -214,6 +217,7 @@ public final class GraphQLClient: Sendable {
         async throws(APIError) -> [String: JSONValue]
     {
         let credentials = await configuration.tokenProvider?.currentCredentials()
+        adopt(credentials?.userId)
         let variables = query.variables
         let key = [operation.document, FieldKey.canonical(.object(variables)), credentials?.userId ?? "",
                    store ? "store" : "transient"].joined(separator: "\u{1F}")
@@ -264,6 +268,39 @@ public final class GraphQLClient: Sendable {
         guard isSuccess else { throw APIError(status: status, body: body) }
         guard let data else { throw .decoding(path: "data", reason: "the response has neither data nor errors") }
         return data
+    }
+
+    // MARK: One user's data at a time
+
+    /// Makes sure the store holds only the signed-in user's data (see ``adopt(_:)``).
+    func adoptCurrentUser() async {
+        adopt(await configuration.tokenProvider?.currentCredentials()?.userId)
+    }
+
+    /// The store is not partitioned by user: it holds one user's data at a time. The first user
+    /// seen owns it; a request made for another user (or signed out) clears it first, so nothing
+    /// of the previous user can be read even if the logout clear was missed. (A relaunch starts
+    /// with no owner: a persistent store is cleared at logout by the ``UnifiedCacheManager``.)
+    func adopt(_ userId: String?) {
+        let replaced = state.withLock { state -> String?? in
+            guard let owner = state.owner else {
+                state.owner = .some(userId)
+                return nil
+            }
+            guard owner != userId else { return nil }
+            state.generation += 1
+            state.active = [:]
+            state.owner = .some(userId)
+            do {
+                try cache.clearAll()
+            } catch {
+                environment.logger.error("Could not clear the previous user's GraphQL data", metadata: ["error": "\(error)"])
+            }
+            return owner
+        }
+        if replaced != nil {
+            environment.logger.notice("Cleared the GraphQL cache: a request came for another user")
+        }
     }
 
     // MARK: Writing
