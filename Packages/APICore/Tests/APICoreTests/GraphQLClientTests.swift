@@ -403,3 +403,23 @@ extension Result {
         }
     }
 }
+
+@Suite struct GraphQLResultDecodingTests {
+    struct Balance: Decodable, Equatable {
+        struct Account: Decodable, Equatable { var id: String; var balance: Int }
+        var account: Account
+    }
+
+    @Test func decodesIntoTheCallersTypeOrNamesThePath() throws {
+        let result = GraphQLResult(data: ["account": ["__typename": "Account", "id": "1", "balance": 5]], source: .cache)
+        #expect(try result.decode(Balance.self) == Balance(account: .init(id: "1", balance: 5)))
+        let wrong = GraphQLResult(data: ["account": ["id": "1", "balance": "five"]], source: .cache)
+        #expect(throws: APIError.self) { try wrong.decode(Balance.self) }
+        do {
+            _ = try wrong.decode(Balance.self)
+        } catch {
+            guard case .decoding(let path, _) = error else { Issue.record("expected .decoding, got \(error)"); return }
+            #expect(path == "account.balance")
+        }
+    }
+}

@@ -16,6 +16,18 @@ public struct GraphQLResult: Sendable, Hashable {
         self.source = source
         self.isStale = isStale
     }
+
+    /// The data decoded into your own `Decodable` type (shaped like the operation, aliases as keys).
+    /// - Throws: ``APIError/decoding(path:reason:)`` with the coding path (`account.transactions[2].amount`).
+    public func decode<T: Decodable>(_ type: T.Type = T.self) throws(APIError) -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: JSONValue.object(data).serialized())
+        } catch let error as DecodingError {
+            throw APIError(error)
+        } catch {
+            throw .decoding(path: "", reason: "\(error)")
+        }
+    }
 }
 
 /// One entry of a response's `errors` array.
