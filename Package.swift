@@ -19,12 +19,36 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
-        // Test targets only: the kits' libraries never link SwiftNIO.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The reference backend (Apps/) and the test targets: the kits' libraries never link SwiftNIO.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
+        .target(
+            name: "ReferenceBackend",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Apps/ReferenceBackend"
+        ),
+        .testTarget(
+            name: "ReferenceBackendTests",
+            dependencies: [
+                "ReferenceBackend",
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "CacheKitTesting", package: "CacheKit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/ReferenceBackendTests"
+        ),
         .testTarget(
             name: "CacheKitTests",
             dependencies: [

@@ -1,0 +1,115 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+
+/// The reference backend: a real HTTP server (Hummingbird) on 127.0.0.1 with its data in SQLite,
+/// implementing the seeds' server contracts for the demo and the end-to-end checks. Today: the funnel
+/// catalog of seed 000 (the auth, GraphQL, chat-history and fault routes come with issue 5's rest).
+///
+/// ```swift
+/// let backend = try await ReferenceBackend.start(.init(databaseURL: folder.appendingPathComponent("backend.sqlite")))
+/// defer { Task { await backend.stop() } }
+/// let catalog = backend.baseURL.appendingPathComponent("api/funnels/catalog")
+/// ```
+public final class ReferenceBackend: Sendable {
+    /// How the backend starts.
+    public struct Configuration: Sendable {
+        /// The SQLite file (created and seeded if missing).
+        public var databaseURL: URL
+        /// The port; 0 picks a free one.
+        public var port: Int
+        /// How many funnels a new database gets.
+        public var funnelCount: Int
+        /// The clock stamping changes.
+        public var now: @Sendable () -> Date
+        /// Where request lines go (method, path, status, time; never a token or an e-mail).
+        public var logger: Logger
+
+        /// Creates a configuration.
+        public init(databaseURL: URL, port: Int = 0, funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init,
+                    logger: Logger = Logger(label: "ReferenceBackend")) {
+            self.databaseURL = databaseURL
+            self.port = port
+            self.funnelCount = funnelCount
+            self.now = now
+            self.logger = logger
+        }
+    }
+
+    /// Where it listens: `http://127.0.0.1:<port>`.
+    public let baseURL: URL
+    /// The catalog's data, for checks and the demo.
+    public let catalog: CatalogDatabase
+    private let group: ServiceGroup
+    private let running: Task<Void, any Error>
+
+    private init(baseURL: URL, catalog: CatalogDatabase, group: ServiceGroup, running: Task<Void, any Error>) {
+        self.baseURL = baseURL
+        self.catalog = catalog
+        self.group = group
+        self.running = running
+    }
+
+    /// Opens the database and starts listening on 127.0.0.1.
+    /// - Throws: when the database cannot be opened or the port not bound.
+    public static func start(_ configuration: Configuration) async throws -> ReferenceBackend {
+        let catalog = try CatalogDatabase(url: configuration.databaseURL, funnelCount: configuration.funnelCount,
+                                          now: configuration.now)
+        let router = Router()
+        router.add(middleware: RequestLog(logger: configuration.logger))
+        CatalogRoutes(database: catalog).register(on: router)
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: configuration.port)),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: configuration.logger)
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: configuration.logger))
+        let running = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0, let url = URL(string: "http://127.0.0.1:\(port)") else {
+            await group.triggerGracefulShutdown()
+            _ = await running.result
+            throw ReferenceBackendError.couldNotListen(port: configuration.port)
+        }
+        return ReferenceBackend(baseURL: url, catalog: catalog, group: group, running: running)
+    }
+
+    /// Stops listening and waits until it has.
+    public func stop() async {
+        await group.triggerGracefulShutdown()
+        _ = await running.result
+    }
+}
+
+/// Why the backend could not start.
+public enum ReferenceBackendError: Error, Sendable, Hashable {
+    /// The port could not be bound.
+    case couldNotListen(port: Int)
+}
+
+/// One line per request: method, path (no query: cursors and e-mails stay out), status, time, and
+/// whether it was a 304.
+struct RequestLog: RouterMiddleware {
+    typealias Context = BasicRequestContext
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let started = ContinuousClock.now
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            logger.info("\(request.method) \(request.uri.path) failed after \(ContinuousClock.now - started): \(type(of: error))")
+            throw error
+        }
+        let elapsed = ContinuousClock.now - started
+        logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(elapsed)\(response.status == .notModified ? " (304 revalidated)" : "")")
+        return response
+    }
+}
