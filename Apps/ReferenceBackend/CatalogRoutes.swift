@@ -8,7 +8,7 @@ import NIOCore
 /// and the `INVALID_CURSOR` envelope. Admin routes change funnels so ETags and cursors can be
 /// exercised.
 struct CatalogRoutes: Sendable {
-    let database: CatalogDatabase
+    let database: BackendDatabase
 
     static let catalogCacheControl = "public, max-age=300, must-revalidate"
     static let definitionCacheControl = "public, max-age=600, must-revalidate"

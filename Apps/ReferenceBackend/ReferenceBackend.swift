@@ -6,7 +6,8 @@ import ServiceLifecycle
 
 /// The reference backend: a real HTTP server (Hummingbird) on 127.0.0.1 with its data in SQLite,
 /// implementing the seeds' server contracts for the demo and the end-to-end checks. Today: the funnel
-/// catalog of seed 000 (the auth, GraphQL, chat-history and fault routes come with issue 5's rest).
+/// catalog of seed 000 and the auth endpoints of seed 004 (the GraphQL, chat-history and fault routes
+/// come with the rest of issue 5).
 ///
 /// ```swift
 /// let backend = try await ReferenceBackend.start(.init(databaseURL: folder.appendingPathComponent("backend.sqlite")))
@@ -22,14 +23,17 @@ public final class ReferenceBackend: Sendable {
         public var port: Int
         /// How many funnels a new database gets.
         public var funnelCount: Int
-        /// The clock stamping changes.
+        /// The clock stamping changes and checking token expiry.
         public var now: @Sendable () -> Date
+        /// How long a session token lives.
+        public var tokenLifetime: TimeInterval
         /// Where request lines go (method, path, status, time; never a token or an e-mail).
         public var logger: Logger
 
         /// Creates a configuration.
         public init(databaseURL: URL, port: Int = 0, funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init,
-                    logger: Logger = Logger(label: "ReferenceBackend")) {
+                    tokenLifetime: TimeInterval = 3_600, logger: Logger = Logger(label: "ReferenceBackend")) {
+            self.tokenLifetime = tokenLifetime
             self.databaseURL = databaseURL
             self.port = port
             self.funnelCount = funnelCount
@@ -41,11 +45,11 @@ public final class ReferenceBackend: Sendable {
     /// Where it listens: `http://127.0.0.1:<port>`.
     public let baseURL: URL
     /// The catalog's data, for checks and the demo.
-    public let catalog: CatalogDatabase
+    public let catalog: BackendDatabase
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
 
-    private init(baseURL: URL, catalog: CatalogDatabase, group: ServiceGroup, running: Task<Void, any Error>) {
+    private init(baseURL: URL, catalog: BackendDatabase, group: ServiceGroup, running: Task<Void, any Error>) {
         self.baseURL = baseURL
         self.catalog = catalog
         self.group = group
@@ -55,11 +59,13 @@ public final class ReferenceBackend: Sendable {
     /// Opens the database and starts listening on 127.0.0.1.
     /// - Throws: when the database cannot be opened or the port not bound.
     public static func start(_ configuration: Configuration) async throws -> ReferenceBackend {
-        let catalog = try CatalogDatabase(url: configuration.databaseURL, funnelCount: configuration.funnelCount,
+        let catalog = try BackendDatabase(url: configuration.databaseURL, funnelCount: configuration.funnelCount,
                                           now: configuration.now)
         let router = Router()
         router.add(middleware: RequestLog(logger: configuration.logger))
         CatalogRoutes(database: catalog).register(on: router)
+        AuthRoutes(database: catalog, signer: TokenSigner(lifetime: configuration.tokenLifetime, now: configuration.now))
+            .register(on: router)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: router,

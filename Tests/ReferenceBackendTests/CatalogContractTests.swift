@@ -8,34 +8,6 @@ import Testing
 
 /// Seed 000's catalog contract, checked over real HTTP against the reference backend on 127.0.0.1.
 @Suite struct CatalogContractTests {
-    /// A started backend with its own database file, and a plain HTTP client (no cache).
-    struct Fixture {
-        let directory: TemporaryDirectory
-        let backend: ReferenceBackend
-        let transport = URLSessionTransport()
-
-        static func start(funnelCount: Int = 300) async throws -> Fixture {
-            let directory = try TemporaryDirectory()
-            var logger = Logger(label: "backend")
-            logger.logLevel = .warning
-            let backend = try await ReferenceBackend.start(.init(
-                databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, logger: logger))
-            return Fixture(directory: directory, backend: backend)
-        }
-
-        func get(_ path: String, _ fields: HTTPFields = [:]) async throws -> TransportResponse {
-            let url = try #require(URL(string: backend.baseURL.absoluteString + path))
-            return try await transport.send(TransportRequest(method: .get, url: url, headerFields: fields, body: nil,
-                                                             timeout: .seconds(10)))
-        }
-
-        func send(_ method: HTTPRequest.Method, _ path: String, json: String) async throws -> TransportResponse {
-            let url = try #require(URL(string: backend.baseURL.absoluteString + path))
-            return try await transport.send(TransportRequest(method: method, url: url, headerFields: [.contentType: "application/json"],
-                                                             body: Data(json.utf8), timeout: .seconds(10)))
-        }
-    }
-
     struct Page: Decodable {
         struct Funnel: Decodable, Hashable { var id: String; var slug: String; var title: String; var isActive: Bool }
         struct Group: Decodable { var pillar: Pillar; var funnels: [Funnel] }
@@ -52,20 +24,7 @@ import Testing
         var funnels: [Funnel] { data.pillars.flatMap(\.funnels) + data.uncategorized_funnels }
     }
 
-    /// Runs `body` against a fresh backend and stops it afterwards.
-    func withFixture(_ funnelCount: Int = 300, _ body: (Fixture) async throws -> Void) async throws {
-        let fixture = try await Fixture.start(funnelCount: funnelCount)
-        defer { fixture.directory.remove() }
-        do {
-            try await body(fixture)
-        } catch {
-            await fixture.backend.stop()
-            throw error
-        }
-        await fixture.backend.stop()
-    }
-
-    func pages(_ fixture: Fixture, limit: Int, extra: String = "") async throws -> [Page.Funnel] {
+    func pages(_ fixture: BackendFixture, limit: Int, extra: String = "") async throws -> [Page.Funnel] {
         var all: [Page.Funnel] = []
         var cursor: String?
         repeat {
@@ -83,7 +42,7 @@ import Testing
     }
 
     @Test(arguments: [1, 7, 50, 100]) func everyPageJoinsIntoTheFullOrderedCatalog(_ limit: Int) async throws {
-        try await withFixture { fixture in
+        try await withBackend { fixture in
             let expected = try fixture.backend.catalog.allFunnels().map(\.slug)
             let joined = try await pages(fixture, limit: limit).map(\.slug)
             #expect(joined == expected)
@@ -92,7 +51,7 @@ import Testing
     }
 
     @Test func orderIsTitleCaseInsensitiveThenSlug() async throws {
-        try await withFixture { fixture in
+        try await withBackend { fixture in
             let funnels = try fixture.backend.catalog.allFunnels()
             for (previous, next) in zip(funnels, funnels.dropFirst()) {
                 let order = (previous.title.lowercased(), previous.slug) < (next.title.lowercased(), next.slug)
@@ -104,7 +63,7 @@ import Testing
     }
 
     @Test func headersMatchTheSeedsTableAnd304sAnswerMatchingValidators() async throws {
-        try await withFixture { fixture in
+        try await withBackend { fixture in
             let first = try await fixture.get("/api/funnels/catalog?limit=20")
             #expect(first.headerFields[.cacheControl] == "public, max-age=300, must-revalidate")
             let eTag = try #require(first.headerFields[.eTag])
@@ -132,7 +91,7 @@ import Testing
     }
 
     @Test func aChangedFunnelChangesTheETagAndAnAddedOneAppearsInItsPlace() async throws {
-        try await withFixture(40) { fixture in
+        try await withBackend(40) { fixture in
             let before = try await fixture.get("/api/funnels/catalog?limit=10")
             let eTag = try #require(before.headerFields[.eTag])
             let firstPage = try JSONDecoder().decode(Page.self, from: before.body)
@@ -163,7 +122,7 @@ import Testing
     }
 
     @Test func malformedOrStaleCursorsAreInvalidCursor() async throws {
-        try await withFixture(30) { fixture in
+        try await withBackend(30) { fixture in
             for cursor in ["invalid_cursor", "e30=", Data("{\"title\":1}".utf8).base64EncodedString()] {
                 let response = try await fixture.get("/api/funnels/catalog?cursor=\(cursor)")
                 #expect(response.status == 400)
@@ -183,7 +142,7 @@ import Testing
     }
 
     @Test(arguments: ["0", "101", "-1", "ten", "1.5"]) func limitsOutOfBoundsAreRejected(_ limit: String) async throws {
-        try await withFixture(10) { fixture in
+        try await withBackend(10) { fixture in
             let response = try await fixture.get("/api/funnels/catalog?limit=\(limit)")
             #expect(response.status == 400)
             #expect(String(decoding: response.body, as: UTF8.self).contains("INVALID_LIMIT"))
@@ -193,17 +152,11 @@ import Testing
     }
 
     @Test func activeTrueKeepsOnlyActiveFunnels() async throws {
-        try await withFixture(60) { fixture in
+        try await withBackend(60) { fixture in
             let active = try await pages(fixture, limit: 25, extra: "&active=true")
             #expect(!active.isEmpty && active.allSatisfy(\.isActive))
             #expect(active.map(\.slug) == (try fixture.backend.catalog.allFunnels(activeOnly: true).map(\.slug)))
             #expect(active.count < 60)
         }
-    }
-}
-
-extension JSONValue {
-    func field(_ name: String) -> JSONValue? {
-        if case .object(let object) = self { object[name] } else { nil }
     }
 }

@@ -35,11 +35,12 @@ public struct Pillar: Codable, Sendable, Hashable, FetchableRecord, PersistableR
     public var position: Int
 }
 
-/// The catalog's data in SQLite (GRDB), seeded with deterministic demo data: a few hundred funnels in
-/// pillars, some inactive, some uncategorized, some sharing a title (so the slug orders them).
-public final class CatalogDatabase: Sendable {
+/// The backend's data in SQLite (GRDB), with migrations, seeded with deterministic demo data: a few
+/// hundred funnels in pillars (some inactive, some uncategorized, some sharing a title, so the slug
+/// orders them), and users with their accounts and transactions.
+public final class BackendDatabase: Sendable {
     let queue: DatabaseQueue
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
 
     /// The catalog's version and last change: the ETag's `v<version>` and its timestamp.
     public struct Revision: Sendable, Hashable {
@@ -60,6 +61,7 @@ public final class CatalogDatabase: Sendable {
         try Self.migrator.migrate(queue)
         try queue.write { db in
             if try Funnel.fetchCount(db) == 0 { try Self.seed(db, funnelCount: funnelCount) }
+            if try Row.fetchOne(db, sql: "SELECT COUNT(*) FROM user")?[0] == 0 { try Self.seedUsers(db) }
         }
     }
 
@@ -81,6 +83,17 @@ public final class CatalogDatabase: Sendable {
                 CREATE INDEX funnel_order ON funnel(title COLLATE NOCASE, slug);
                 CREATE TABLE catalog_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL,
                                            modifiedAt DATETIME NOT NULL);
+                """)
+        }
+        migrator.registerMigration("v2-users") { db in
+            try db.execute(sql: """
+                CREATE TABLE user (id TEXT PRIMARY KEY NOT NULL, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+                                   salt TEXT NOT NULL, passwordHash TEXT NOT NULL);
+                CREATE TABLE account (id TEXT PRIMARY KEY NOT NULL, userId TEXT NOT NULL REFERENCES user(id),
+                                      name TEXT NOT NULL, balance INTEGER NOT NULL, currency TEXT NOT NULL);
+                CREATE TABLE "transaction" (id TEXT PRIMARY KEY NOT NULL, accountId TEXT NOT NULL REFERENCES account(id),
+                                            amount INTEGER NOT NULL, description TEXT NOT NULL, date DATETIME NOT NULL);
+                CREATE INDEX transaction_by_account ON "transaction"(accountId, date DESC, id DESC);
                 """)
         }
         return migrator

@@ -1,0 +1,108 @@
+import APICore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// Seed 004's auth endpoints: `POST /auth/login` (the rules of ``CredentialRules``), `GET
+/// /auth/validate` (signature and expiry only, no database read), `POST /auth/logout`; and the
+/// guard every user route goes through: 401 for a missing, invalid or expired token, 403 for another
+/// user's data.
+struct AuthRoutes: Sendable {
+    let database: BackendDatabase
+    let signer: TokenSigner
+
+    private struct Login: Decodable {
+        var email: String
+        var password: String
+    }
+
+    private struct Session: Encodable {
+        struct Profile: Encodable {
+            var id: String
+            var email: String
+            var name: String
+        }
+
+        var token: String
+        var expiresAt: String
+        var user: Profile
+    }
+
+    private struct Validation: Encodable {
+        var valid: Bool
+        var expiresAt: String?
+        var userId: String?
+    }
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.post("auth/login") { request, context in try await self.login(request, context) }
+        router.get("auth/validate") { request, _ in
+            guard let claims = self.claims(request) else {
+                return try Envelope.json(Envelope.encoder.encode(Validation(valid: false)), status: .unauthorized,
+                                         fields: [.cacheControl: "no-store"])
+            }
+            return try Envelope.json(
+                Envelope.encoder.encode(Validation(valid: true, expiresAt: ISO8601.string(Date(timeIntervalSince1970: claims.exp)),
+                                                   userId: claims.sub)),
+                status: .ok, fields: [.cacheControl: "no-store"])
+        }
+        router.post("auth/logout") { request, _ in
+            guard let claims = self.claims(request) else { return Self.unauthorized() }
+            signer.revoke(claims)
+            return Response(status: .noContent)
+        }
+        router.get("api/me") { request, _ in
+            try self.authorized(request, for: nil) { user in try Envelope.success(Session.Profile(id: user.id, email: user.email, name: user.name), fields: [.cacheControl: "private, no-cache"]) }
+        }
+        router.get("api/users/:id/profile") { request, context in
+            try self.authorized(request, for: context.parameters.get("id")) { user in
+                try Envelope.success(Session.Profile(id: user.id, email: user.email, name: user.name),
+                                     fields: [.cacheControl: "private, no-cache"])
+            }
+        }
+        router.post("admin/sessions/:userId/expire") { _, context in
+            signer.expireSessions(of: context.parameters.get("userId") ?? "")
+            return Response(status: .noContent)
+        }
+    }
+
+    private func login(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        guard let body = try? await request.decode(as: Login.self, context: context) else {
+            return Envelope.failure(.badRequest, code: "INVALID_REQUEST", message: "Send {\"email\", \"password\"} as JSON.")
+        }
+        guard CredentialRules.isValidEmail(body.email) else {
+            return Envelope.failure(.badRequest, code: "INVALID_EMAIL", message: CredentialRules.invalidEmailMessage)
+        }
+        let unmet = CredentialRules.unmetRequirements(body.password)
+        guard unmet.isEmpty else {
+            return Envelope.failure(.badRequest, code: "WEAK_PASSWORD", message: unmet.map(\.message).joined(separator: "; "),
+                                    details: ["unmet": unmet.map(\.rawValue).joined(separator: ",")])
+        }
+        guard let user = try database.authenticate(email: body.email, password: body.password) else {
+            return Envelope.failure(.unauthorized, code: "INVALID_CREDENTIALS", message: "Wrong e-mail or password.")
+        }
+        let (token, claims) = signer.issue(for: user.id)
+        return try Envelope.success(Session(token: token, expiresAt: ISO8601.string(Date(timeIntervalSince1970: claims.exp)),
+                                            user: .init(id: user.id, email: user.email, name: user.name)),
+                                    fields: [.cacheControl: "no-store"])
+    }
+
+    /// The claims of the request's bearer token, if valid.
+    func claims(_ request: Request) -> TokenSigner.Claims? {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
+        return signer.verify(String(header.dropFirst(7)))
+    }
+
+    /// Runs `body` for the token's user; 401 without a valid token, 403 when `owner` is another user.
+    func authorized(_ request: Request, for owner: String?, _ body: (User) throws -> Response) throws -> Response {
+        guard let claims = claims(request), let user = try database.user(id: claims.sub) else { return Self.unauthorized() }
+        if let owner, owner != user.id {
+            return Envelope.failure(.forbidden, code: "FORBIDDEN", message: "This belongs to another user.")
+        }
+        return try body(user)
+    }
+
+    static func unauthorized() -> Response {
+        Envelope.failure(.unauthorized, code: "UNAUTHORIZED", message: "Session expired, please log in again.")
+    }
+}

@@ -1,0 +1,59 @@
+import APICore
+import CacheKitTesting
+import Foundation
+import HTTPTypes
+import Logging
+import ReferenceBackend
+import Testing
+
+/// A started backend with its own database file, and a plain HTTP client (no cache).
+struct BackendFixture {
+    let directory: TemporaryDirectory
+    let backend: ReferenceBackend
+    let transport = URLSessionTransport()
+
+    static func start(funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init) async throws -> BackendFixture {
+        let directory = try TemporaryDirectory()
+        var logger = Logger(label: "backend")
+        logger.logLevel = .warning
+        let backend = try await ReferenceBackend.start(.init(
+            databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, now: now, logger: logger))
+        return BackendFixture(directory: directory, backend: backend)
+    }
+
+    func get(_ path: String, _ fields: HTTPFields = [:], token: String? = nil) async throws -> TransportResponse {
+        let url = try #require(URL(string: backend.baseURL.absoluteString + path))
+        var fields = fields
+        if let token { fields[.authorization] = "Bearer \(token)" }
+        return try await transport.send(TransportRequest(method: .get, url: url, headerFields: fields, body: nil,
+                                                         timeout: .seconds(10)))
+    }
+
+    func send(_ method: HTTPRequest.Method, _ path: String, json: String, token: String? = nil) async throws -> TransportResponse {
+        let url = try #require(URL(string: backend.baseURL.absoluteString + path))
+        var fields: HTTPFields = [.contentType: "application/json"]
+        if let token { fields[.authorization] = "Bearer \(token)" }
+        return try await transport.send(TransportRequest(method: method, url: url, headerFields: fields,
+                                                         body: Data(json.utf8), timeout: .seconds(10)))
+    }
+}
+
+/// Runs `body` against a fresh backend and stops it afterwards.
+func withBackend(_ funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init,
+                 _ body: (BackendFixture) async throws -> Void) async throws {
+    let fixture = try await BackendFixture.start(funnelCount: funnelCount, now: now)
+    defer { fixture.directory.remove() }
+    do {
+        try await body(fixture)
+    } catch {
+        await fixture.backend.stop()
+        throw error
+    }
+    await fixture.backend.stop()
+}
+
+extension JSONValue {
+    func field(_ name: String) -> JSONValue? {
+        if case .object(let object) = self { object[name] } else { nil }
+    }
+}
