@@ -32,7 +32,9 @@ let package = Package(
             dependencies: [
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

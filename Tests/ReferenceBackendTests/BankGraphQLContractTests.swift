@@ -1,0 +1,143 @@
+import APICore
+import APICoreTesting
+import CacheKit
+import Foundation
+import HTTPTypes
+import ReferenceBackend
+import Testing
+
+/// The backend's GraphQL endpoint, driven by APICore's GraphQL client over real HTTP.
+@Suite struct BankGraphQLContractTests {
+    struct DashboardQuery: GraphQLQuery {
+        static let document = "query Dashboard { dashboard { id totalBalance accounts { id name balance } recentTransactions { id amount } } }"
+    }
+
+    struct AccountQuery: GraphQLQuery {
+        static let document = "query Account($id: ID!) { account(id: $id) { id name balance currency } }"
+        var id: String
+        var variables: [String: JSONValue] { ["id": .string(id)] }
+    }
+
+    struct TransactionsQuery: GraphQLQuery {
+        static let document = """
+            query Transactions($id: ID!, $after: String) {
+              account(id: $id) { id transactions(first: 7, after: $after) { items { id amount date } hasMore nextCursor } }
+            }
+            """
+        var id: String
+        var after: String?
+        var variables: [String: JSONValue] { ["id": .string(id), "after": after.map(JSONValue.string) ?? .null] }
+    }
+
+    struct PaymentMutation: GraphQLMutation {
+        static let document = """
+            mutation MakePayment($accountId: ID!, $amount: Int!) {
+              makePayment(accountId: $accountId, amount: $amount) { id account { id balance } transaction { id amount } }
+            }
+            """
+        var accountId: String
+        var amount: Int
+        var variables: [String: JSONValue] { ["accountId": .string(accountId), "amount": .int(amount)] }
+    }
+
+    struct Keys: CacheKeyProvider {
+        let typenames: Set<String> = ["Account", "Transaction", "User", "Dashboard", "Payment"]
+        func cacheKey(for object: [String: JSONValue], typename: String) -> NormalizedCacheKey? {
+            guard let id = object["id"]?.stringValue else { return nil }
+            return NormalizedCacheKey("\(typename):\(id)", accountId: typename == "Account" ? id : nil)
+        }
+    }
+
+    struct Kit: FeatureKit {
+        let name = "accounts"
+        func register(in registry: KitRegistry) throws(ContainerError) { try registry.addCacheKeyProvider(Keys()) }
+    }
+
+    func client(_ fixture: BackendFixture, email: String? = "alice@example.com", password: String = "Password1") async throws -> GraphQLClient {
+        var credentials: Credentials?
+        if let email {
+            let response = try await fixture.send(.post, "/auth/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
+            let body = try JSONValue.parse(response.body).field("data")
+            credentials = Credentials(accessToken: try #require(body?.field("token")?.stringValue),
+                                      userId: try #require(body?.field("user")?.field("id")?.stringValue))
+        }
+        let environment = CacheEnvironment()
+        let container = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: environment.timeouts))
+        try container.install([Kit()])
+        return GraphQLClient(configuration: .init(
+            endpoint: fixture.backend.baseURL.appendingPathComponent("graphql"), environment: environment,
+            tokenProvider: StaticTokenProvider(credentials), container: container, retry: .none))
+    }
+
+    @Test func aPaymentUpdatesTheAccountEverywhereAndTheDashboardTotal() async throws {
+        try await withBackend(5) { fixture in
+            let graphQL = try await client(fixture)
+            let dashboard = try await graphQL.fetch(DashboardQuery())
+            let total = try #require(dashboard.data["dashboard"]?.field("totalBalance"))
+            let before = try await graphQL.fetch(AccountQuery(id: "100"))
+            #expect(before.data["account"]?.field("balance") == 104_200)
+
+            let payment = try await graphQL.perform(PaymentMutation(accountId: "100", amount: 1_250))
+            #expect(payment.data["makePayment"]?.field("account")?.field("balance") == 102_950)
+            let cached = try await graphQL.fetch(AccountQuery(id: "100"), policy: .returnCacheDataDontFetch)
+            #expect(cached.data["account"]?.field("balance") == 102_950)
+            let fresh = try await graphQL.fetch(DashboardQuery(), policy: .fetchIgnoringCacheData)
+            #expect(fresh.data["dashboard"]?.field("totalBalance") == .int((total.intValue ?? 0) - 1_250))
+        }
+    }
+
+    @Test func transactionsPageWithCursorsNewestFirst() async throws {
+        try await withBackend(5) { fixture in
+            let graphQL = try await client(fixture)
+            var seen: [String] = []
+            var dates: [String] = []
+            var after: String?
+            repeat {
+                let page = try await graphQL.fetch(TransactionsQuery(id: "100", after: after)).data["account"]?.field("transactions")
+                let items = page?.field("items")?.arrayValue ?? []
+                seen += items.compactMap { $0.field("id")?.stringValue }
+                dates += items.compactMap { $0.field("date")?.stringValue }
+                after = page?.field("nextCursor")?.stringValue
+                #expect((page?.field("hasMore") == true) == (after != nil))
+            } while after != nil
+            #expect(seen.count == 40 && Set(seen).count == 40)
+            #expect(dates == dates.sorted(by: >))
+            await #expect(throws: APIError.self) { try await graphQL.fetch(TransactionsQuery(id: "100", after: "bm9wZQ==")) }
+        }
+    }
+
+    @Test func unauthorizedForbiddenAndInsufficientFundsAreTyped() async throws {
+        try await withBackend(5) { fixture in
+            let anonymous = try await client(fixture, email: nil)
+            do throws(APIError) {
+                _ = try await anonymous.fetch(DashboardQuery())
+                Issue.record("expected 401")
+            } catch {
+                guard case .unauthorized = error else { Issue.record("expected .unauthorized, got \(error)"); return }
+            }
+            let alice = try await client(fixture)
+            do throws(APIError) {
+                _ = try await alice.fetch(AccountQuery(id: "200"))
+                Issue.record("expected 403")
+            } catch {
+                guard case .forbidden = error else { Issue.record("expected .forbidden, got \(error)"); return }
+            }
+            do throws(APIError) {
+                _ = try await alice.perform(PaymentMutation(accountId: "100", amount: 10_000_000))
+                Issue.record("expected insufficient funds")
+            } catch {
+                #expect(error.serverCode == "INSUFFICIENT_FUNDS")
+            }
+        }
+    }
+}
+
+extension JSONValue {
+    var arrayValue: [JSONValue]? {
+        if case .array(let items) = self { items } else { nil }
+    }
+
+    var intValue: Int? {
+        if case .int(let value) = self { value } else { nil }
+    }
+}
