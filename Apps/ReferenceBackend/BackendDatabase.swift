@@ -61,7 +61,10 @@ public final class BackendDatabase: Sendable {
         try Self.migrator.migrate(queue)
         try queue.write { db in
             if try Funnel.fetchCount(db) == 0 { try Self.seed(db, funnelCount: funnelCount) }
-            if try Row.fetchOne(db, sql: "SELECT COUNT(*) FROM user")?[0] == 0 { try Self.seedUsers(db) }
+            if try Row.fetchOne(db, sql: "SELECT COUNT(*) FROM user")?[0] == 0 {
+                try Self.seedUsers(db)
+                try Self.seedChats(db)
+            }
         }
     }
 
@@ -94,6 +97,18 @@ public final class BackendDatabase: Sendable {
                 CREATE TABLE "transaction" (id TEXT PRIMARY KEY NOT NULL, accountId TEXT NOT NULL REFERENCES account(id),
                                             amount INTEGER NOT NULL, description TEXT NOT NULL, date DATETIME NOT NULL);
                 CREATE INDEX transaction_by_account ON "transaction"(accountId, date DESC, id DESC);
+                """)
+        }
+        migrator.registerMigration("v3-chat") { db in
+            try db.execute(sql: """
+                CREATE TABLE chat_thread (id TEXT PRIMARY KEY NOT NULL, userId TEXT NOT NULL REFERENCES user(id),
+                                          title TEXT NOT NULL, area TEXT NOT NULL, createdAt DATETIME NOT NULL,
+                                          updatedAt DATETIME NOT NULL);
+                CREATE INDEX chat_thread_by_user ON chat_thread(userId, updatedAt);
+                CREATE TABLE chat_message (id TEXT PRIMARY KEY NOT NULL,
+                                           threadId TEXT NOT NULL REFERENCES chat_thread(id) ON DELETE CASCADE,
+                                           role TEXT NOT NULL, text TEXT NOT NULL, createdAt DATETIME NOT NULL);
+                CREATE INDEX chat_message_by_thread ON chat_message(threadId, createdAt, id);
                 """)
         }
         return migrator

@@ -6,8 +6,8 @@ import ServiceLifecycle
 
 /// The reference backend: a real HTTP server (Hummingbird) on 127.0.0.1 with its data in SQLite,
 /// implementing the seeds' server contracts for the demo and the end-to-end checks. Today: the funnel
-/// catalog of seed 000, the auth endpoints of seed 004 and the bank's GraphQL endpoint (the chat-history
-/// and fault routes come with the rest of issue 5).
+/// catalog of seed 000, the auth endpoints of seed 004, the bank's GraphQL endpoint, and seed 003's chat
+/// history and today's prediction.
 ///
 /// ```swift
 /// let backend = try await ReferenceBackend.start(.init(databaseURL: folder.appendingPathComponent("backend.sqlite")))
@@ -67,6 +67,7 @@ public final class ReferenceBackend: Sendable {
         let auth = AuthRoutes(database: catalog, signer: TokenSigner(lifetime: configuration.tokenLifetime, now: configuration.now))
         auth.register(on: router)
         GraphQLRoute(bank: try BankGraphQL(database: catalog), auth: auth).register(on: router)
+        ChatRoutes(database: catalog, auth: auth, predictions: PredictionCache()).register(on: router)
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
             router: router,

@@ -1,0 +1,184 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Synchronization
+
+/// Seed 003's chat history (the backend is the source of truth a reinstalled app syncs from) and
+/// today's prediction (one per user and date, cached by the server until that date ends).
+///
+/// - `GET /chat-history/threads[?area=chat|compatibility][&updatedSince=ISO8601]`
+/// - `POST /chat-history/threads` `{id, title, area}`: 201, or 200 with the existing thread on a retry
+/// - `GET /chat-history/threads/{id}/messages`, `POST` `{id, role, text}` (idempotent by id), `DELETE /chat-history/threads/{id}`
+/// - `GET /todays-prediction[?date=YYYY-MM-DD]`: `X-Backend-Cache: HIT | MISS`
+struct ChatRoutes: Sendable {
+    let database: BackendDatabase
+    let auth: AuthRoutes
+    let predictions: PredictionCache
+
+    private struct NewThread: Decodable {
+        var id: String
+        var title: String
+        var area: String?
+    }
+
+    private struct NewMessage: Decodable {
+        var id: String
+        var role: String
+        var text: String
+    }
+
+    private struct ThreadJSON: Encodable {
+        var id: String
+        var title: String
+        var area: String
+        var createdAt: String
+        var updatedAt: String
+
+        init(_ thread: ChatThread) {
+            id = thread.id
+            title = thread.title
+            area = thread.area
+            createdAt = ISO8601.string(thread.createdAt)
+            updatedAt = ISO8601.string(thread.updatedAt)
+        }
+    }
+
+    private struct MessageJSON: Encodable {
+        var id: String
+        var threadId: String
+        var role: String
+        var text: String
+        var createdAt: String
+
+        init(_ message: ChatMessage) {
+            id = message.id
+            threadId = message.threadId
+            role = message.role
+            text = message.text
+            createdAt = ISO8601.string(message.createdAt)
+        }
+    }
+
+    private static let privateFields: HTTPFields = [.cacheControl: "private, no-cache"]
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("chat-history/threads") { request, _ in
+            try auth.authorized(request, for: nil) { user in
+                let query = request.uri.queryParameters
+                var since: Date?
+                if let text = query["updatedSince"].map(String.init) {
+                    guard let date = try? Date(text, strategy: .iso8601) else {
+                        return Envelope.failure(.badRequest, code: "INVALID_DATE", message: "updatedSince must be ISO 8601.")
+                    }
+                    since = date
+                }
+                let threads = try database.threads(userId: user.id, area: query["area"].map(String.init), since: since)
+                return try Envelope.success(threads.map(ThreadJSON.init), fields: Self.privateFields)
+            }
+        }
+        router.post("chat-history/threads") { request, context in
+            let body = try? await request.decode(as: NewThread.self, context: context)
+            return try auth.authorized(request, for: nil) { user in
+                guard let body, !body.id.isEmpty, ["chat", "compatibility"].contains(body.area ?? "chat") else {
+                    return Envelope.failure(.badRequest, code: "INVALID_REQUEST", message: "Send {id, title, area: chat|compatibility}.")
+                }
+                if let existing = try database.thread(id: body.id), existing.userId != user.id { return Self.forbidden() }
+                let (thread, created) = try database.createThread(id: body.id, userId: user.id, title: body.title, area: body.area ?? "chat")
+                return try Envelope.success(ThreadJSON(thread), status: created ? .created : .ok)
+            }
+        }
+        router.get("chat-history/threads/:id/messages") { request, context in
+            try withThread(request, context) { thread in
+                try Envelope.success(try database.messages(threadId: thread.id).map(MessageJSON.init), fields: Self.privateFields)
+            }
+        }
+        router.post("chat-history/threads/:id/messages") { request, context in
+            let body = try? await request.decode(as: NewMessage.self, context: context)
+            return try withThread(request, context) { thread in
+                guard let body, !body.id.isEmpty, ["user", "assistant"].contains(body.role) else {
+                    return Envelope.failure(.badRequest, code: "INVALID_REQUEST", message: "Send {id, role: user|assistant, text}.")
+                }
+                let (message, created) = try database.addMessage(id: body.id, threadId: thread.id, role: body.role, text: body.text)
+                return try Envelope.success(MessageJSON(message), status: created ? .created : .ok)
+            }
+        }
+        router.delete("chat-history/threads/:id") { request, context in
+            try withThread(request, context) { thread in
+                _ = try database.deleteThread(id: thread.id)
+                return Response(status: .noContent)
+            }
+        }
+        router.get("todays-prediction") { request, _ in
+            try auth.authorized(request, for: nil) { user in
+                let text = request.uri.queryParameters["date"].map(String.init)
+                guard let day = PredictionCache.Day(text ?? PredictionCache.Day.today(database.now())) else {
+                    return Envelope.failure(.badRequest, code: "INVALID_DATE", message: "date must be YYYY-MM-DD.")
+                }
+                let (prediction, hit) = predictions.prediction(for: user.id, on: day, now: database.now())
+                var fields: HTTPFields = [.cacheControl: "private, max-age=\(max(0, Int(day.end.timeIntervalSince(database.now()))))"]
+                if let name = HTTPField.Name("X-Backend-Cache") { fields[name] = hit ? "HIT" : "MISS" }
+                return try Envelope.success(prediction, fields: fields)
+            }
+        }
+    }
+
+    private func withThread(_ request: Request, _ context: BasicRequestContext,
+                            _ body: (ChatThread) throws -> Response) throws -> Response {
+        try auth.authorized(request, for: nil) { user in
+            let id = context.parameters.get("id") ?? ""
+            guard let thread = try database.thread(id: id) else {
+                return Envelope.failure(.notFound, code: "NOT_FOUND", message: "No thread '\(id)'.")
+            }
+            guard thread.userId == user.id else { return Self.forbidden() }
+            return try body(thread)
+        }
+    }
+
+    static func forbidden() -> Response {
+        Envelope.failure(.forbidden, code: "FORBIDDEN", message: "This belongs to another user.")
+    }
+}
+
+/// The server's own cache of today's prediction: key `todays_prediction:<user>:<date>`, kept until
+/// the date ends (UTC), as seed 003's backend does with a 24 h TTL that expires at midnight.
+final class PredictionCache: Sendable {
+    /// A calendar day in UTC.
+    struct Day: Hashable, Sendable {
+        var text: String
+        var start: Date
+
+        init?(_ text: String) {
+            guard text.count == 10, let start = try? Date(text + "T00:00:00Z", strategy: .iso8601) else { return nil }
+            self.text = text
+            self.start = start
+        }
+
+        var end: Date { start.addingTimeInterval(86_400) }
+
+        static func today(_ now: Date) -> String { String(ISO8601.string(now).prefix(10)) }
+    }
+
+    struct Prediction: Encodable, Sendable {
+        var date: String
+        var text: String
+        var generatedAt: String
+    }
+
+    private let entries = Mutex<[String: (prediction: Prediction, expires: Date)]>([:])
+    private let generations = Atomic<Int>(0)
+
+    /// How many predictions were generated (cache misses), for checks.
+    var generated: Int { generations.load(ordering: .relaxed) }
+
+    func prediction(for userId: String, on day: Day, now: Date) -> (Prediction, hit: Bool) {
+        let key = "todays_prediction:\(userId):\(day.text)"
+        if let cached = entries.withLock({ $0[key] }), cached.expires > now { return (cached.prediction, true) }
+        generations.wrappingAdd(1, ordering: .relaxed)
+        let moods = ["calm", "bold", "curious", "patient", "generous"]
+        // A stable choice (`hashValue` changes between runs).
+        let mood = moods[(userId + day.text).unicodeScalars.reduce(0) { $0 + Int($1.value) } % moods.count]
+        let prediction = Prediction(date: day.text, text: "A \(mood) day: trust the small steps.", generatedAt: ISO8601.string(now))
+        entries.withLock { $0[key] = (prediction, day.end) }
+        return (prediction, false)
+    }
+}

@@ -1,0 +1,85 @@
+import APICore
+import Foundation
+import HTTPTypes
+import ReferenceBackend
+import Synchronization
+import Testing
+
+/// Seed 003's chat history and today's prediction over real HTTP.
+@Suite struct ChatContractTests {
+    func token(_ fixture: BackendFixture, _ email: String = "alice@example.com", _ password: String = "Password1") async throws -> String {
+        let response = try await fixture.send(.post, "/auth/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
+        return try #require(try JSONValue.parse(response.body).field("data")?.field("token")?.stringValue)
+    }
+
+    func data(_ response: TransportResponse) throws -> JSONValue? {
+        try JSONValue.parse(response.body).field("data")
+    }
+
+    @Test func threadsAndMessagesSyncIdempotentlyAndStayPrivate() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await token(fixture)
+            let threads = try data(try await fixture.get("/chat-history/threads", token: alice))
+            guard case .array(let all)? = threads else { Issue.record("no threads"); return }
+            #expect(all.count == 3)
+            guard case .array(let matches)? = try data(try await fixture.get("/chat-history/threads?area=compatibility", token: alice)) else {
+                Issue.record("no compatibility threads"); return
+            }
+            #expect(matches.count == 1)
+
+            let created = try await fixture.send(.post, "/chat-history/threads", json: #"{"id":"new-1","title":"Career","area":"chat"}"#, token: alice)
+            #expect(created.status == 201)
+            let retried = try await fixture.send(.post, "/chat-history/threads", json: #"{"id":"new-1","title":"Career","area":"chat"}"#, token: alice)
+            #expect(retried.status == 200)
+            for _ in 0..<2 {
+                _ = try await fixture.send(.post, "/chat-history/threads/new-1/messages", json: #"{"id":"m1","role":"user","text":"Hello"}"#, token: alice)
+            }
+            _ = try await fixture.send(.post, "/chat-history/threads/new-1/messages", json: #"{"id":"m2","role":"assistant","text":"Hi"}"#, token: alice)
+            guard case .array(let messages)? = try data(try await fixture.get("/chat-history/threads/new-1/messages", token: alice)) else {
+                Issue.record("no messages"); return
+            }
+            #expect(messages.compactMap { $0.field("id")?.stringValue } == ["m1", "m2"])
+
+            let bob = try await token(fixture, "bob@example.com", "Password2")
+            #expect(try await fixture.get("/chat-history/threads/new-1/messages", token: bob).status == 403)
+            #expect(try await fixture.send(.delete, "/chat-history/threads/new-1", json: "", token: bob).status == 403)
+            #expect(try await fixture.get("/chat-history/threads").status == 401)
+            #expect(try await fixture.send(.delete, "/chat-history/threads/new-1", json: "", token: alice).status == 204)
+            #expect(try await fixture.get("/chat-history/threads/new-1/messages", token: alice).status == 404)
+        }
+    }
+
+    @Test func updatedSinceReturnsOnlyNewerThreads() async throws {
+        let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        try await withBackend(5, now: { clock.withLock { $0 } }) { fixture in
+            let alice = try await token(fixture)
+            _ = try await fixture.send(.post, "/chat-history/threads", json: #"{"id":"late","title":"Later","area":"chat"}"#, token: alice)
+            let since = "2027-01-01T00:00:00Z"
+            guard case .array(let newer)? = try data(try await fixture.get("/chat-history/threads?updatedSince=\(since)", token: alice)) else {
+                Issue.record("no threads"); return
+            }
+            #expect(newer.compactMap { $0.field("id")?.stringValue } == ["late"])
+            #expect(try await fixture.get("/chat-history/threads?updatedSince=yesterday", token: alice).status == 400)
+        }
+    }
+
+    @Test func todaysPredictionIsCachedByTheServerUntilTheDayEnds() async throws {
+        let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))  // 2027-01-15T08:00:00Z
+        try await withBackend(5, now: { clock.withLock { $0 } }) { fixture in
+            let alice = try await token(fixture)
+            let first = try await fixture.get("/todays-prediction", token: alice)
+            #expect(first.headerFields[HTTPField.Name("X-Backend-Cache")!] == "MISS")
+            #expect(first.headerFields[.cacheControl] == "private, max-age=57600")
+            let second = try await fixture.get("/todays-prediction", token: alice)
+            #expect(second.headerFields[HTTPField.Name("X-Backend-Cache")!] == "HIT")
+            #expect(try data(first) == (try data(second)))
+            #expect(try data(first)?.field("date") == "2027-01-15")
+            clock.withLock { $0 += 16 * 3_600 }
+            let later = try await token(fixture)  // the first token expired meanwhile
+            let tomorrow = try await fixture.get("/todays-prediction", token: later)
+            #expect(tomorrow.headerFields[HTTPField.Name("X-Backend-Cache")!] == "MISS")
+            #expect(try data(tomorrow)?.field("date") == "2027-01-16")
+            #expect(try await fixture.get("/todays-prediction?date=tomorrow", token: later).status == 400)
+        }
+    }
+}
