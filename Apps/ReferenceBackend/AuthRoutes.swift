@@ -34,7 +34,7 @@ struct AuthRoutes: Sendable {
         var userId: String?
     }
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<BackendContext>) {
         router.post("auth/login") { request, context in try await self.login(request, context) }
         router.get("auth/validate") { request, _ in
             guard let claims = self.claims(request) else {
@@ -66,7 +66,7 @@ struct AuthRoutes: Sendable {
         }
     }
 
-    private func login(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func login(_ request: Request, _ context: BackendContext) async throws -> Response {
         guard let body = try? await request.decode(as: Login.self, context: context) else {
             return Envelope.failure(.badRequest, code: "INVALID_REQUEST", message: "Send {\"email\", \"password\"} as JSON.")
         }

@@ -13,7 +13,7 @@ struct CatalogRoutes: Sendable {
     static let catalogCacheControl = "public, max-age=300, must-revalidate"
     static let definitionCacheControl = "public, max-age=600, must-revalidate"
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<BackendContext>) {
         router.get("api/funnels/catalog") { request, _ in try self.catalog(request) }
         router.get("api/funnels/catalog/:slug") { request, context in try self.detail(request, slug: context.parameters.get("slug") ?? "") }
         router.get("api/funnels/:slug/definition") { request, context in
@@ -112,7 +112,7 @@ struct CatalogRoutes: Sendable {
         var isActive: Bool?
     }
 
-    private func add(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func add(_ request: Request, _ context: BackendContext) async throws -> Response {
         let body = try await request.decode(as: NewFunnel.self, context: context)
         guard try database.funnel(slug: body.slug) == nil else {
             return Envelope.failure(.conflict, code: "SLUG_TAKEN", message: "A funnel '\(body.slug)' exists.", details: ["slug": body.slug])
@@ -121,7 +121,7 @@ struct CatalogRoutes: Sendable {
         return try Envelope.success(FunnelJSON(funnel), status: .created)
     }
 
-    private func update(_ request: Request, _ context: BasicRequestContext, slug: String) async throws -> Response {
+    private func update(_ request: Request, _ context: BackendContext, slug: String) async throws -> Response {
         let body = try await request.decode(as: FunnelChange.self, context: context)
         guard let funnel = try database.update(slug: slug, title: body.title, isActive: body.isActive) else {
             return Self.notFound(slug)

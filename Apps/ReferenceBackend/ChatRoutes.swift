@@ -61,7 +61,7 @@ struct ChatRoutes: Sendable {
 
     private static let privateFields: HTTPFields = [.cacheControl: "private, no-cache"]
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<BackendContext>) {
         router.get("chat-history/threads") { request, _ in
             try auth.authorized(request, for: nil) { user in
                 let query = request.uri.queryParameters
@@ -122,7 +122,7 @@ struct ChatRoutes: Sendable {
         }
     }
 
-    private func withThread(_ request: Request, _ context: BasicRequestContext,
+    private func withThread(_ request: Request, _ context: BackendContext,
                             _ body: (ChatThread) throws -> Response) throws -> Response {
         try auth.authorized(request, for: nil) { user in
             let id = context.parameters.get("id") ?? ""

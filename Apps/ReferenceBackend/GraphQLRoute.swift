@@ -15,7 +15,7 @@ struct GraphQLRoute: Sendable {
         var variables: [String: Map]?
     }
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<BackendContext>) {
         router.post("graphql") { request, context in
             guard let claims = auth.claims(request) else { return AuthRoutes.unauthorized() }
             guard let body = try? await request.decode(as: Body.self, context: context) else {

@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// The reference backend: a real HTTP server (Hummingbird) on 127.0.0.1 with its data in SQLite,
 /// implementing the seeds' server contracts for the demo and the end-to-end checks. Today: the funnel
 /// catalog of seed 000, the auth endpoints of seed 004, the bank's GraphQL endpoint, and seed 003's chat
-/// history and today's prediction.
+/// history and today's prediction, with faults on demand (``FaultRule``).
 ///
 /// ```swift
 /// let backend = try await ReferenceBackend.start(.init(databaseURL: folder.appendingPathComponent("backend.sqlite")))
@@ -29,11 +29,15 @@ public final class ReferenceBackend: Sendable {
         public var tokenLifetime: TimeInterval
         /// Where request lines go (method, path, status, time; never a token or an e-mail).
         public var logger: Logger
+        /// Faults injected from the start (they can be changed at `/admin/faults`).
+        public var faults: [FaultRule]
 
         /// Creates a configuration.
         public init(databaseURL: URL, port: Int = 0, funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init,
-                    tokenLifetime: TimeInterval = 3_600, logger: Logger = Logger(label: "ReferenceBackend")) {
+                    tokenLifetime: TimeInterval = 3_600, faults: [FaultRule] = [],
+                    logger: Logger = Logger(label: "ReferenceBackend")) {
             self.tokenLifetime = tokenLifetime
+            self.faults = faults
             self.databaseURL = databaseURL
             self.port = port
             self.funnelCount = funnelCount
@@ -61,8 +65,19 @@ public final class ReferenceBackend: Sendable {
     public static func start(_ configuration: Configuration) async throws -> ReferenceBackend {
         let catalog = try BackendDatabase(url: configuration.databaseURL, funnelCount: configuration.funnelCount,
                                           now: configuration.now)
-        let router = Router()
+        let router = Router(context: BackendContext.self)
         router.add(middleware: RequestLog(logger: configuration.logger))
+        let faults = Faults(configuration.faults)
+        router.add(middleware: FaultMiddleware(faults: faults))
+        router.put("admin/faults") { request, context in
+            faults.replace(try await request.decode(as: [FaultRule].self, context: context))
+            return Response(status: .noContent)
+        }
+        router.get("admin/faults") { _, _ in try Envelope.success(faults.rules) }
+        router.delete("admin/faults") { _, _ in
+            faults.replace([])
+            return Response(status: .noContent)
+        }
         CatalogRoutes(database: catalog).register(on: router)
         let auth = AuthRoutes(database: catalog, signer: TokenSigner(lifetime: configuration.tokenLifetime, now: configuration.now))
         auth.register(on: router)
@@ -104,7 +119,7 @@ public enum ReferenceBackendError: Error, Sendable, Hashable {
 /// One line per request: method, path (no query: cursors and e-mails stay out), status, time, and
 /// whether it was a 304.
 struct RequestLog: RouterMiddleware {
-    typealias Context = BasicRequestContext
+    typealias Context = BackendContext
     let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
