@@ -12,6 +12,7 @@ let sharedSettings: [SwiftSetting] = [
 let package = Package(
     name: "MIBMonorepo",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    products: [.executable(name: "mib", targets: ["mib"])],
     dependencies: [
         .package(path: "Packages/CacheKit"),
         .package(path: "Packages/APICore"),
@@ -21,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // The reference backend (Apps/) and the test targets: the kits' libraries never link SwiftNIO.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -43,11 +45,34 @@ let package = Package(
             ],
             path: "Apps/ReferenceBackend"
         ),
-        .testTarget(
-            name: "ReferenceBackendTests",
+        .target(
+            name: "MIBCore",
             dependencies: [
                 "ReferenceBackend",
                 .product(name: "APICore", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Apps/MIBCore"
+        ),
+        .executableTarget(
+            name: "mib",
+            dependencies: [
+                "MIBCore", "ReferenceBackend",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Apps/mib"
+        ),
+        .testTarget(
+            name: "ReferenceBackendTests",
+            dependencies: [
+                "ReferenceBackend", "MIBCore", "mib",
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "APICoreTesting", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

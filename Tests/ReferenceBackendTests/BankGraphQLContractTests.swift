@@ -3,6 +3,7 @@ import APICoreTesting
 import CacheKit
 import Foundation
 import HTTPTypes
+@testable import MIBCore
 import ReferenceBackend
 import Testing
 
@@ -29,30 +30,6 @@ import Testing
         var variables: [String: JSONValue] { ["id": .string(id), "after": after.map(JSONValue.string) ?? .null] }
     }
 
-    struct PaymentMutation: GraphQLMutation {
-        static let document = """
-            mutation MakePayment($accountId: ID!, $amount: Int!) {
-              makePayment(accountId: $accountId, amount: $amount) { id account { id balance } transaction { id amount } }
-            }
-            """
-        var accountId: String
-        var amount: Int
-        var variables: [String: JSONValue] { ["accountId": .string(accountId), "amount": .int(amount)] }
-    }
-
-    struct Keys: CacheKeyProvider {
-        let typenames: Set<String> = ["Account", "Transaction", "User", "Dashboard", "Payment"]
-        func cacheKey(for object: [String: JSONValue], typename: String) -> NormalizedCacheKey? {
-            guard let id = object["id"]?.stringValue else { return nil }
-            return NormalizedCacheKey("\(typename):\(id)", accountId: typename == "Account" ? id : nil)
-        }
-    }
-
-    struct Kit: FeatureKit {
-        let name = "accounts"
-        func register(in registry: KitRegistry) throws(ContainerError) { try registry.addCacheKeyProvider(Keys()) }
-    }
-
     func client(_ fixture: BackendFixture, email: String? = "alice@example.com", password: String = "Password1") async throws -> GraphQLClient {
         var credentials: Credentials?
         if let email {
@@ -63,7 +40,7 @@ import Testing
         }
         let environment = CacheEnvironment()
         let container = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: environment.timeouts))
-        try container.install([Kit()])
+        try container.install([DemoAccountsKit()])
         return GraphQLClient(configuration: .init(
             endpoint: fixture.backend.baseURL.appendingPathComponent("graphql"), environment: environment,
             tokenProvider: StaticTokenProvider(credentials), container: container, retry: .none))
@@ -77,7 +54,7 @@ import Testing
             let before = try await graphQL.fetch(AccountQuery(id: "100"))
             #expect(before.data["account"]?.field("balance") == 104_200)
 
-            let payment = try await graphQL.perform(PaymentMutation(accountId: "100", amount: 1_250))
+            let payment = try await graphQL.perform(DemoPayment(accountId: "100", amount: 1_250))
             #expect(payment.data["makePayment"]?.field("account")?.field("balance") == 102_950)
             let cached = try await graphQL.fetch(AccountQuery(id: "100"), policy: .returnCacheDataDontFetch)
             #expect(cached.data["account"]?.field("balance") == 102_950)
@@ -123,7 +100,7 @@ import Testing
                 guard case .forbidden = error else { Issue.record("expected .forbidden, got \(error)"); return }
             }
             do throws(APIError) {
-                _ = try await alice.perform(PaymentMutation(accountId: "100", amount: 10_000_000))
+                _ = try await alice.perform(DemoPayment(accountId: "100", amount: 10_000_000))
                 Issue.record("expected insufficient funds")
             } catch {
                 #expect(error.serverCode == "INSUFFICIENT_FUNDS")

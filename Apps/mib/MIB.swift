@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import Logging
+import MIBCore
+import ReferenceBackend
+
+/// The integration binary: the composition root's demo and the reference backend.
+@main
+struct MIB: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mib",
+        abstract: "The MIB data layer's integration binary: the demo and the reference backend.",
+        subcommands: [DemoCommand.self, ServeCommand.self])
+}
+
+/// `mib demo`.
+struct DemoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Start the reference backend on a free local port and walk through the seeds' story.")
+
+    @Flag(help: "Print the report as JSON instead of the readable timeline.")
+    var json = false
+
+    func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mib-demo-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = self.json
+        let report = try await Demo.run(in: directory) { step in
+            guard !json else { return }
+            print(String(format: "%8.1f ms  %@: %@", step.milliseconds, step.name, step.outcome))
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            return
+        }
+        print("")
+        print("Cache report")
+        print(String(format: "  hit rate %.0f%%, %d requests saved, %d bytes saved, %d revalidated with 304",
+                     report.hitRate * 100, report.requestsSaved, report.bytesSaved, report.revalidations))
+        for line in report.latency {
+            print(String(format: "  %@ from %@: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms (%d)",
+                         line.feature, line.source, line.p50, line.p90, line.p99, line.count))
+        }
+        print(String(format: "  payment: %d → %d cents, watcher saw %d, %d GraphQL requests",
+                     report.payment.balanceBefore, report.payment.balanceAfter, report.payment.balanceSeenByWatcher,
+                     report.payment.graphQLRequests))
+        print(String(format: "  logout cleared every cache in %.2f ms; %d entries left", report.logoutClearMilliseconds,
+                     report.entriesAfterLogout))
+    }
+}
+
+/// `mib serve`.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Run the reference backend until interrupted.")
+
+    @Option(help: "The port on 127.0.0.1 (0 picks a free one).")
+    var port = 8080
+
+    @Option(help: "The SQLite file (created and seeded when missing).")
+    var database = "mib-backend.sqlite"
+
+    @Option(help: "Added latency for every request, in milliseconds.")
+    var latency: Int?
+
+    @Option(help: "The fraction of requests answered with 500 (0 to 1).")
+    var errorRate: Double?
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        if let errorRate, !(0...1).contains(errorRate) { throw ValidationError("--error-rate must be from 0 to 1") }
+        if let latency, latency < 0 { throw ValidationError("--latency must not be negative") }
+    }
+
+    func run() async throws {
+        var faults: [FaultRule] = []
+        if latency != nil || errorRate != nil { faults.append(FaultRule(latencyMs: latency, errorRate: errorRate)) }
+        let backend = try await ReferenceBackend.start(.init(
+            databaseURL: URL(fileURLWithPath: database), port: port, faults: faults, logger: Logger(label: "mib.serve")))
+        print("Reference backend on \(backend.baseURL.absoluteString) (data: \(database)); Ctrl-C stops it.")
+        while !Task.isCancelled {
+            try await Task.sleep(for: .seconds(3_600))
+        }
+        await backend.stop()
+    }
+}

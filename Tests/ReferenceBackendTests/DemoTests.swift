@@ -1,0 +1,27 @@
+import CacheKitTesting
+import Foundation
+import MIBCore
+import Testing
+
+/// `mib demo`'s story runs in the suite, and its report is checked for the story's outcomes, not
+/// its timings.
+@Suite struct DemoTests {
+    @Test func theStoryEndsWithThePaymentSeenEverywhereAndEveryCacheEmpty() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let report = try await Demo.run(in: directory.url)
+        let outcomes = Dictionary(report.steps.map { ($0.name, $0.outcome) }, uniquingKeysWith: { $1 })
+        #expect(outcomes["Load the catalog page by page"] == "300 funnels: 6 network")
+        #expect(outcomes["Reload the catalog (fresh: from the cache)"] == "300 funnels: 6 hit")
+        #expect(outcomes["Reload five minutes later (stale: revalidated)"] == "300 funnels: 6 304")
+        #expect(outcomes["Open the dashboard again"]?.hasPrefix("hit") == true)
+        #expect(outcomes["Switch away from account 100"] == "account 100 cleared, account 1002 kept")
+        #expect(outcomes["The server expires the session"]?.hasPrefix("401 → session expired") == true)
+        #expect(report.payment.balanceAfter == report.payment.balanceBefore - 1_250)
+        #expect(report.payment.balanceSeenByWatcher == report.payment.balanceAfter)
+        #expect(report.revalidations == 6 && report.bytesSaved > 0)
+        #expect(report.entriesAfterLogout == 0)
+        let json = try JSONEncoder().encode(report)
+        #expect(try JSONDecoder().decode(Demo.Report.self, from: json) == report)
+    }
+}
