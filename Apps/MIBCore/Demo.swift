@@ -153,7 +153,7 @@ private final class Story: Sendable {
             after = try await balance(policy: .returnCacheDataDontFetch)
             return "balance \(Self.euros(before)) → \(Self.euros(after)) from the cache; \(result.critical.count) critical refetch"
         }
-        let seen = (try? await watch.next()?.get()).flatMap { $0.data["account"]?.field("balance")?.intValue } ?? before
+        let seen = (try? await watch.next()?.get()).flatMap { $0.data["account"]?["balance"]?.intValue } ?? before
         let paymentRequests = transport.count("/graphql") - requestsBefore
 
         try await step("Switch away from account 100") {
@@ -184,8 +184,8 @@ private final class Story: Sendable {
         let body = Data(#"{"email":"alice@example.com","password":"Password1"}"#.utf8)
         let response = try await rest.send(APIRequest<JSONValue>(method: .post, path: "/auth/login",
                                                                  headerFields: [.contentType: "application/json"], body: body))
-        let data = response.value.field("data")
-        guard let token = data?.field("token")?.stringValue, let user = data?.field("user")?.field("id")?.stringValue else {
+        let data = response.value["data"]
+        guard let token = data?["token"]?.stringValue, let user = data?["user"]?["id"]?.stringValue else {
             throw DemoError.unexpected("the login answer has no token")
         }
         session.set(Credentials(accessToken: token, userId: user))
@@ -201,10 +201,10 @@ private final class Story: Sendable {
             if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
             let response = try await rest.send(APIRequest<JSONValue>(path: "/api/funnels/catalog", query: query, feature: "catalog"))
             sources[response.source, default: 0] += 1
-            let page = response.value.field("data")
-            funnels += (page?.field("pillars")?.arrayValue ?? []).reduce(0) { $0 + ($1.field("funnels")?.arrayValue?.count ?? 0) }
-            funnels += page?.field("uncategorized_funnels")?.arrayValue?.count ?? 0
-            cursor = page?.field("pagination")?.field("nextCursor")?.stringValue
+            let page = response.value["data"]
+            funnels += (page?["pillars"]?.arrayValue ?? []).reduce(0) { $0 + ($1["funnels"]?.arrayValue?.count ?? 0) }
+            funnels += page?["uncategorized_funnels"]?.arrayValue?.count ?? 0
+            cursor = page?["pagination"]?["nextCursor"]?.stringValue
         } while cursor != nil
         let parts = [(ResponseSource.cache, "hit"), (.revalidated, "304"), (.network, "network")].compactMap { source, label in
             sources[source].map { "\($0) \(label)" }
@@ -214,13 +214,13 @@ private final class Story: Sendable {
 
     func dashboardOutcome(policy: CachePolicy) async throws -> String {
         let result = try await graphQL.fetch(DemoDashboardQuery(), policy: policy)
-        let total = result.data["dashboard"]?.field("totalBalance")?.intValue ?? 0
+        let total = result.data["dashboard"]?["totalBalance"]?.intValue ?? 0
         return "\(result.source == .cache ? "hit" : "network"): total \(Self.euros(total))"
     }
 
     func balance(policy: CachePolicy) async throws -> Int {
         let result = try await graphQL.fetch(DemoAccountQuery(id: "100"), policy: policy)
-        return result.data["account"]?.field("balance")?.intValue ?? 0
+        return result.data["account"]?["balance"]?.intValue ?? 0
     }
 
     func expireSession() async throws -> String {
@@ -267,19 +267,5 @@ public enum DemoError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .unexpected(let reason): "demo: \(reason)"
         }
-    }
-}
-
-extension JSONValue {
-    func field(_ name: String) -> JSONValue? {
-        if case .object(let object) = self { object[name] } else { nil }
-    }
-
-    var arrayValue: [JSONValue]? {
-        if case .array(let items) = self { items } else { nil }
-    }
-
-    var intValue: Int? {
-        if case .int(let value) = self { value } else { nil }
     }
 }

@@ -15,7 +15,7 @@ import Testing
     func token(_ fixture: BackendFixture, _ email: String = "alice@example.com", _ password: String = "Password1") async throws -> String {
         let (status, body) = try await login(fixture, email, password)
         #expect(status == 200)
-        return try #require(body.field("data")?.field("token")?.stringValue)
+        return try #require(body["data"]?["token"]?.stringValue)
     }
 
     @Test func loginValidateAndLogout() async throws {
@@ -24,8 +24,8 @@ import Testing
             let valid = try await fixture.get("/auth/validate", token: token)
             #expect(valid.status == 200)
             let body = try JSONValue.parse(valid.body)
-            #expect(body.field("valid") == true)
-            #expect(body.field("expiresAt")?.stringValue?.hasSuffix("Z") == true)
+            #expect(body["valid"] == true)
+            #expect(body["expiresAt"]?.stringValue?.hasSuffix("Z") == true)
             #expect(try await fixture.get("/api/me", token: token).status == 200)
 
             #expect(try await fixture.send(.post, "/auth/logout", json: "", token: token).status == 204)
@@ -37,12 +37,12 @@ import Testing
     @Test func theSharedRulesAndWrongCredentialsAreTypedErrors() async throws {
         try await withBackend(5) { fixture in
             let badEmail = try await login(fixture, "alice.example.com", "Password1")
-            #expect(badEmail.status == 400 && badEmail.body.field("error")?.field("code") == "INVALID_EMAIL")
+            #expect(badEmail.status == 400 && badEmail.body["error"]?["code"] == "INVALID_EMAIL")
             let weak = try await login(fixture, "alice@example.com", "password")
-            #expect(weak.status == 400 && weak.body.field("error")?.field("code") == "WEAK_PASSWORD")
-            #expect(weak.body.field("error")?.field("details")?.field("unmet") == "uppercaseLetter,digit")
+            #expect(weak.status == 400 && weak.body["error"]?["code"] == "WEAK_PASSWORD")
+            #expect(weak.body["error"]?["details"]?["unmet"] == "uppercaseLetter,digit")
             let wrong = try await login(fixture, "alice@example.com", "Password9")
-            #expect(wrong.status == 401 && wrong.body.field("error")?.field("code") == "INVALID_CREDENTIALS")
+            #expect(wrong.status == 401 && wrong.body["error"]?["code"] == "INVALID_CREDENTIALS")
             let unknown = try await login(fixture, "nobody@example.com", "Password1")
             #expect(unknown.status == 401)
         }

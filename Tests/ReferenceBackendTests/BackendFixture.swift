@@ -51,9 +51,3 @@ func withBackend(_ funnelCount: Int = 300, now: @escaping @Sendable () -> Date =
     }
     await fixture.backend.stop()
 }
-
-extension JSONValue {
-    func field(_ name: String) -> JSONValue? {
-        if case .object(let object) = self { object[name] } else { nil }
-    }
-}

@@ -34,9 +34,9 @@ import Testing
         var credentials: Credentials?
         if let email {
             let response = try await fixture.send(.post, "/auth/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
-            let body = try JSONValue.parse(response.body).field("data")
-            credentials = Credentials(accessToken: try #require(body?.field("token")?.stringValue),
-                                      userId: try #require(body?.field("user")?.field("id")?.stringValue))
+            let body = try JSONValue.parse(response.body)["data"]
+            credentials = Credentials(accessToken: try #require(body?["token"]?.stringValue),
+                                      userId: try #require(body?["user"]?["id"]?.stringValue))
         }
         let environment = CacheEnvironment()
         let container = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: environment.timeouts))
@@ -50,16 +50,16 @@ import Testing
         try await withBackend(5) { fixture in
             let graphQL = try await client(fixture)
             let dashboard = try await graphQL.fetch(DashboardQuery())
-            let total = try #require(dashboard.data["dashboard"]?.field("totalBalance"))
+            let total = try #require(dashboard.data["dashboard"]?["totalBalance"])
             let before = try await graphQL.fetch(AccountQuery(id: "100"))
-            #expect(before.data["account"]?.field("balance") == 104_200)
+            #expect(before.data["account"]?["balance"] == 104_200)
 
             let payment = try await graphQL.perform(DemoPayment(accountId: "100", amount: 1_250))
-            #expect(payment.data["makePayment"]?.field("account")?.field("balance") == 102_950)
+            #expect(payment.data["makePayment"]?["account"]?["balance"] == 102_950)
             let cached = try await graphQL.fetch(AccountQuery(id: "100"), policy: .returnCacheDataDontFetch)
-            #expect(cached.data["account"]?.field("balance") == 102_950)
+            #expect(cached.data["account"]?["balance"] == 102_950)
             let fresh = try await graphQL.fetch(DashboardQuery(), policy: .fetchIgnoringCacheData)
-            #expect(fresh.data["dashboard"]?.field("totalBalance") == .int((total.intValue ?? 0) - 1_250))
+            #expect(fresh.data["dashboard"]?["totalBalance"] == .int((total.intValue ?? 0) - 1_250))
         }
     }
 
@@ -70,12 +70,12 @@ import Testing
             var dates: [String] = []
             var after: String?
             repeat {
-                let page = try await graphQL.fetch(TransactionsQuery(id: "100", after: after)).data["account"]?.field("transactions")
-                let items = page?.field("items")?.arrayValue ?? []
-                seen += items.compactMap { $0.field("id")?.stringValue }
-                dates += items.compactMap { $0.field("date")?.stringValue }
-                after = page?.field("nextCursor")?.stringValue
-                #expect((page?.field("hasMore") == true) == (after != nil))
+                let page = try await graphQL.fetch(TransactionsQuery(id: "100", after: after)).data["account"]?["transactions"]
+                let items = page?["items"]?.arrayValue ?? []
+                seen += items.compactMap { $0["id"]?.stringValue }
+                dates += items.compactMap { $0["date"]?.stringValue }
+                after = page?["nextCursor"]?.stringValue
+                #expect((page?["hasMore"] == true) == (after != nil))
             } while after != nil
             #expect(seen.count == 40 && Set(seen).count == 40)
             #expect(dates == dates.sorted(by: >))
@@ -106,15 +106,5 @@ import Testing
                 #expect(error.serverCode == "INSUFFICIENT_FUNDS")
             }
         }
-    }
-}
-
-extension JSONValue {
-    var arrayValue: [JSONValue]? {
-        if case .array(let items) = self { items } else { nil }
-    }
-
-    var intValue: Int? {
-        if case .int(let value) = self { value } else { nil }
     }
 }

@@ -128,8 +128,8 @@ import Testing
                 #expect(response.status == 400)
                 let error = try JSONDecoder().decode([String: JSONValue].self, from: response.body)
                 #expect(error["success"] == false)
-                #expect(error["error"]?.field("code") == "INVALID_CURSOR")
-                #expect(error["error"]?.field("details")?.field("cursor") == .string(cursor))
+                #expect(error["error"]?["code"] == "INVALID_CURSOR")
+                #expect(error["error"]?["details"]?["cursor"] == .string(cursor))
             }
             let page = try JSONDecoder().decode(Page.self, from: try await fixture.get("/api/funnels/catalog?limit=5").body)
             let cursor = try #require(page.data.pagination.nextCursor)

@@ -9,11 +9,11 @@ import Testing
 @Suite struct ChatContractTests {
     func token(_ fixture: BackendFixture, _ email: String = "alice@example.com", _ password: String = "Password1") async throws -> String {
         let response = try await fixture.send(.post, "/auth/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
-        return try #require(try JSONValue.parse(response.body).field("data")?.field("token")?.stringValue)
+        return try #require(try JSONValue.parse(response.body)["data"]?["token"]?.stringValue)
     }
 
     func data(_ response: TransportResponse) throws -> JSONValue? {
-        try JSONValue.parse(response.body).field("data")
+        try JSONValue.parse(response.body)["data"]
     }
 
     @Test func threadsAndMessagesSyncIdempotentlyAndStayPrivate() async throws {
@@ -38,7 +38,7 @@ import Testing
             guard case .array(let messages)? = try data(try await fixture.get("/chat-history/threads/new-1/messages", token: alice)) else {
                 Issue.record("no messages"); return
             }
-            #expect(messages.compactMap { $0.field("id")?.stringValue } == ["m1", "m2"])
+            #expect(messages.compactMap { $0["id"]?.stringValue } == ["m1", "m2"])
 
             let bob = try await token(fixture, "bob@example.com", "Password2")
             #expect(try await fixture.get("/chat-history/threads/new-1/messages", token: bob).status == 403)
@@ -58,7 +58,7 @@ import Testing
             guard case .array(let newer)? = try data(try await fixture.get("/chat-history/threads?updatedSince=\(since)", token: alice)) else {
                 Issue.record("no threads"); return
             }
-            #expect(newer.compactMap { $0.field("id")?.stringValue } == ["late"])
+            #expect(newer.compactMap { $0["id"]?.stringValue } == ["late"])
             #expect(try await fixture.get("/chat-history/threads?updatedSince=yesterday", token: alice).status == 400)
         }
     }
@@ -73,12 +73,12 @@ import Testing
             let second = try await fixture.get("/todays-prediction", token: alice)
             #expect(second.headerFields[HTTPField.Name("X-Backend-Cache")!] == "HIT")
             #expect(try data(first) == (try data(second)))
-            #expect(try data(first)?.field("date") == "2027-01-15")
+            #expect(try data(first)?["date"] == "2027-01-15")
             clock.withLock { $0 += 16 * 3_600 }
             let later = try await token(fixture)  // the first token expired meanwhile
             let tomorrow = try await fixture.get("/todays-prediction", token: later)
             #expect(tomorrow.headerFields[HTTPField.Name("X-Backend-Cache")!] == "MISS")
-            #expect(try data(tomorrow)?.field("date") == "2027-01-16")
+            #expect(try data(tomorrow)?["date"] == "2027-01-16")
             #expect(try await fixture.get("/todays-prediction?date=tomorrow", token: later).status == 400)
         }
     }

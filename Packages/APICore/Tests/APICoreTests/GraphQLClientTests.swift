@@ -46,14 +46,14 @@ import Testing
             let fixture = try GraphQLFixture(endpoint: bank.endpoint, rules: [rule])
             _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
             let before = try await fixture.client.fetch(DashboardQuery())
-            #expect(before.data["dashboard"]?.field("totalBalance") == .int(6_000))
+            #expect(before.data["dashboard"]?["totalBalance"] == .int(6_000))
             let payment = try await fixture.client.perform(PaymentMutation(accountId: "100", amount: 100))
             #expect(payment.critical.map(\.query) == ["AccountBalance"])
             #expect(payment.critical.first?.outcome.success?.balance == 900)
             let background = await payment.background?.value ?? []
             #expect(background.map(\.query) == ["Dashboard"])
             let after = try await fixture.client.fetch(DashboardQuery(), policy: .returnCacheDataDontFetch)
-            #expect(after.data["dashboard"]?.field("totalBalance") == .int(5_900))
+            #expect(after.data["dashboard"]?["totalBalance"] == .int(5_900))
             #expect(bank.count("Dashboard") == 2 && bank.count("AccountBalance") == 2)
         }
     }
@@ -230,7 +230,7 @@ import Testing
                 #expect(failure.errors.map(\.message) == ["broken on purpose"])
                 #expect(failure.errors.first?.pathDescription == "broken")
                 #expect(failure.errors.first?.code == "BROKEN")
-                #expect(failure.data?["me"]?.field("id") == .string("u1"))
+                #expect(failure.data?["me"]?["id"] == .string("u1"))
             } catch {
                 Issue.record("unexpected \(error)")
             }
@@ -371,12 +371,6 @@ struct MalformedQuery: GraphQLQuery {
     static let document = "query Broken { account(id: ) }"
 }
 
-extension JSONValue {
-    /// The field of an object, or `nil`.
-    func field(_ name: String) -> JSONValue? {
-        if case .object(let object) = self { object[name] } else { nil }
-    }
-}
 
 extension Result {
     /// The success value, or `nil`.

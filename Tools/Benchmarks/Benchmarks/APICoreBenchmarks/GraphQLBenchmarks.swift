@@ -60,14 +60,8 @@ func transactionsBody(_ count: Int) -> Data {
 
 /// The response's `data`, parsed as the client parses it.
 func parsedData(_ body: Data) throws -> [String: JSONValue] {
-    guard case .object(let data)? = try JSONValue.parse(body).field("data") else { throw CancellationError() }
+    guard case .object(let data)? = try JSONValue.parse(body)["data"] else { throw CancellationError() }
     return data
-}
-
-extension JSONValue {
-    func field(_ name: String) -> JSONValue? {
-        if case .object(let object) = self { object[name] } else { nil }
-    }
 }
 
 /// A client whose store (memory or SQLite) holds the response, fresh forever.

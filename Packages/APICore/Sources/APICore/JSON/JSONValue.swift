@@ -50,6 +50,21 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
+    /// The member `key` of an object; `nil` for a missing member or a value that is not an object.
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let object) = self { object[key] } else { nil }
+    }
+
+    /// The integer, if this is one.
+    public var intValue: Int? {
+        if case .int(let value) = self { value } else { nil }
+    }
+
+    /// The elements, if this is an array.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let items) = self { items } else { nil }
+    }
+
     /// The string, if this is one.
     public var stringValue: String? {
         if case .string(let value) = self { value } else { nil }
