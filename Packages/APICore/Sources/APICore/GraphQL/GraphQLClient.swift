@@ -81,7 +81,7 @@ public final class GraphQLClient: Sendable {
         /// Bumped by every clear, so a response that started before it is not written after it.
         var generation = 0
         /// Queries fetched or watched since the last full clear, by operation name, for refetch rules.
-        var active: [String: [String: any GraphQLQuery]] = [:]
+        var active: [String: [[String: JSONValue]: any GraphQLQuery]] = [:]
         var watchers: [Int: Watcher] = [:]
         var nextWatcher = 0
         /// The user whose data the store holds, once known (`.some(nil)`: signed out).
@@ -200,12 +200,14 @@ public final class GraphQLClient: Sendable {
     /// Keeps the query for refetch rules that name its operation (the last 20 variable sets per name).
     private func remember<Q: GraphQLQuery>(_ query: Q, _ operation: GraphQLOperation) {
         guard let name = operation.name else { return }
-        let variables = FieldKey.canonical(.object(query.variables))
+        let variables = query.variables
+        // Mutated in place (no copy of the inner dictionary, no key string built): this runs on every hit.
         state.withLock { state in
-            var known = state.active[name, default: [:]]
-            if known[variables] == nil, known.count >= 20, let victim = known.keys.first { known[victim] = nil }
-            known[variables] = query
-            state.active[name] = known
+            if state.active[name]?[variables] == nil, let known = state.active[name], known.count >= 20,
+               let victim = known.keys.first {
+                state.active[name]?[victim] = nil
+            }
+            state.active[name, default: [:]][variables] = query
         }
     }
 
