@@ -52,7 +52,9 @@ let package = Package(
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Apps/MIBCore"
         ),
@@ -60,7 +62,9 @@ let package = Package(
             name: "mib",
             dependencies: [
                 "MIBCore", "ReferenceBackend",
+                .product(name: "APICore", package: "APICore"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Apps/mib"
@@ -75,7 +79,9 @@ let package = Package(
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/ReferenceBackendTests"
         ),

@@ -1,8 +1,6 @@
 import Foundation
 import Hummingbird
 import Logging
-import NIOCore
-import ServiceLifecycle
 
 /// The reference backend: a real HTTP server (Hummingbird) on 127.0.0.1 with its data in SQLite,
 /// implementing the seeds' server contracts for the demo and the end-to-end checks. Today: the funnel
@@ -47,21 +45,18 @@ public final class ReferenceBackend: Sendable {
     }
 
     /// Where it listens: `http://127.0.0.1:<port>`.
-    public let baseURL: URL
+    public var baseURL: URL { server.baseURL }
     /// The catalog's data, for checks and the demo.
     public let catalog: BackendDatabase
-    private let group: ServiceGroup
-    private let running: Task<Void, any Error>
+    private let server: LocalServer
 
-    private init(baseURL: URL, catalog: BackendDatabase, group: ServiceGroup, running: Task<Void, any Error>) {
-        self.baseURL = baseURL
+    private init(server: LocalServer, catalog: BackendDatabase) {
+        self.server = server
         self.catalog = catalog
-        self.group = group
-        self.running = running
     }
 
     /// Opens the database and starts listening on 127.0.0.1.
-    /// - Throws: when the database cannot be opened or the port not bound.
+    /// - Throws: when the database cannot be opened, or ``LocalServerError`` when the port cannot be bound.
     public static func start(_ configuration: Configuration) async throws -> ReferenceBackend {
         let catalog = try BackendDatabase(url: configuration.databaseURL, funnelCount: configuration.funnelCount,
                                           now: configuration.now)
@@ -83,37 +78,15 @@ public final class ReferenceBackend: Sendable {
         auth.register(on: router)
         GraphQLRoute(bank: try BankGraphQL(database: catalog), auth: auth).register(on: router)
         ChatRoutes(database: catalog, auth: auth, predictions: PredictionCache()).register(on: router)
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: configuration.port)),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: configuration.logger)
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: configuration.logger))
-        let running = Task { try await group.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0, let url = URL(string: "http://127.0.0.1:\(port)") else {
-            await group.triggerGracefulShutdown()
-            _ = await running.result
-            throw ReferenceBackendError.couldNotListen(port: configuration.port)
-        }
-        return ReferenceBackend(baseURL: url, catalog: catalog, group: group, running: running)
+        let server = try await LocalServer.start(responder: router.buildResponder(), port: configuration.port,
+                                                 logger: configuration.logger)
+        return ReferenceBackend(server: server, catalog: catalog)
     }
 
     /// Stops listening and waits until it has.
     public func stop() async {
-        await group.triggerGracefulShutdown()
-        _ = await running.result
+        await server.stop()
     }
-}
-
-/// Why the backend could not start.
-public enum ReferenceBackendError: Error, Sendable, Hashable {
-    /// The port could not be bound.
-    case couldNotListen(port: Int)
 }
 
 /// One line per request: method, path (no query: cursors and e-mails stay out), status, time, and

@@ -1,4 +1,6 @@
+import APICore
 import ArgumentParser
+import CacheKit
 import Foundation
 import Logging
 import MIBCore
@@ -10,7 +12,7 @@ struct MIB: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mib",
         abstract: "The MIB data layer's integration binary: the demo and the reference backend.",
-        subcommands: [DemoCommand.self, ServeCommand.self])
+        subcommands: [DemoCommand.self, ServeCommand.self, ProxyCommand.self])
 }
 
 /// `mib demo`.
@@ -85,5 +87,49 @@ struct ServeCommand: AsyncParsableCommand {
             try await Task.sleep(for: .seconds(3_600))
         }
         await backend.stop()
+    }
+}
+
+/// `mib proxy`.
+struct ProxyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "proxy",
+        abstract: "A local HTTP proxy that sends every request through APICore's HTTP cache.",
+        discussion: """
+            Each response carries X-Cache: HIT, MISS, REVALIDATED or STALE, and Age when it was reused.
+            Example: mib proxy --upstream https://api.example.com --port 8081, then
+            curl -i http://127.0.0.1:8081/some/path twice.
+            """)
+
+    @Option(help: "The origin's base URL (http or https).")
+    var upstream: String
+
+    @Option(help: "The port on 127.0.0.1 (0 picks a free one).")
+    var port = 8081
+
+    @Option(help: "How long to wait for the origin, in seconds.")
+    var timeout = 60
+
+    func validate() throws {
+        guard let url = URL(string: upstream), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              url.host != nil else {
+            throw ValidationError("--upstream must be an http or https URL, such as https://api.example.com")
+        }
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+    }
+
+    func run() async throws {
+        guard let url = URL(string: upstream) else { throw ValidationError("--upstream is not a URL") }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mib-proxy-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = CacheEnvironment(logger: Logger(label: "mib.proxy"), cachesDirectory: directory)
+        let proxy = try await CacheProxy.start(.init(upstream: url, port: port, environment: environment,
+                                                     requestTimeout: .seconds(timeout)))
+        print("Caching proxy on \(proxy.baseURL.absoluteString) → \(upstream); Ctrl-C stops it.")
+        while !Task.isCancelled {
+            try await Task.sleep(for: .seconds(3_600))
+        }
+        await proxy.stop()
     }
 }

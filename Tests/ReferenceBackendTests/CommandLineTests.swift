@@ -15,8 +15,27 @@ import Testing
                       (["--latency=-5"], "--latency must not be negative"),
                       (["--port", "eighty"], "eighty")])
     func serveRefusesBadValues(_ arguments: [String], _ message: String) {
+        expectRefused(ServeCommand.self, arguments, message)
+    }
+
+    @Test func proxyParsesItsOptions() throws {
+        let proxy = try ProxyCommand.parse(["--upstream", "https://api.example.com/v1", "--port", "0", "--timeout", "5"])
+        #expect(proxy.upstream == "https://api.example.com/v1" && proxy.port == 0 && proxy.timeout == 5)
+    }
+
+    @Test(arguments: [([String](), "--upstream"),
+                      (["--upstream", "ftp://example.com"], "--upstream must be an http or https URL"),
+                      (["--upstream", "not a url"], "--upstream must be an http or https URL"),
+                      (["--upstream", "http://example.com", "--port=-1"], "--port must be from 0 to 65535"),
+                      (["--upstream", "http://example.com", "--timeout", "0"], "--timeout must be positive")])
+    func proxyRefusesBadValues(_ arguments: [String], _ message: String) {
+        expectRefused(ProxyCommand.self, arguments, message)
+    }
+
+    /// Parsing `arguments` fails with an error whose message contains `message`.
+    func expectRefused<Command: ParsableCommand>(_ command: Command.Type, _ arguments: [String], _ message: String) {
         do {
-            _ = try ServeCommand.parse(arguments)
+            _ = try command.parse(arguments)
             Issue.record("expected \(arguments) to be refused")
         } catch {
             #expect(MIB.message(for: error).contains(message), "\(MIB.message(for: error))")

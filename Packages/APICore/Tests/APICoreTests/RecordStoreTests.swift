@@ -105,7 +105,7 @@ import Testing
         let directory = try TemporaryDirectory()
         let url = directory.url.appendingPathComponent("records.sqlite")
         let old = try DatabaseQueue(path: url.path)
-        let body = try RecordCoding.encode(record(["name": .value("Ada")], account: "7"))
+        let body = RecordCoding.encode(record(["name": .value("Ada")], account: "7"))
         try old.write { db in
             try db.execute(sql: """
                 CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);

@@ -99,6 +99,15 @@ extension StoredResponse {
         return max(apparentAge, ageValue + responseDelay)
     }
 
+    /// The response's fields as served from the cache at `now`, with `Age` set to its current age in
+    /// whole seconds (RFC 9111 §4.2.3 and §5.1: a cache generates `Age` when it reuses a response).
+    func fieldsServed(at now: Date) -> HTTPFields {
+        let currentAge = correctedInitialAge + max(0, now.timeIntervalSince(responseTime))
+        var fields = headerFields
+        fields[.age] = String(Int(currentAge.rounded(.down)))
+        return fields
+    }
+
     /// When the response stops being fresh by its own headers; `no-cache` makes it stale at once.
     var headerExpiry: Date {
         if cacheControl.noCache { return responseTime }

@@ -30,6 +30,9 @@ public struct APIRequest<Response: Sendable>: Sendable {
     public var idempotencyKey: String?
     /// Turns a 2xx body into the response value.
     public var decode: @Sendable (Data) throws(APIError) -> Response
+    /// Whether a status outside 2xx is returned as a response rather than thrown (set by
+    /// ``RESTClient/forward(method:url:headerFields:body:policy:)``).
+    var returnsAnyStatus = false
 
     /// Creates a request with a custom decoder.
     public init(method: HTTPRequest.Method = .get, path: String, query: [URLQueryItem] = [],

@@ -142,7 +142,7 @@ public final class RESTClient: Sendable {
                     environment.metrics.latency(feature: request.feature, source: .cache).record(ContinuousClock.now - started)
                     if policy == .returnCacheDataAndFetch { refreshInBackground(request, prepared, conditional: stored) }
                     return APIResponse(value: value, source: .cache, isStale: false, status: stored.status,
-                                       headerFields: stored.headerFields)
+                                       headerFields: stored.fieldsServed(at: environment.clock.now()))
                 } catch {
                     environment.logger.warning("Dropped a cached response that no longer decodes",
                                                metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(error)"])
@@ -162,7 +162,7 @@ public final class RESTClient: Sendable {
             let exchange = try await fetch(request, prepared, conditional: conditional,
                                            store: policy != .fetchIgnoringCacheCompletely)
             environment.metrics.latency(feature: request.feature, source: .network).record(ContinuousClock.now - started)
-            return try response(from: exchange, decode: request.decode)
+            return try response(from: exchange, for: request)
         } catch .transport(let error) {
             guard let stale, stale.allowsStaleOnError, policy != .fetchIgnoringCacheData,
                   policy != .fetchIgnoringCacheCompletely, let value = try? request.decode(stale.body) else {
@@ -170,7 +170,8 @@ public final class RESTClient: Sendable {
             }
             environment.logger.info("Served a stale response: the server could not be reached",
                                     metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(error)"])
-            return APIResponse(value: value, source: .cache, isStale: true, status: stale.status, headerFields: stale.headerFields)
+            return APIResponse(value: value, source: .cache, isStale: true, status: stale.status,
+                               headerFields: stale.fieldsServed(at: environment.clock.now()))
         }
     }
 
@@ -193,13 +194,14 @@ public final class RESTClient: Sendable {
                                                                  requestFields: prepared.fields) {
                         let isFresh = metadata.isFresh(at: self.environment.clock.now())
                         if isFresh || stored.allowsStaleOnError, let value = try? request.decode(stored.body) {
-                            continuation.yield(APIResponse(value: value, source: .cache, isStale: !isFresh,
-                                                           status: stored.status, headerFields: stored.headerFields))
+                            continuation.yield(APIResponse(
+                                value: value, source: .cache, isStale: !isFresh, status: stored.status,
+                                headerFields: stored.fieldsServed(at: self.environment.clock.now())))
                         }
                         conditional = stored.hasValidators ? stored : nil
                     }
                     let exchange = try await self.fetch(request, prepared, conditional: conditional, store: true)
-                    continuation.yield(try self.response(from: exchange, decode: request.decode))
+                    continuation.yield(try self.response(from: exchange, for: request))
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -207,6 +209,27 @@ public final class RESTClient: Sendable {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    /// Sends a request as an HTTP intermediary would (`mib proxy`): through the same cache, policies
+    /// and revalidation as ``send(_:policy:)``, but whatever the status, the response is returned
+    /// with its raw body instead of being thrown as an ``APIError``.
+    ///
+    /// - Parameters:
+    ///   - method: the method, sent unchanged; only a GET is read from or written to the cache.
+    ///   - url: the absolute URL, query included.
+    ///   - headerFields: the request's fields, sent unchanged (`Vary` is matched against them).
+    ///   - body: the body, if any.
+    ///   - policy: how the cache is used.
+    /// - Returns: the response; ``APIResponse/source`` and ``APIResponse/isStale`` say whether the cache
+    ///   answered, and a reused response carries `Age`.
+    /// - Throws: ``APIError`` only when no response could be had (transport errors, an invalid URL, or
+    ///   ``APIError/notCached`` under ``CachePolicy/returnCacheDataDontFetch``).
+    public func forward(method: HTTPRequest.Method, url: String, headerFields: HTTPFields, body: Data?,
+                        policy: CachePolicy = .default) async throws(APIError) -> APIResponse<Data> {
+        var request = APIRequest<Data>(method: method, path: url, headerFields: headerFields, body: body, feature: "proxy")
+        request.returnsAnyStatus = true
+        return try await send(request, policy: policy)
     }
 
     // MARK: Steps
@@ -330,7 +353,7 @@ public final class RESTClient: Sendable {
         }
         return try self.response(
             from: Exchange(status: response.status, headerFields: response.headerFields, body: response.body, source: .network),
-            decode: request.decode)
+            for: request)
     }
 
     private func refreshInBackground<R>(_ request: APIRequest<R>, _ prepared: Prepared, conditional: StoredResponse) {
@@ -345,21 +368,17 @@ public final class RESTClient: Sendable {
     }
 
     /// Turns an exchange into the caller's typed response or error.
-    private func response<R>(from exchange: Exchange, decode: @Sendable (Data) throws(APIError) -> R)
-        throws(APIError) -> APIResponse<R>
-    {
-        switch exchange.status {
-        case 200..<300:
-            let value: R
-            if let decoded = exchange.decoded as? R {
-                value = decoded
-            } else {
-                value = try decode(exchange.body)
-            }
-            return APIResponse(value: value, source: exchange.source, isStale: false, status: exchange.status,
-                               headerFields: exchange.headerFields)
-        default:
+    private func response<R>(from exchange: Exchange, for request: APIRequest<R>) throws(APIError) -> APIResponse<R> {
+        guard (200..<300).contains(exchange.status) || request.returnsAnyStatus else {
             throw APIError(status: exchange.status, body: exchange.body)
         }
+        let value: R
+        if let decoded = exchange.decoded as? R {
+            value = decoded
+        } else {
+            value = try request.decode(exchange.body)
+        }
+        return APIResponse(value: value, source: exchange.source, isStale: false, status: exchange.status,
+                           headerFields: exchange.headerFields)
     }
 }

@@ -12,14 +12,18 @@ public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
 
     /// Creates a transport with an ephemeral session whose caching is off.
-    public init() {
+    ///
+    /// - Parameter followsRedirects: whether a 3xx with a `Location` is followed (the default, as
+    ///   apps expect) or returned as is, as an HTTP intermediary such as `mib proxy` must.
+    public init(followsRedirects: Bool = true) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.urlCredentialStorage = nil
-        session = URLSession(configuration: configuration)
+        session = URLSession(configuration: configuration, delegate: followsRedirects ? nil : RedirectRefusal(),
+                             delegateQueue: nil)
     }
 
     deinit {
@@ -92,5 +96,13 @@ public final class URLSessionTransport: HTTPTransport {
         default:
             .other(reason: "\(error.code.rawValue): \(error.localizedDescription)")
         }
+    }
+}
+
+/// Declines every redirect, so the 3xx response itself is returned.
+private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+        completionHandler(nil)
     }
 }

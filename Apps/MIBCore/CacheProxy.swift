@@ -1,0 +1,182 @@
+import APICore
+import CacheKit
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import ReferenceBackend
+import Synchronization
+
+/// `mib proxy`: a local HTTP proxy that sends every request to an upstream server through APICore's
+/// HTTP cache (``RESTClient/forward(method:url:headerFields:body:policy:)``, the code path the kits
+/// use) and marks each response with `X-Cache: HIT | MISS | REVALIDATED | STALE`.
+///
+/// The method, path, query, header fields and body go upstream unchanged, hop-by-hop fields aside.
+/// The origin's status, fields and body come back as a private cache serves them: reused responses
+/// carry `Age`, redirects are returned rather than followed, and nothing is kept longer than the
+/// response's own headers allow (RFC 9111; no timeout of the proxy's own). Each distinct
+/// `Authorization` value gets its own cache, so two users behind one proxy never share an entry.
+///
+/// ```swift
+/// let proxy = try await CacheProxy.start(.init(upstream: URL(string: "https://api.example.com")!))
+/// // curl -i http://127.0.0.1:<port>/api/funnels/catalog  → X-Cache: MISS, then HIT
+/// ```
+public final class CacheProxy: Sendable {
+    /// How the proxy starts.
+    public struct Configuration: Sendable {
+        /// The origin; request paths are appended to it.
+        public var upstream: URL
+        /// The local port; 0 picks a free one.
+        public var port: Int
+        /// The cache's clock, metrics, logger and folder.
+        public var environment: CacheEnvironment
+        /// What reaches the upstream; the default does not follow redirects.
+        public var transport: any HTTPTransport
+        /// How long to wait for the upstream's response.
+        public var requestTimeout: Duration
+
+        /// Creates a configuration.
+        public init(upstream: URL, port: Int = 0, environment: CacheEnvironment = CacheEnvironment(),
+                    transport: any HTTPTransport = URLSessionTransport(followsRedirects: false),
+                    requestTimeout: Duration = .seconds(60)) {
+            self.upstream = upstream
+            self.port = port
+            self.environment = environment
+            self.transport = transport
+            self.requestTimeout = requestTimeout
+        }
+    }
+
+    /// Where the proxy listens: `http://127.0.0.1:<port>`.
+    public var baseURL: URL { server.baseURL }
+    private let server: LocalServer
+
+    private init(server: LocalServer) {
+        self.server = server
+    }
+
+    /// Starts listening on 127.0.0.1.
+    /// - Throws: ``LocalServerError`` when the port cannot be bound.
+    public static func start(_ configuration: Configuration) async throws -> CacheProxy {
+        let responder = ProxyResponder(configuration: configuration)
+        return CacheProxy(server: try await LocalServer.start(responder: responder, port: configuration.port,
+                                                              logger: configuration.environment.logger))
+    }
+
+    /// Stops listening and waits until it has.
+    public func stop() async {
+        await server.stop()
+    }
+}
+
+/// Answers every request by forwarding it through the cache of the caller's `Authorization`.
+final class ProxyResponder: HTTPResponder {
+    typealias Context = BasicRequestContext
+    let configuration: CacheProxy.Configuration
+    private let clients = Mutex<[String: RESTClient]>([:])
+
+    init(configuration: CacheProxy.Configuration) {
+        self.configuration = configuration
+    }
+
+    /// The largest request body forwarded.
+    static let maxBodySize = 64 * 1024 * 1024
+
+    func respond(to request: Request, context: Context) async throws -> Response {
+        let buffer = try await request.body.collect(upTo: Self.maxBodySize)
+        let body = buffer.readableBytes > 0 ? Data(buffer.readableBytesView) : nil
+        let fields = Self.forwardedFields(request.headers)
+        let base = configuration.upstream.absoluteString
+        let url = (base.hasSuffix("/") ? String(base.dropLast()) : base) + request.uri.description
+        let client = client(for: request.headers[.authorization])
+        let policy = Self.policy(for: request.headers)
+        do {
+            let response = try await client.forward(method: request.method, url: url, headerFields: fields, body: body,
+                                                    policy: policy)
+            var headers = Self.forwardedFields(response.headerFields)
+            // URLSession hands over bodies already decoded, so their encoding no longer applies.
+            headers[.contentEncoding] = nil
+            headers[ProxyHeader.xCache] = ProxyHeader.value(response.source, isStale: response.isStale)
+            configuration.environment.logger.info(
+                "\(request.method) \(request.uri.path) \(response.status) \(headers[ProxyHeader.xCache] ?? "")")
+            return Response(status: .init(code: response.status), headers: headers,
+                            body: .init(byteBuffer: ByteBuffer(bytes: response.value)))
+        } catch {
+            return Self.gatewayError(error)
+        }
+    }
+
+    /// The cache for one `Authorization` value (or none).
+    private func client(for authorization: String?) -> RESTClient {
+        clients.withLock { clients in
+            let key = authorization ?? ""
+            if let client = clients[key] { return client }
+            let client = RESTClient(configuration: .init(
+                baseURL: configuration.upstream, transport: configuration.transport,
+                environment: configuration.environment, retry: .none, requestTimeout: configuration.requestTimeout,
+                cacheName: "proxy-\(clients.count)"))
+            clients[key] = client
+            return client
+        }
+    }
+
+    /// The request's own `Cache-Control` (and `Pragma`) as a cache policy (RFC 9111 §5.2.1).
+    static func policy(for fields: HTTPFields) -> CachePolicy {
+        let directives = Set((fields[values: .cacheControl] + fields[values: ProxyHeader.pragma])
+            .flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+        if directives.contains("no-store") { return .fetchIgnoringCacheCompletely }
+        if directives.contains("no-cache") || directives.contains("max-age=0") { return .fetchIgnoringCacheData }
+        if directives.contains("only-if-cached") { return .returnCacheDataDontFetch }
+        return .returnCacheDataElseFetch
+    }
+
+    /// `fields` without the hop-by-hop ones (RFC 9110 §7.6.1), those `Connection` names, `Host` and
+    /// `Content-Length` (each hop sets its own).
+    static func forwardedFields(_ fields: HTTPFields) -> HTTPFields {
+        let named = fields[values: .connection].flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let dropped = hopByHop.union(named)
+        return HTTPFields(fields.filter { !dropped.contains($0.name.canonicalName) })
+    }
+
+    static let hopByHop: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+        "transfer-encoding", "upgrade", "host", "content-length",
+    ]
+
+    /// 504 when the answer could only come from the cache and is not there, or the upstream timed
+    /// out; 502 when the upstream could not be reached; 400 for a request that cannot be sent.
+    static func gatewayError(_ error: any Error) -> Response {
+        let status: HTTPResponse.Status
+        switch error as? APIError {
+        case .notCached?, .transport(.timedOut)?: status = .gatewayTimeout
+        case .invalidRequest(_)?: status = .badRequest
+        default: status = .badGateway
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: headers,
+                        body: .init(byteBuffer: ByteBuffer(string: "mib proxy: \(error)\n")))
+    }
+}
+
+/// The `X-Cache` field the proxy adds.
+public enum ProxyHeader {
+    /// `Pragma` (HTTP/1.0's `no-cache`).
+    static let pragma = HTTPField.Name("Pragma") ?? .cacheControl  // always valid; `??` avoids a force unwrap
+    /// `X-Cache`.
+    public static let xCache = HTTPField.Name("X-Cache") ?? .via  // always valid; `?? .via` avoids a force unwrap
+
+    /// `HIT` (fresh, no request), `MISS` (from the origin), `REVALIDATED` (stored, confirmed by a
+    /// 304) or `STALE` (stored and stale, served because the origin could not be reached).
+    public static func value(_ source: ResponseSource, isStale: Bool) -> String {
+        if isStale { return "STALE" }
+        switch source {
+        case .cache: return "HIT"
+        case .network: return "MISS"
+        case .revalidated: return "REVALIDATED"
+        }
+    }
+}

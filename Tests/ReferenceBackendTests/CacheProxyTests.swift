@@ -1,0 +1,187 @@
+import APICore
+import CacheKit
+import CacheKitTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import MIBCore
+import NIOCore
+import ReferenceBackend
+import Testing
+
+/// `mib proxy` over real HTTP: a client → the proxy → an origin, all on 127.0.0.1.
+@Suite struct CacheProxyTests {
+    /// A proxy in front of `upstream`, on a manual clock, counting what reaches the origin.
+    struct Fixture {
+        let proxy: CacheProxy
+        let clock: ManualClock
+        let upstream: CountingTransport
+        let client = URLSessionTransport(followsRedirects: false)
+
+        static func start(upstream: URL) async throws -> Fixture {
+            let clock = ManualClock(now: Date())
+            var logger = Logger(label: "proxy")
+            logger.logLevel = .warning
+            let counting = CountingTransport(URLSessionTransport(followsRedirects: false))
+            let proxy = try await CacheProxy.start(.init(
+                upstream: upstream, environment: CacheEnvironment(clock: clock, logger: logger), transport: counting))
+            return Fixture(proxy: proxy, clock: clock, upstream: counting)
+        }
+
+        func get(_ path: String, _ fields: HTTPFields = [:]) async throws -> TransportResponse {
+            try await send(.get, path, fields)
+        }
+
+        func send(_ method: HTTPRequest.Method, _ path: String, _ fields: HTTPFields = [:],
+                  body: String? = nil) async throws -> TransportResponse {
+            let url = try #require(URL(string: proxy.baseURL.absoluteString + path))
+            return try await client.send(TransportRequest(method: method, url: url, headerFields: fields,
+                                                          body: body.map { Data($0.utf8) }, timeout: .seconds(10)))
+        }
+    }
+
+    /// An origin that echoes what it received, redirects `/old`, and answers with validators.
+    static func startOrigin() async throws -> LocalServer {
+        let router = Router()
+        router.get("echo") { request, _ -> Response in
+            let echo: [String: String] = [
+                "authorization": request.headers[.authorization] ?? "",
+                "custom": request.headers[HTTPField.Name("X-Custom") ?? .accept] ?? "",
+                "proxyAuthorization": request.headers[.proxyAuthorization] ?? "",
+                "query": request.uri.query ?? "",
+            ]
+            let body = try JSONEncoder().encode(echo)
+            var headers: HTTPFields = [.cacheControl: "private, max-age=60", .eTag: "\"echo-1\"",
+                                       .contentType: "application/json"]
+            if request.headers[.ifNoneMatch] == "\"echo-1\"" {
+                headers[.contentType] = nil
+                return Response(status: .notModified, headers: headers)
+            }
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+        }
+        router.get("old") { _, _ in Response(status: .found, headers: [.location: "/new"]) }
+        router.get("new") { _, _ in "new" }
+        var logger = Logger(label: "origin")
+        logger.logLevel = .warning
+        return try await LocalServer.start(responder: router.buildResponder(), port: 0, logger: logger)
+    }
+
+    struct Echo: Decodable {
+        var authorization: String
+        var custom: String
+        var proxyAuthorization: String
+        var query: String
+    }
+
+    @Test func catalogIsMissThenHitWithAgeThenRevalidatedWith304() async throws {
+        try await withBackend { backend in
+            let fixture = try await Fixture.start(upstream: backend.backend.baseURL)
+            defer { Task { await fixture.proxy.stop() } }
+            let first = try await fixture.get("/api/funnels/catalog?limit=5")
+            #expect(first.status == 200)
+            #expect(first.headerFields[ProxyHeader.xCache] == "MISS")
+            #expect(first.headerFields[.eTag] != nil)
+
+            fixture.clock.advance(by: 42)
+            let second = try await fixture.get("/api/funnels/catalog?limit=5")
+            #expect(second.headerFields[ProxyHeader.xCache] == "HIT")
+            #expect(second.headerFields[.age] == "42")
+            #expect(second.body == first.body)
+            #expect(fixture.upstream.count() == 1)
+
+            fixture.clock.advance(by: 300)
+            let third = try await fixture.get("/api/funnels/catalog?limit=5")
+            #expect(third.status == 200)
+            #expect(third.headerFields[ProxyHeader.xCache] == "REVALIDATED")
+            #expect(third.body == first.body)
+            #expect(fixture.upstream.count() == 2)
+
+            let otherQuery = try await fixture.get("/api/funnels/catalog?limit=6")
+            #expect(otherQuery.headerFields[ProxyHeader.xCache] == "MISS")
+        }
+    }
+
+    @Test func methodsBodiesAndErrorStatusesPassThrough() async throws {
+        try await withBackend { backend in
+            let fixture = try await Fixture.start(upstream: backend.backend.baseURL)
+            defer { Task { await fixture.proxy.stop() } }
+            let login = try await fixture.send(.post, "/auth/login", [.contentType: "application/json"],
+                                               body: #"{"email":"alice@example.com","password":"Password1"}"#)
+            #expect(login.status == 200)
+            #expect(String(decoding: login.body, as: UTF8.self).contains("token"))
+
+            let refused = try await fixture.send(.post, "/auth/login", [.contentType: "application/json"],
+                                                 body: #"{"email":"alice@example.com","password":"Wrong1234"}"#)
+            #expect(refused.status == 401)
+            #expect(refused.headerFields[ProxyHeader.xCache] == "MISS")
+            #expect(!refused.body.isEmpty)
+
+            let missing = try await fixture.get("/api/funnels/catalog/no-such-funnel")
+            #expect(missing.status == 404)
+            #expect(String(decoding: missing.body, as: UTF8.self).contains("error"))
+
+            let badCursor = try await fixture.get("/api/funnels/catalog?cursor=%%%")
+            #expect(badCursor.status == 400)
+        }
+    }
+
+    @Test func redirectsAreReturnedNotFollowed() async throws {
+        let origin = try await Self.startOrigin()
+        let fixture = try await Fixture.start(upstream: origin.baseURL)
+        let response = try await fixture.get("/old")
+        #expect(response.status == 302)
+        #expect(response.headerFields[.location] == "/new")
+        #expect(fixture.upstream.count("/new") == 0)
+        await fixture.proxy.stop()
+        await origin.stop()
+    }
+
+    @Test func fieldsAndQueryGoUpstreamWithoutHopByHopOnes() async throws {
+        let origin = try await Self.startOrigin()
+        let fixture = try await Fixture.start(upstream: origin.baseURL)
+        let fields: HTTPFields = [HTTPField.Name("X-Custom") ?? .accept: "kept", .proxyAuthorization: "Basic c2VjcmV0"]
+        let response = try await fixture.get("/echo?a=1&b=two", fields)
+        let echo = try JSONDecoder().decode(Echo.self, from: response.body)
+        #expect(echo.custom == "kept")
+        #expect(echo.proxyAuthorization == "")
+        #expect(echo.query == "a=1&b=two")
+        await fixture.proxy.stop()
+        await origin.stop()
+    }
+
+    @Test func eachAuthorizationHasItsOwnCache() async throws {
+        let origin = try await Self.startOrigin()
+        let fixture = try await Fixture.start(upstream: origin.baseURL)
+        let alice = try await fixture.get("/echo", [.authorization: "Bearer alice"])
+        let aliceAgain = try await fixture.get("/echo", [.authorization: "Bearer alice"])
+        let bob = try await fixture.get("/echo", [.authorization: "Bearer bob"])
+        #expect(aliceAgain.headerFields[ProxyHeader.xCache] == "HIT")
+        #expect(bob.headerFields[ProxyHeader.xCache] == "MISS")
+        #expect(try JSONDecoder().decode(Echo.self, from: alice.body).authorization == "Bearer alice")
+        #expect(try JSONDecoder().decode(Echo.self, from: bob.body).authorization == "Bearer bob")
+        await fixture.proxy.stop()
+        await origin.stop()
+    }
+
+    @Test func staleWhenTheOriginIsDownAndRequestDirectivesAreHonoured() async throws {
+        let origin = try await Self.startOrigin()
+        let fixture = try await Fixture.start(upstream: origin.baseURL)
+        let uncached = try await fixture.get("/echo", [.cacheControl: "only-if-cached"])
+        #expect(uncached.status == 504)
+        #expect(try await fixture.get("/echo").headerFields[ProxyHeader.xCache] == "MISS")
+        let reload = try await fixture.get("/echo", [.cacheControl: "no-cache"])
+        #expect(reload.headerFields[ProxyHeader.xCache] == "MISS")
+        #expect(fixture.upstream.count() == 2)
+
+        await origin.stop()
+        fixture.clock.advance(by: 120)
+        let stale = try await fixture.get("/echo")
+        #expect(stale.status == 200)
+        #expect(stale.headerFields[ProxyHeader.xCache] == "STALE")
+        #expect(stale.headerFields[.age] == "120")
+        let refetch = try await fixture.get("/echo", [.cacheControl: "no-cache"])
+        #expect(refetch.status == 502)
+        await fixture.proxy.stop()
+    }
+}
