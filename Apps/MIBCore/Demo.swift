@@ -81,51 +81,33 @@ public struct Demo {
     }
 }
 
-/// The demo's wiring and steps.
+/// The demo's steps, over a ``Composition``.
 private final class Story: Sendable {
     let backend: ReferenceBackend
-    let clock = DemoClock()
-    let session = DemoSession()
-    let transport = CountingTransport(URLSessionTransport())
-    let environment: CacheEnvironment
-    let unified: UnifiedCacheManager
-    let rest: RESTClient
-    let graphQL: GraphQLClient
+    let app: Composition
     let progress: @Sendable (Demo.Step) -> Void
     let steps = Mutex<[Demo.Step]>([])
+    var clock: DemoClock { app.clock }
+    var session: DemoSession { app.session }
+    var transport: CountingTransport { app.transport }
+    var unified: UnifiedCacheManager { app.unified }
+    var rest: RESTClient { app.rest }
+    var graphQL: GraphQLClient { app.graphQL }
 
     init(backend: ReferenceBackend, directory: URL, logger: Logger, progress: @escaping @Sendable (Demo.Step) -> Void) throws {
         self.backend = backend
         self.progress = progress
-        environment = CacheEnvironment(clock: clock, logger: logger,
-                                       cachesDirectory: directory.appendingPathComponent("caches"))
-        unified = UnifiedCacheManager(timeouts: environment.timeouts, logger: logger)
-        let container = DependencyContainer(cacheManager: unified)
-        try container.install([DemoAccountsKit()])
-        try container.verify()
-        let authEvents = AuthEvents()
-        rest = RESTClient(configuration: .init(baseURL: backend.baseURL, transport: transport, environment: environment,
-                                               tokenProvider: session, retry: .none, authEvents: authEvents))
-        graphQL = GraphQLClient(configuration: .init(
-            endpoint: backend.baseURL.appendingPathComponent("graphql"), transport: transport, environment: environment,
-            tokenProvider: session, container: container, retry: .none, authEvents: authEvents))
-        unified.register(rest.cacheParticipant)
-        unified.register(graphQL)
+        app = try Composition(baseURL: backend.baseURL, cachesDirectory: directory.appendingPathComponent("caches"),
+                              logger: logger)
     }
 
     func step(_ name: String, _ body: () async throws -> String) async throws {
         let started = ContinuousClock.now
         let outcome = try await body()
         let elapsed = ContinuousClock.now - started
-        let step = Demo.Step(name: name, outcome: outcome, milliseconds: Self.milliseconds(elapsed))
+        let step = Demo.Step(name: name, outcome: outcome, milliseconds: elapsed.milliseconds)
         steps.withLock { $0.append(step) }
         progress(step)
-    }
-
-    /// Milliseconds, to two decimals.
-    static func milliseconds(_ duration: Duration) -> Double {
-        let value = Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
-        return (value * 100).rounded() / 100
     }
 
     func run() async throws -> Demo.Report {
@@ -167,49 +149,22 @@ private final class Story: Sendable {
         _ = try await dashboardOutcome(policy: .default)
         var clearMilliseconds = 0.0
         try await step("Log out") {
-            _ = try? await rest.send(APIRequest<Data>(method: .post, path: "/auth/logout"))
-            session.set(nil)
-            let started = ContinuousClock.now
-            let report = await unified.clearAllCaches()
-            clearMilliseconds = Self.milliseconds(ContinuousClock.now - started)
+            let (report, clearing) = await app.logOut()
+            clearMilliseconds = clearing.milliseconds
             return report.isComplete ? "every cache cleared in \(clearMilliseconds) ms" : "FAILED: \(report.failed)"
         }
-        let left = await unified.statistics().reduce(0) { $0 + $1.usage.count }
+        let left = await app.entryCount()
         return report(payment: .init(balanceBefore: before, balanceAfter: after, balanceSeenByWatcher: seen,
                                      graphQLRequests: paymentRequests),
                       clear: clearMilliseconds, left: left)
     }
 
     func signIn() async throws -> String {
-        let body = Data(#"{"email":"alice@example.com","password":"Password1"}"#.utf8)
-        let response = try await rest.send(APIRequest<JSONValue>(method: .post, path: "/auth/login",
-                                                                 headerFields: [.contentType: "application/json"], body: body))
-        let data = response.value["data"]
-        guard let token = data?["token"]?.stringValue, let user = data?["user"]?["id"]?.stringValue else {
-            throw DemoError.unexpected("the login answer has no token")
-        }
-        session.set(Credentials(accessToken: token, userId: user))
-        return "signed in as \(user)"
+        "signed in as \(try await app.signIn())"
     }
 
     func loadCatalog() async throws -> String {
-        var cursor: String?
-        var sources: [ResponseSource: Int] = [:]
-        var funnels = 0
-        repeat {
-            var query = [URLQueryItem(name: "limit", value: "50")]
-            if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
-            let response = try await rest.send(APIRequest<JSONValue>(path: "/api/funnels/catalog", query: query, feature: "catalog"))
-            sources[response.source, default: 0] += 1
-            let page = response.value["data"]
-            funnels += (page?["pillars"]?.arrayValue ?? []).reduce(0) { $0 + ($1["funnels"]?.arrayValue?.count ?? 0) }
-            funnels += page?["uncategorized_funnels"]?.arrayValue?.count ?? 0
-            cursor = page?["pagination"]?["nextCursor"]?.stringValue
-        } while cursor != nil
-        let parts = [(ResponseSource.cache, "hit"), (.revalidated, "304"), (.network, "network")].compactMap { source, label in
-            sources[source].map { "\($0) \(label)" }
-        }
-        return "\(funnels) funnels: " + parts.joined(separator: ", ")
+        try await app.loadCatalog().summary
     }
 
     func dashboardOutcome(policy: CachePolicy) async throws -> String {
@@ -219,8 +174,7 @@ private final class Story: Sendable {
     }
 
     func balance(policy: CachePolicy) async throws -> Int {
-        let result = try await graphQL.fetch(DemoAccountQuery(id: "100"), policy: policy)
-        return result.data["account"]?["balance"]?.intValue ?? 0
+        try await app.balance(policy: policy)
     }
 
     func expireSession() async throws -> String {
@@ -240,11 +194,11 @@ private final class Story: Sendable {
     }
 
     func report(payment: Demo.Report.Payment, clear: Double, left: Int) -> Demo.Report {
-        let counts = environment.metrics.snapshot().reduce(CacheStatistics(store: "all", feature: "all"), +)
-        let latency = environment.metrics.latencySnapshot().map { summary in
+        let counts = app.environment.metrics.snapshot().reduce(CacheStatistics(store: "all", feature: "all"), +)
+        let latency = app.environment.metrics.latencySnapshot().map { summary in
             Demo.Report.Latency(feature: summary.feature, source: summary.source.rawValue, count: summary.count,
-                                p50: Self.milliseconds(summary.p50), p90: Self.milliseconds(summary.p90),
-                                p99: Self.milliseconds(summary.p99))
+                                p50: summary.p50.milliseconds, p90: summary.p90.milliseconds,
+                                p99: summary.p99.milliseconds)
         }
         return Demo.Report(backend: backend.baseURL.absoluteString, steps: steps.withLock { $0 }, hitRate: counts.hitRate,
                            requestsSaved: counts.requestsSaved, bytesSaved: counts.bytesSaved,

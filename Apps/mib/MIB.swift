@@ -12,7 +12,8 @@ struct MIB: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mib",
         abstract: "The MIB data layer's integration binary: the demo and the reference backend.",
-        subcommands: [DemoCommand.self, ServeCommand.self, ProxyCommand.self])
+        subcommands: [DemoCommand.self, ServeCommand.self, ProxyCommand.self, EndToEndCommand.self,
+                      InspectCommand.self])
 }
 
 /// `mib demo`.
@@ -131,5 +132,95 @@ struct ProxyCommand: AsyncParsableCommand {
             try await Task.sleep(for: .seconds(3_600))
         }
         await proxy.stop()
+    }
+}
+
+/// `mib e2e`.
+struct EndToEndCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "e2e",
+        abstract: "Run the end-to-end scenarios against a fresh reference backend or the given one.",
+        discussion: "Prints PASS or FAIL per scenario with what it saw; exits with 1 when any failed.")
+
+    @Option(help: "The backend to check (default: a reference backend started for the run).")
+    var server: String?
+
+    @Flag(help: "Print the report as JSON.")
+    var json = false
+
+    func validate() throws {
+        try validateServer(server)
+    }
+
+    func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mib-e2e-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let json = self.json
+        let report = try await EndToEnd.run(server: server.flatMap(URL.init(string:)), in: directory) { result in
+            guard !json else { return }
+            let mark = result.passed ? "PASS" : "FAIL"
+            print(String(format: "%@  %@: %@ (%.1f ms)\n      %@", mark, result.kit, result.name, result.milliseconds,
+                         result.detail))
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            let failed = report.results.filter { !$0.passed }.count
+            print("\n\(report.results.count - failed) passed, \(failed) failed against \(report.server)")
+        }
+        if !report.passed { throw ExitCode(1) }
+    }
+}
+
+/// `mib inspect`.
+struct InspectCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "inspect",
+        abstract: "Use the app against a backend, then print cache statistics and a redacted export of every entry.")
+
+    @Option(help: "The backend to use (default: a reference backend started for the run).")
+    var server: String?
+
+    @Flag(help: "Print the inspection as JSON.")
+    var json = false
+
+    func validate() throws {
+        try validateServer(server)
+    }
+
+    func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mib-inspect-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let inspection = try await Inspector.run(server: server.flatMap(URL.init(string:)), in: directory)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.dateEncodingStrategy = .iso8601
+            print(String(decoding: try encoder.encode(inspection), as: UTF8.self))
+            return
+        }
+        print("Cache statistics (\(inspection.server))")
+        for row in inspection.statistics {
+            let counts = row.counts
+            let name = "\(row.participant)/\(counts.store)".padding(toLength: 20, withPad: " ", startingAt: 0)
+            print("  \(name) \(row.usage.count) entries, \(row.usage.bytes) bytes; hits \(counts.hits), misses "
+                  + "\(counts.misses), 304s \(counts.revalidations), expirations \(counts.expirations)")
+        }
+        print("\nEntries (keys, users and accounts redacted; values never shown)")
+        for entry in inspection.entries {
+            let expiry = entry.expiresAt.map { "expires \(ISO8601DateFormatter().string(from: $0))" } ?? "no expiry"
+            print("  \(entry.participant)/\(entry.store)  \(entry.key)  \(entry.bytes) bytes  user \(entry.user ?? "-")  "
+                  + "account \(entry.account ?? "-")  \(expiry)")
+        }
+    }
+}
+
+/// Refuses a `--server` that is not an http or https URL.
+func validateServer(_ server: String?) throws {
+    guard let server else { return }
+    guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+        throw ValidationError("--server must be an http or https URL, such as http://127.0.0.1:8080")
     }
 }

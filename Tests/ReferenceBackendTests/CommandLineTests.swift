@@ -42,6 +42,13 @@ import Testing
         }
     }
 
+    @Test func e2eAndInspectTakeAServer() throws {
+        #expect(try EndToEndCommand.parse(["--server", "http://127.0.0.1:8080", "--json"]).json)
+        #expect(try InspectCommand.parse([]).server == nil)
+        expectRefused(EndToEndCommand.self, ["--server", "127.0.0.1:8080"], "--server must be an http or https URL")
+        expectRefused(InspectCommand.self, ["--server", "mailto:a@b.c"], "--server must be an http or https URL")
+    }
+
     @Test func unknownSubcommandsAreRefused() {
         #expect(throws: (any Error).self) { try MIB.parseAsRoot(["dance"]) }
     }

@@ -56,6 +56,19 @@ import Testing
         #expect(try store.usage().count == 2)
     }
 
+    @Test(arguments: Kind.allCases) func describingRecordsGivesKeysSizesAccountsAndNoValues(_ kind: Kind) throws {
+        let directory = try TemporaryDirectory()
+        let store = try makeStore(kind, in: directory)
+        let older = NormalizedRecord(fields: ["id": .value("100"), "name": .value("Ada")],
+                                     writtenAt: ["id": Self.now, "name": Self.now.addingTimeInterval(-60)], accountId: "100")
+        try store.merge(["Account:100": older, "User:u1": record(["id": .value("u1")])])
+        let rows = try store.describeRecords().sorted { $0.key < $1.key }
+        #expect(rows.map(\.key) == ["Account:100", "User:u1"])
+        #expect(rows.map(\.metadata.scope.accountId) == ["100", nil])
+        #expect(rows[0].metadata.storedAt == Self.now.addingTimeInterval(-60))
+        #expect(rows.allSatisfy { $0.bytes > $0.key.utf8.count && $0.metadata.expiresAt == nil })
+    }
+
     @Test(arguments: Kind.allCases) func expiringAndRemovingEverything(_ kind: Kind) throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(kind, in: directory)

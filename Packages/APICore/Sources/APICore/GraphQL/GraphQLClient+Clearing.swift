@@ -76,4 +76,14 @@ extension GraphQLClient: GraphQLCacheManaging, CacheClearingParticipant {
         return [CacheStoreStatistics(participant: participantName, category: category, counts: counts,
                                      usage: try cache.store.usage())]
     }
+
+    /// One row per normalized record, redacted (keys, the owning user and accounts), without values.
+    public func exportEntries() async throws -> [CacheExportEntry] {
+        let owner = state.withLock { $0.owner ?? nil }
+        return try cache.store.describeRecords().map { description in
+            var description = description
+            description.metadata.scope.userId = owner
+            return CacheExportEntry(participant: participantName, store: "normalized", entry: description)
+        }
+    }
 }

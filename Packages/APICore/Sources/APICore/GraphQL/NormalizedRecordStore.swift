@@ -25,6 +25,9 @@ public protocol NormalizedRecordStore: Sendable {
     func removeAll() throws
     /// How many records are stored and roughly how many bytes they take.
     func usage() throws -> CacheStoreUsage
+    /// Every record's key, size, account and oldest field write, for the debug export (values are
+    /// never included). A record that does not decode is skipped.
+    func describeRecords() throws -> [CacheEntryDescription]
 }
 
 /// Why a record store failed.
@@ -48,6 +51,13 @@ extension NormalizedRecord {
 
     /// The packed size in bytes.
     var estimatedBytes: Int { bytes.count }
+
+    /// How the debug export shows this record: stored when its oldest field was written, tagged with
+    /// its account. Freshness depends on the query reading it, so it has no expiry of its own.
+    func description(key: String) -> CacheEntryDescription {
+        CacheEntryDescription(key: key, bytes: key.utf8.count + estimatedBytes, metadata: CacheEntryMetadata(
+            storedAt: writtenAt.values.min() ?? .distantPast, expiresAt: nil, scope: CacheScope(accountId: accountId)))
+    }
 }
 
 /// Records in memory, behind a lock.
@@ -138,6 +148,11 @@ public final class InMemoryRecordStore: NormalizedRecordStore {
             CacheStoreUsage(count: records.count,
                             bytes: records.reduce(0) { $0 + $1.key.utf8.count + $1.value.estimatedBytes })
         }
+    }
+
+    /// Every record, described for the debug export.
+    public func describeRecords() -> [CacheEntryDescription] {
+        records.withLock { records in records.map { $0.value.description(key: $0.key) } }
     }
 
     /// How many records are stored.

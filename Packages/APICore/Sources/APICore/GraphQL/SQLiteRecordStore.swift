@@ -187,6 +187,16 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
         }
     }
 
+    /// Every record, described for the debug export; a row that does not decode is skipped.
+    public func describeRecords() throws -> [CacheEntryDescription] {
+        try database { db in
+            try Row.fetchAll(db, sql: "SELECT key, body FROM record ORDER BY key").compactMap { row in
+                let key: String = row[0]
+                return (try? Self.decode(row, key: key))?.description(key: key)
+            }
+        }
+    }
+
     // MARK: Rows
 
     private static let selectSQL = "SELECT body FROM record WHERE key = ?"

@@ -1,0 +1,127 @@
+import APICore
+import CacheKit
+import Foundation
+import HTTPTypes
+import Logging
+
+/// The composition root, as an app builds it: every kit that exists registered into one
+/// ``DependencyContainer`` (verified at start), one ``UnifiedCacheManager``, and the REST and
+/// GraphQL clients sharing one transport, session and auth-event stream. `mib demo`, `mib e2e` and
+/// `mib inspect` each build one against a backend.
+public final class Composition: Sendable {
+    /// The clock every cache reads; the story advances it ("five minutes later").
+    public let clock = DemoClock()
+    /// The signed-in user's token.
+    public let session = DemoSession()
+    /// Counts what reaches the network, by path.
+    public let transport = CountingTransport(URLSessionTransport())
+    /// The caches' clock, metrics, logger and folder.
+    public let environment: CacheEnvironment
+    /// Clears and inspects every cache at once.
+    public let unified: UnifiedCacheManager
+    /// The kits' registrations.
+    public let container: DependencyContainer
+    /// REST through the HTTP cache.
+    public let rest: RESTClient
+    /// GraphQL through the normalized cache.
+    public let graphQL: GraphQLClient
+    /// The backend's base URL.
+    public let baseURL: URL
+
+    /// Wires everything against `baseURL`, with disk caches under `cachesDirectory`.
+    /// - Throws: ``ContainerError`` when a kit's registration conflicts with another's.
+    public init(baseURL: URL, cachesDirectory: URL, logger: Logger) throws {
+        self.baseURL = baseURL
+        environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: cachesDirectory)
+        unified = UnifiedCacheManager(timeouts: environment.timeouts, logger: logger)
+        container = DependencyContainer(cacheManager: unified)
+        try container.install([DemoAccountsKit()])
+        try container.verify()
+        let authEvents = AuthEvents()
+        rest = RESTClient(configuration: .init(baseURL: baseURL, transport: transport, environment: environment,
+                                               tokenProvider: session, retry: .none, authEvents: authEvents))
+        graphQL = GraphQLClient(configuration: .init(
+            endpoint: baseURL.appendingPathComponent("graphql"), transport: transport, environment: environment,
+            tokenProvider: session, container: container, retry: .none, authEvents: authEvents))
+        unified.register(rest.cacheParticipant)
+        unified.register(graphQL)
+    }
+
+    /// Signs in with `POST /auth/login` and keeps the token.
+    /// - Returns: the user's id.
+    @discardableResult
+    public func signIn(email: String = "alice@example.com", password: String = "Password1") async throws -> String {
+        let body = try JSONEncoder().encode(["email": email, "password": password])
+        let response = try await rest.send(APIRequest<JSONValue>(method: .post, path: "/auth/login",
+                                                                 headerFields: [.contentType: "application/json"], body: body))
+        let data = response.value["data"]
+        guard let token = data?["token"]?.stringValue, let user = data?["user"]?["id"]?.stringValue else {
+            throw DemoError.unexpected("the login answer has no token")
+        }
+        session.set(Credentials(accessToken: token, userId: user))
+        return user
+    }
+
+    /// Logs out: the server is told (its failure does not matter), the token dropped, every cache cleared.
+    /// - Returns: the clearing's report and how long clearing every cache took.
+    public func logOut() async -> (report: ClearingReport, clearing: Duration) {
+        _ = try? await rest.send(APIRequest<Data>(method: .post, path: "/auth/logout"))
+        session.set(nil)
+        let started = ContinuousClock.now
+        let report = await unified.clearAllCaches()
+        return (report, ContinuousClock.now - started)
+    }
+
+    /// One pass over the catalog, page by page (50 a page).
+    public func loadCatalog() async throws -> CatalogPass {
+        var pass = CatalogPass()
+        var cursor: String?
+        repeat {
+            var query = [URLQueryItem(name: "limit", value: "50")]
+            if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
+            let response = try await rest.send(APIRequest<JSONValue>(path: "/api/funnels/catalog", query: query, feature: "catalog"))
+            pass.sources[response.source, default: 0] += 1
+            let page = response.value["data"]
+            let groups = (page?["pillars"]?.arrayValue ?? []).map { $0["funnels"]?.arrayValue ?? [] }
+                + [page?["uncategorized_funnels"]?.arrayValue ?? []]
+            // A page groups its funnels by pillar; the contract's order runs across the page.
+            let funnels = groups.joined().compactMap { funnel -> (String, String)? in
+                guard let title = funnel["title"]?.stringValue, let slug = funnel["slug"]?.stringValue else { return nil }
+                return (title, slug)
+            }
+            pass.funnels += funnels.sorted { ($0.0.lowercased(), $0.1) < ($1.0.lowercased(), $1.1) }
+            cursor = page?["pagination"]?["nextCursor"]?.stringValue
+        } while cursor != nil
+        return pass
+    }
+
+    /// Account `id`'s balance in cents.
+    public func balance(of id: String = "100", policy: CachePolicy = .default) async throws -> Int {
+        let result = try await graphQL.fetch(DemoAccountQuery(id: id), policy: policy)
+        guard let balance = result.data["account"]?["balance"]?.intValue else {
+            throw DemoError.unexpected("account \(id) has no balance")
+        }
+        return balance
+    }
+
+    /// Entries left in every store.
+    public func entryCount() async -> Int {
+        await unified.statistics().reduce(0) { $0 + $1.usage.count }
+    }
+}
+
+/// What one pass over the catalog saw.
+public struct CatalogPass: Sendable {
+    /// Pages by where they came from.
+    public var sources: [ResponseSource: Int] = [:]
+    /// Every funnel's title and slug, page after page.
+    public var funnels: [(title: String, slug: String)] = []
+
+    /// "300 funnels: 6 hit" and the like.
+    public var summary: String {
+        let parts = [(ResponseSource.cache, "hit"), (.revalidated, "304"), (.network, "network")].compactMap { source, label in
+            sources[source].map { "\($0) \(label)" }
+        }
+        return "\(funnels.count) funnels: " + parts.joined(separator: ", ")
+    }
+}

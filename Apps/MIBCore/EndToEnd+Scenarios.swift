@@ -1,0 +1,133 @@
+import APICore
+import CacheKit
+import Foundation
+import HTTPTypes
+
+// The scenarios, by kit. A kit that lands adds its list here and to `EndToEnd.scenarios`.
+
+extension EndToEnd {
+    static let catalogScenarios: [Scenario] = [
+        Scenario(kit: "catalog", name: "every page arrives once, in the contract's order") { app in
+            let pass = try await app.loadCatalog()
+            let slugs = pass.funnels.map(\.slug)
+            try require(!slugs.isEmpty, "the catalog is empty")
+            try require(Set(slugs).count == slugs.count, "\(slugs.count - Set(slugs).count) funnels came twice")
+            let sorted = pass.funnels.sorted { ($0.title.lowercased(), $0.slug) < ($1.title.lowercased(), $1.slug) }
+            try require(sorted.map(\.slug) == slugs, "the pages are not in title-then-slug order")
+            return pass.summary
+        },
+        Scenario(kit: "catalog", name: "a reload is served from the cache, then revalidated with 304s") { app in
+            let first = try await app.loadCatalog()
+            let requests = app.transport.count()
+            let second = try await app.loadCatalog()
+            try require(second.sources == [.cache: first.sources.values.reduce(0, +)], "reload: \(second.summary)")
+            try require(app.transport.count() == requests, "the fresh reload made \(app.transport.count() - requests) requests")
+            app.clock.advance(by: 301)
+            let third = try await app.loadCatalog()
+            try require(third.sources == [.revalidated: first.sources.values.reduce(0, +)], "stale reload: \(third.summary)")
+            try require(third.funnels.map(\.slug) == first.funnels.map(\.slug), "the revalidated catalog differs")
+            return "\(second.summary); 5 minutes later \(third.summary)"
+        },
+        Scenario(kit: "catalog", name: "a cursor that does not decode is a typed INVALID_CURSOR error") { app in
+            do {
+                _ = try await app.rest.send(APIRequest<JSONValue>(
+                    path: "/api/funnels/catalog", query: [URLQueryItem(name: "cursor", value: "not-a-cursor")]))
+                throw ScenarioFailure(description: "the bad cursor was accepted")
+            } catch let error as APIError {
+                try require(error.serverCode == "INVALID_CURSOR", "got \(error)")
+                return "400 INVALID_CURSOR"
+            }
+        },
+    ]
+
+    static let authScenarios: [Scenario] = [
+        Scenario(kit: "auth", name: "a wrong password is refused with 401, the right one signs in") { app in
+            do {
+                try await app.signIn(password: "Wrong1234")
+                throw ScenarioFailure(description: "the wrong password signed in")
+            } catch let error as APIError {
+                guard case .unauthorized = error else { throw ScenarioFailure(description: "got \(error)") }
+            }
+            let user = try await app.signIn()
+            return "401, then signed in as \(user)"
+        },
+        Scenario(kit: "auth", name: "a session the server expires leads to one 401 and empty caches") { app in
+            let user = try await app.signIn()
+            _ = try await app.graphQL.fetch(DemoDashboardQuery())
+            _ = try await app.loadCatalog()
+            let events = app.rest.authEvents.stream()
+            try await app.admin(.post, "admin/sessions/\(user)/expire")
+            do {
+                _ = try await app.graphQL.fetch(DemoDashboardQuery(), policy: .fetchIgnoringCacheData)
+                throw ScenarioFailure(description: "the expired session still worked")
+            } catch let error as APIError {
+                guard case .unauthorized = error else { throw ScenarioFailure(description: "got \(error)") }
+            }
+            var iterator = events.makeAsyncIterator()
+            let event = await iterator.next()
+            try require(event?.kind == .unauthorized, "no 401 auth event")
+            _ = await app.logOut()
+            let left = await app.entryCount()
+            try require(left == 0, "\(left) entries left after the expiry")
+            return "401 event, every cache cleared"
+        },
+    ]
+
+    static let accountsScenarios: [Scenario] = [
+        Scenario(kit: "accounts", name: "a payment updates the balance everywhere") { app in
+            try await app.signIn()
+            let before = try await app.balance()
+            _ = try await app.graphQL.fetch(DemoDashboardQuery())
+            let requests = app.transport.count("/graphql")
+            let result = try await app.graphQL.perform(DemoPayment(accountId: "100", amount: 1))
+            _ = await result.background?.value
+            let after = try await app.balance(policy: .returnCacheDataDontFetch)
+            try require(after == before - 1, "balance \(before) → \(after) in the cache, expected \(before - 1)")
+            return "balance \(before) → \(after) from the cache, \(app.transport.count("/graphql") - requests) GraphQL requests"
+        },
+        Scenario(kit: "accounts", name: "switching account clears that account's data and keeps the other's") { app in
+            try await app.signIn()
+            _ = try await app.balance(of: "100")
+            _ = try await app.balance(of: "1002")
+            _ = await app.unified.clearCache(forAccountId: "100")
+            let gone = (try? await app.balance(of: "100", policy: .returnCacheDataDontFetch)) == nil
+            let kept = (try? await app.balance(of: "1002", policy: .returnCacheDataDontFetch)) != nil
+            try require(gone && kept, "account 100 \(gone ? "cleared" : "still cached"), 1002 \(kept ? "kept" : "gone")")
+            return "100 cleared, 1002 kept"
+        },
+        Scenario(kit: "accounts", name: "a payment the server fails leaves the cache as it was") { app in
+            try await app.signIn()
+            let before = try await app.balance()
+            try await app.admin(.put, "admin/faults", json: #"[{"pathPrefix":"/graphql","status":500}]"#)
+            let outcome: String
+            do {
+                _ = try await app.graphQL.perform(DemoPayment(accountId: "100", amount: 1))
+                outcome = "the payment succeeded"
+            } catch {
+                outcome = "\(error)"
+            }
+            try await app.admin(.delete, "admin/faults")
+            let after = try await app.balance(policy: .returnCacheDataDontFetch)
+            try require(outcome != "the payment succeeded", "the payment succeeded despite the fault")
+            try require(after == before, "the cached balance moved from \(before) to \(after)")
+            return "typed error (\(outcome.prefix(60))), balance still \(after)"
+        },
+    ]
+
+    static let logoutScenarios: [Scenario] = [
+        Scenario(kit: "logout", name: "after logout nothing of the user can be read from any cache") { app in
+            try await app.signIn()
+            _ = try await app.loadCatalog()
+            _ = try await app.graphQL.fetch(DemoDashboardQuery())
+            _ = try await app.balance()
+            let before = await app.entryCount()
+            let (report, clearing) = await app.logOut()
+            try require(report.isComplete, "clearing failed: \(report.failed)")
+            let left = await app.entryCount()
+            try require(left == 0, "\(left) entries left")
+            let balance = try? await app.balance(policy: .returnCacheDataDontFetch)
+            try require(balance == nil, "the balance is still readable")
+            return "\(before) entries → 0 in \(clearing.milliseconds) ms"
+        },
+    ]
+}

@@ -1,0 +1,114 @@
+import APICore
+import CacheKit
+import Foundation
+import HTTPTypes
+import Logging
+import ReferenceBackend
+
+/// `mib e2e`: the end-to-end scenarios, each against a fresh ``Composition`` (its own caches) and the
+/// same backend, one after another. Each kit adds its scenarios to ``scenarios``.
+public enum EndToEnd {
+    /// One scenario: what it shows and how.
+    public struct Scenario: Sendable {
+        /// The kit (or core part) it checks.
+        public var kit: String
+        /// What it shows, as a sentence.
+        public var name: String
+        /// Runs it; returns what it saw, or throws why it failed.
+        var run: @Sendable (Composition) async throws -> String
+    }
+
+    /// One scenario's outcome.
+    public struct Result: Codable, Sendable, Hashable {
+        /// The kit.
+        public var kit: String
+        /// The scenario.
+        public var name: String
+        /// Whether it passed.
+        public var passed: Bool
+        /// What it saw, or why it failed.
+        public var detail: String
+        /// How long it took, in milliseconds.
+        public var milliseconds: Double
+    }
+
+    /// Every outcome.
+    public struct Report: Codable, Sendable, Hashable {
+        /// The backend checked.
+        public var server: String
+        /// Outcomes in order.
+        public var results: [Result]
+        /// Whether every scenario passed.
+        public var passed: Bool { results.allSatisfy(\.passed) }
+    }
+
+    /// Runs every scenario against `server`, or against a reference backend started for the run
+    /// (its data in `directory`) when `server` is `nil`.
+    /// - Parameter progress: sees each outcome as it is known.
+    /// - Throws: only when the backend cannot be started; a failing scenario is a failed ``Result``.
+    public static func run(server: URL?, in directory: URL, progress: @escaping @Sendable (Result) -> Void = { _ in })
+        async throws -> Report
+    {
+        var quiet = Logger(label: "mib.e2e")
+        quiet.logLevel = .critical
+        var started: ReferenceBackend?
+        if server == nil {
+            started = try await ReferenceBackend.start(.init(
+                databaseURL: directory.appendingPathComponent("backend.sqlite"), logger: quiet))
+        }
+        guard let baseURL = server ?? started?.baseURL else { throw DemoError.unexpected("no server to check") }
+        var results: [Result] = []
+        for (index, scenario) in scenarios.enumerated() {
+            let clock = ContinuousClock.now
+            var passed = true
+            var detail: String
+            do {
+                let app = try Composition(baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches-\(index)"),
+                                          logger: quiet)
+                detail = try await scenario.run(app)
+            } catch {
+                passed = false
+                detail = "\(error)"
+            }
+            let result = Result(kit: scenario.kit, name: scenario.name, passed: passed, detail: detail,
+                                milliseconds: (ContinuousClock.now - clock).milliseconds)
+            progress(result)
+            results.append(result)
+        }
+        await started?.stop()
+        return Report(server: baseURL.absoluteString, results: results)
+    }
+
+    /// The scenarios, in the order they run.
+    public static let scenarios: [Scenario] = catalogScenarios + authScenarios + accountsScenarios + logoutScenarios
+}
+
+/// Why a scenario failed.
+struct ScenarioFailure: Error, CustomStringConvertible {
+    var description: String
+}
+
+/// Fails the scenario with `message` unless `condition` holds.
+func require(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+    if !condition { throw ScenarioFailure(description: message()) }
+}
+
+extension Duration {
+    /// In milliseconds, to two decimals.
+    var milliseconds: Double {
+        let value = Double(components.seconds) * 1_000 + Double(components.attoseconds) / 1e15
+        return (value * 100).rounded() / 100
+    }
+}
+
+extension Composition {
+    /// Sends an admin request to the backend, bypassing every cache.
+    func admin(_ method: HTTPRequest.Method, _ path: String, json: String? = nil) async throws {
+        var fields = HTTPFields()
+        if json != nil { fields[.contentType] = "application/json" }
+        let response = try await transport.send(TransportRequest(
+            method: method, url: baseURL.appendingPathComponent(path), headerFields: fields,
+            body: json.map { Data($0.utf8) }, timeout: .seconds(10)))
+        try require((200..<300).contains(response.status), "\(method) \(path) answered \(response.status)")
+    }
+}

@@ -1,0 +1,47 @@
+import APICore
+import CacheKit
+import Foundation
+import Logging
+import ReferenceBackend
+
+/// `mib inspect`: seed 001's debug cache inspector. It signs in against a backend, uses the app as a
+/// user would (the catalog, the dashboard, two accounts, the catalog again), and then reads what
+/// the ``UnifiedCacheManager`` reports: statistics per store and a redacted export of every entry
+/// (keys, users and accounts hashed, values never included).
+public enum Inspector {
+    /// What the inspector saw.
+    public struct Inspection: Codable, Sendable {
+        /// The backend used.
+        public var server: String
+        /// Counts and sizes of every store.
+        public var statistics: [CacheStoreStatistics]
+        /// Every entry, redacted.
+        public var entries: [CacheExportEntry]
+    }
+
+    /// Fills the caches against `server` (or a reference backend started in `directory` when `nil`)
+    /// and inspects them.
+    /// - Throws: when the backend cannot be started or a request fails.
+    public static func run(server: URL?, in directory: URL) async throws -> Inspection {
+        var quiet = Logger(label: "mib.inspect")
+        quiet.logLevel = .critical
+        var started: ReferenceBackend?
+        if server == nil {
+            started = try await ReferenceBackend.start(.init(
+                databaseURL: directory.appendingPathComponent("backend.sqlite"), logger: quiet))
+        }
+        defer { if let started { Task { await started.stop() } } }
+        guard let baseURL = server ?? started?.baseURL else { throw DemoError.unexpected("no server to inspect") }
+        let app = try Composition(baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches"), logger: quiet)
+        try await app.signIn()
+        _ = try await app.loadCatalog()
+        _ = try await app.graphQL.fetch(DemoDashboardQuery())
+        _ = try await app.balance(of: "100")
+        _ = try await app.balance(of: "1002")
+        _ = try await app.loadCatalog()
+        let inspection = Inspection(server: baseURL.absoluteString, statistics: await app.unified.statistics(),
+                                    entries: await app.unified.exportCacheContents())
+        _ = await app.logOut()
+        return inspection
+    }
+}

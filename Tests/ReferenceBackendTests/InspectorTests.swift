@@ -1,0 +1,24 @@
+import CacheKit
+import CacheKitTesting
+import Foundation
+import MIBCore
+import Testing
+
+/// `mib inspect`: statistics per store and an export in which nothing identifies the user.
+@Suite struct InspectorTests {
+    @Test func theExportCoversEveryStoreAndRedactsEveryIdentifier() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let inspection = try await Inspector.run(server: nil, in: directory.url)
+        let rows = Dictionary(inspection.statistics.map { ("\($0.participant)/\($0.counts.store)", $0) },
+                              uniquingKeysWith: { first, _ in first })
+        #expect(rows["rest/http"]?.counts.hits == 6, "the second catalog pass is six cache hits")
+        #expect((rows["graphql/normalized"]?.usage.count ?? 0) >= 3)
+        #expect(Set(inspection.entries.map(\.store)) == ["memory", "normalized"])
+        let text = String(decoding: try JSONEncoder().encode(inspection.entries), as: UTF8.self)
+        for secret in ["u1", "alice", "http://", "funnels", "\"100\"", "1002", "balance"] {
+            #expect(!text.contains(secret), "the export shows \(secret)")
+        }
+        #expect(inspection.entries.filter { $0.account != nil }.count == 2, "both accounts' records are tagged")
+    }
+}
