@@ -12,7 +12,11 @@ let sharedSettings: [SwiftSetting] = [
 let package = Package(
     name: "MIBMonorepo",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
-    products: [.executable(name: "mib", targets: ["mib"])],
+    products: [
+        .executable(name: "mib", targets: ["mib"]),
+        // For Tools/Benchmarks (the backend's own figures).
+        .library(name: "ReferenceBackend", targets: ["ReferenceBackend"]),
+    ],
     dependencies: [
         .package(path: "Packages/CacheKit"),
         .package(path: "Packages/APICore"),

@@ -3,6 +3,7 @@ import CacheKit
 import Foundation
 import HTTPTypes
 import Logging
+import ReferenceBackend
 
 /// The composition root, as an app builds it: every kit that exists registered into one
 /// ``DependencyContainer`` (verified at start), one ``UnifiedCacheManager``, and the REST and
@@ -45,6 +46,30 @@ public final class Composition: Sendable {
             tokenProvider: session, container: container, retry: .none, authEvents: authEvents))
         unified.register(rest.cacheParticipant)
         unified.register(graphQL)
+    }
+
+    /// Runs `body` against `server`, or against a reference backend started for the call (its data in
+    /// `directory`, stopped afterwards) when `server` is `nil`.
+    public static func withBackend<T>(_ server: URL?, in directory: URL, logger: Logger,
+                                      _ body: (URL) async throws -> T) async throws -> T {
+        if let server { return try await body(server) }
+        let backend = try await ReferenceBackend.start(.init(
+            databaseURL: directory.appendingPathComponent("backend.sqlite"), logger: logger))
+        do {
+            let result = try await body(backend.baseURL)
+            await backend.stop()
+            return result
+        } catch {
+            await backend.stop()
+            throw error
+        }
+    }
+
+    /// A logger that stays silent, for runs that print their own report.
+    static var quietLogger: Logger {
+        var logger = Logger(label: "mib")
+        logger.logLevel = .critical
+        return logger
     }
 
     /// Signs in with `POST /auth/login` and keeps the token.

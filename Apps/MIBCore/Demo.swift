@@ -3,7 +3,6 @@ import CacheKit
 import Foundation
 import HTTPTypes
 import Logging
-import ReferenceBackend
 import Synchronization
 
 /// `mib demo`: the seeds' story against a freshly started reference backend, through the same
@@ -66,24 +65,14 @@ public struct Demo {
 
     /// Runs the story against a backend whose data lives in `directory`; `progress` sees each step.
     public static func run(in directory: URL, progress: @escaping @Sendable (Step) -> Void = { _ in }) async throws -> Report {
-        var quiet = Logger(label: "mib.demo")
-        quiet.logLevel = .critical
-        let backend = try await ReferenceBackend.start(.init(
-            databaseURL: directory.appendingPathComponent("backend.sqlite"), logger: quiet))
-        do {
-            let report = try await Story(backend: backend, directory: directory, logger: quiet, progress: progress).run()
-            await backend.stop()
-            return report
-        } catch {
-            await backend.stop()
-            throw error
+        try await Composition.withBackend(nil, in: directory, logger: Composition.quietLogger) { baseURL in
+            try await Story(baseURL: baseURL, directory: directory, logger: Composition.quietLogger, progress: progress).run()
         }
     }
 }
 
 /// The demo's steps, over a ``Composition``.
 private final class Story: Sendable {
-    let backend: ReferenceBackend
     let app: Composition
     let progress: @Sendable (Demo.Step) -> Void
     let steps = Mutex<[Demo.Step]>([])
@@ -94,10 +83,9 @@ private final class Story: Sendable {
     var rest: RESTClient { app.rest }
     var graphQL: GraphQLClient { app.graphQL }
 
-    init(backend: ReferenceBackend, directory: URL, logger: Logger, progress: @escaping @Sendable (Demo.Step) -> Void) throws {
-        self.backend = backend
+    init(baseURL: URL, directory: URL, logger: Logger, progress: @escaping @Sendable (Demo.Step) -> Void) throws {
         self.progress = progress
-        app = try Composition(baseURL: backend.baseURL, cachesDirectory: directory.appendingPathComponent("caches"),
+        app = try Composition(baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches"),
                               logger: logger)
     }
 
@@ -179,8 +167,7 @@ private final class Story: Sendable {
 
     func expireSession() async throws -> String {
         let events = rest.authEvents.stream()
-        _ = try await transport.send(TransportRequest(method: .post, url: backend.baseURL.appendingPathComponent("admin/sessions/u1/expire"),
-                                                      headerFields: [:], body: nil, timeout: .seconds(10)))
+        try await app.admin(.post, "admin/sessions/u1/expire")
         do {
             _ = try await graphQL.fetch(DemoDashboardQuery(), policy: .fetchIgnoringCacheData)
             return "UNEXPECTED: the request still succeeded"
@@ -200,7 +187,7 @@ private final class Story: Sendable {
                                 p50: summary.p50.milliseconds, p90: summary.p90.milliseconds,
                                 p99: summary.p99.milliseconds)
         }
-        return Demo.Report(backend: backend.baseURL.absoluteString, steps: steps.withLock { $0 }, hitRate: counts.hitRate,
+        return Demo.Report(backend: app.baseURL.absoluteString, steps: steps.withLock { $0 }, hitRate: counts.hitRate,
                            requestsSaved: counts.requestsSaved, bytesSaved: counts.bytesSaved,
                            revalidations: counts.revalidations, latency: latency, payment: payment,
                            logoutClearMilliseconds: clear, entriesAfterLogout: left)

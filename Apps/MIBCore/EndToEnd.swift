@@ -2,8 +2,6 @@ import APICore
 import CacheKit
 import Foundation
 import HTTPTypes
-import Logging
-import ReferenceBackend
 
 /// `mib e2e`: the end-to-end scenarios, each against a fresh ``Composition`` (its own caches) and the
 /// same backend, one after another. Each kit adds its scenarios to ``scenarios``.
@@ -49,14 +47,12 @@ public enum EndToEnd {
     public static func run(server: URL?, in directory: URL, progress: @escaping @Sendable (Result) -> Void = { _ in })
         async throws -> Report
     {
-        var quiet = Logger(label: "mib.e2e")
-        quiet.logLevel = .critical
-        var started: ReferenceBackend?
-        if server == nil {
-            started = try await ReferenceBackend.start(.init(
-                databaseURL: directory.appendingPathComponent("backend.sqlite"), logger: quiet))
+        try await Composition.withBackend(server, in: directory, logger: Composition.quietLogger) { baseURL in
+            await run(against: baseURL, in: directory, progress: progress)
         }
-        guard let baseURL = server ?? started?.baseURL else { throw DemoError.unexpected("no server to check") }
+    }
+
+    private static func run(against baseURL: URL, in directory: URL, progress: @Sendable (Result) -> Void) async -> Report {
         var results: [Result] = []
         for (index, scenario) in scenarios.enumerated() {
             let clock = ContinuousClock.now
@@ -64,7 +60,7 @@ public enum EndToEnd {
             var detail: String
             do {
                 let app = try Composition(baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches-\(index)"),
-                                          logger: quiet)
+                                          logger: Composition.quietLogger)
                 detail = try await scenario.run(app)
             } catch {
                 passed = false
@@ -75,7 +71,6 @@ public enum EndToEnd {
             progress(result)
             results.append(result)
         }
-        await started?.stop()
         return Report(server: baseURL.absoluteString, results: results)
     }
 

@@ -1,8 +1,6 @@
 import APICore
 import CacheKit
 import Foundation
-import Logging
-import ReferenceBackend
 
 /// `mib inspect`: seed 001's debug cache inspector. It signs in against a backend, uses the app as a
 /// user would (the catalog, the dashboard, two accounts, the catalog again), and then reads what
@@ -23,16 +21,13 @@ public enum Inspector {
     /// and inspects them.
     /// - Throws: when the backend cannot be started or a request fails.
     public static func run(server: URL?, in directory: URL) async throws -> Inspection {
-        var quiet = Logger(label: "mib.inspect")
-        quiet.logLevel = .critical
-        var started: ReferenceBackend?
-        if server == nil {
-            started = try await ReferenceBackend.start(.init(
-                databaseURL: directory.appendingPathComponent("backend.sqlite"), logger: quiet))
+        try await Composition.withBackend(server, in: directory, logger: Composition.quietLogger) { baseURL in
+            try await inspect(baseURL, caches: directory.appendingPathComponent("caches"))
         }
-        defer { if let started { Task { await started.stop() } } }
-        guard let baseURL = server ?? started?.baseURL else { throw DemoError.unexpected("no server to inspect") }
-        let app = try Composition(baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches"), logger: quiet)
+    }
+
+    private static func inspect(_ baseURL: URL, caches: URL) async throws -> Inspection {
+        let app = try Composition(baseURL: baseURL, cachesDirectory: caches, logger: Composition.quietLogger)
         try await app.signIn()
         _ = try await app.loadCatalog()
         _ = try await app.graphQL.fetch(DemoDashboardQuery())

@@ -1,5 +1,11 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
+
+/// The monorepo root's package identity: SwiftPM names a path dependency after its folder, and a
+/// clone's folder can be called anything.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().lastPathComponent.lowercased()
 
 /// Benchmarks live in their own package so `swift test` at the root never builds the harness.
 /// Run: `swift package --package-path Tools/Benchmarks benchmark`.
@@ -9,6 +15,10 @@ let package = Package(
     dependencies: [
         .package(path: "../../Packages/CacheKit"),
         .package(path: "../../Packages/APICore"),
+        // The monorepo's root, for the reference backend.
+        .package(path: "../.."),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -41,6 +51,18 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Benchmarks/APICoreBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "BackendBenchmarks",
+            dependencies: [
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ReferenceBackend", package: root),
+            ],
+            path: "Benchmarks/BackendBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ],
