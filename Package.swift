@@ -20,6 +20,7 @@ let package = Package(
     dependencies: [
         .package(path: "Packages/CacheKit"),
         .package(path: "Packages/APICore"),
+        .package(path: "Packages/SessionKit"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
@@ -53,6 +54,7 @@ let package = Package(
             name: "MIBCore",
             dependencies: [
                 "ReferenceBackend",
+                .product(name: "SessionKit", package: "SessionKit"),
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -77,6 +79,7 @@ let package = Package(
             name: "ReferenceBackendTests",
             dependencies: [
                 "ReferenceBackend", "MIBCore", "mib",
+                .product(name: "SessionKit", package: "SessionKit"),
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "APICoreTesting", package: "APICore"),
@@ -114,6 +117,19 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Packages/APICore/Tests/APICoreTests"
+        ),
+        .testTarget(
+            name: "SessionKitTests",
+            dependencies: [
+                .product(name: "SessionKit", package: "SessionKit"),
+                .product(name: "SessionKitTesting", package: "SessionKit"),
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreTesting", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "CacheKitTesting", package: "CacheKit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Packages/SessionKit/Tests/SessionKitTests"
         ),
         .testTarget(
             name: "IntegrationTests",

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import ReferenceBackend
+import SessionKit
 
 /// The composition root, as an app builds it: every kit that exists registered into one
 /// ``DependencyContainer`` (verified at start), one ``UnifiedCacheManager``, and the REST and
@@ -12,8 +13,8 @@ import ReferenceBackend
 public final class Composition: Sendable {
     /// The clock every cache reads; the story advances it ("five minutes later").
     public let clock = DemoClock()
-    /// The signed-in user's token.
-    public let session = DemoSession()
+    /// The session (SessionKit): sign-in, expiry on any 401, logout; the clients' token provider.
+    public let session: SessionManager
     /// Counts what reaches the network, by path.
     public let transport = CountingTransport(URLSessionTransport())
     /// The caches' clock, metrics, logger and folder.
@@ -36,9 +37,13 @@ public final class Composition: Sendable {
         environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: cachesDirectory)
         unified = UnifiedCacheManager(timeouts: environment.timeouts, logger: logger)
         container = DependencyContainer(cacheManager: unified)
-        try container.install([DemoAccountsKit()])
-        try container.verify()
         let authEvents = AuthEvents()
+        session = SessionManager(configuration: .init(
+            baseURL: baseURL, transport: transport,
+            tokenStore: FileTokenStore(url: cachesDirectory.appendingPathComponent("session/token.json")),
+            caches: unified, authEvents: authEvents, logger: logger))
+        try container.install([SessionKit(session: session), DemoAccountsKit()])
+        try container.verify()
         rest = RESTClient(configuration: .init(baseURL: baseURL, transport: transport, environment: environment,
                                                tokenProvider: session, retry: .none, authEvents: authEvents))
         graphQL = GraphQLClient(configuration: .init(
@@ -72,29 +77,26 @@ public final class Composition: Sendable {
         return logger
     }
 
-    /// Signs in with `POST /auth/login` and keeps the token.
+    /// Signs in through the session.
     /// - Returns: the user's id.
     @discardableResult
     public func signIn(email: String = "alice@example.com", password: String = "Password1") async throws -> String {
-        let body = try JSONEncoder().encode(["email": email, "password": password])
-        let response = try await rest.send(APIRequest<JSONValue>(method: .post, path: "/auth/login",
-                                                                 headerFields: [.contentType: "application/json"], body: body))
-        let data = response.value["data"]
-        guard let token = data?["token"]?.stringValue, let user = data?["user"]?["id"]?.stringValue else {
-            throw DemoError.unexpected("the login answer has no token")
-        }
-        session.set(Credentials(accessToken: token, userId: user))
-        return user
+        try await session.signIn(email: email, password: password).userId
     }
 
-    /// Logs out: the server is told (its failure does not matter), the token dropped, every cache cleared.
-    /// - Returns: the clearing's report and how long clearing every cache took.
-    public func logOut() async -> (report: ClearingReport, clearing: Duration) {
-        _ = try? await rest.send(APIRequest<Data>(method: .post, path: "/auth/logout"))
-        session.set(nil)
+    /// Logs out through the session: the server is told (its failure does not matter), every cache
+    /// cleared, the token deleted.
+    /// - Returns: the clearing's report and how long the whole logout took.
+    public func logOut() async -> (report: ClearingReport, duration: Duration) {
         let started = ContinuousClock.now
-        let report = await unified.clearAllCaches()
+        let report = await session.logOut()
         return (report, ContinuousClock.now - started)
+    }
+
+    /// Waits until the session reaches a state `matching` says is the one (such as an expiry).
+    public func waitForSession(_ matching: @Sendable (SessionState) -> Bool) async -> SessionState? {
+        for await state in session.states() where matching(state) { return state }
+        return nil
     }
 
     /// One pass over the catalog, page by page (50 a page).

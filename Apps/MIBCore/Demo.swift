@@ -1,6 +1,7 @@
 import APICore
 import CacheKit
 import Foundation
+import SessionKit
 import HTTPTypes
 import Logging
 import Synchronization
@@ -77,7 +78,6 @@ private final class Story: Sendable {
     let progress: @Sendable (Demo.Step) -> Void
     let steps = Mutex<[Demo.Step]>([])
     var clock: DemoClock { app.clock }
-    var session: DemoSession { app.session }
     var transport: CountingTransport { app.transport }
     var unified: UnifiedCacheManager { app.unified }
     var rest: RESTClient { app.rest }
@@ -137,9 +137,10 @@ private final class Story: Sendable {
         _ = try await dashboardOutcome(policy: .default)
         var clearMilliseconds = 0.0
         try await step("Log out") {
-            let (report, clearing) = await app.logOut()
-            clearMilliseconds = clearing.milliseconds
-            return report.isComplete ? "every cache cleared in \(clearMilliseconds) ms" : "FAILED: \(report.failed)"
+            let (report, duration) = await app.logOut()
+            clearMilliseconds = duration.milliseconds
+            return report.isComplete ? "server told, every cache cleared, token deleted in \(clearMilliseconds) ms"
+                : "FAILED: \(report.failed)"
         }
         let left = await app.entryCount()
         return report(payment: .init(balanceBefore: before, balanceAfter: after, balanceSeenByWatcher: seen,
@@ -166,18 +167,15 @@ private final class Story: Sendable {
     }
 
     func expireSession() async throws -> String {
-        let events = rest.authEvents.stream()
         try await app.admin(.post, "admin/sessions/u1/expire")
-        do {
-            _ = try await graphQL.fetch(DemoDashboardQuery(), policy: .fetchIgnoringCacheData)
+        if (try? await graphQL.fetch(DemoDashboardQuery(), policy: .fetchIgnoringCacheData)) != nil {
             return "UNEXPECTED: the request still succeeded"
-        } catch {
-            var iterator = events.makeAsyncIterator()
-            guard let event = await iterator.next(), event.kind == .unauthorized else { return "no auth event" }
-            session.set(nil)
-            let report = await unified.clearAllCaches()
-            return "401 → session expired, \(report.succeeded.count) caches cleared"
         }
+        guard let expiry = await app.waitForSession({ $0.expiry != nil })?.expiry else {
+            return "the session did not expire"
+        }
+        let left = await app.entryCount()
+        return "\(expiry.status) → \"\(expiry.message)\", \(left) entries left"
     }
 
     func report(payment: Demo.Report.Payment, clear: Double, left: Int) -> Demo.Report {

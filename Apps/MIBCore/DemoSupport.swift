@@ -20,22 +20,6 @@ public final class DemoClock: CacheClock {
     }
 }
 
-/// The signed-in user's token, set by login and cleared at logout or expiry.
-public final class DemoSession: TokenProvider {
-    private let credentials = Mutex<Credentials?>(nil)
-
-    /// Signed out.
-    public init() {}
-
-    /// The current credentials.
-    public func currentCredentials() async -> Credentials? { credentials.withLock { $0 } }
-
-    /// Signs in or out.
-    public func set(_ value: Credentials?) {
-        credentials.withLock { $0 = value }
-    }
-}
-
 /// Counts the requests that reach the network, by path, so the demo can say how many a step took.
 public final class CountingTransport: HTTPTransport {
     private let base: any HTTPTransport

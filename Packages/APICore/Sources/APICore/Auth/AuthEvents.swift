@@ -16,6 +16,13 @@ public struct AuthEvent: Sendable, Hashable {
     public var userId: String?
     /// The request's path (no query, so no identifiers from it).
     public var path: String
+
+    /// Creates an event (clients publish them; tests and custom transports may too).
+    public init(kind: Kind, userId: String?, path: String) {
+        self.kind = kind
+        self.userId = userId
+        self.path = path
+    }
 }
 
 /// Broadcasts ``AuthEvent``s: every call to ``stream()`` is a new subscriber that receives every

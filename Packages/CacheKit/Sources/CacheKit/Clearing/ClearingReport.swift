@@ -7,6 +7,12 @@ public struct ClearingReport: Sendable, Hashable {
         public var participant: String
         /// The error, described.
         public var error: String
+
+        /// Creates a failure.
+        public init(participant: String, error: String) {
+            self.participant = participant
+            self.error = error
+        }
     }
 
     /// The operation, such as `clearAllCaches`.
@@ -15,6 +21,13 @@ public struct ClearingReport: Sendable, Hashable {
     public var succeeded: [String]
     /// The participants that threw, with their errors.
     public var failed: [Failure]
+
+    /// Creates a report (participants beyond the caches, such as a session's token, add themselves).
+    public init(operation: String, succeeded: [String] = [], failed: [Failure] = []) {
+        self.operation = operation
+        self.succeeded = succeeded
+        self.failed = failed
+    }
 
     /// Whether every participant completed.
     public var isComplete: Bool { failed.isEmpty }

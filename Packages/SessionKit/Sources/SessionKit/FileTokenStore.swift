@@ -1,0 +1,76 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Keeps the token in a file readable by its owner only (0600, in a 0700 folder), replaced
+/// atomically: written to a temporary file created 0600, flushed to disk, then renamed over the old
+/// one, so a process that dies mid-write leaves the old token or the new one, never half of one.
+/// The token never reaches a log.
+public final class FileTokenStore: TokenStore {
+    /// The file.
+    public let url: URL
+
+    /// Creates a store for `url`; the folder is created on first save.
+    public init(url: URL) {
+        self.url = url
+    }
+
+    /// Reads and decodes the file.
+    public func load() throws(TokenStoreError) -> StoredToken? {
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            if !FileManager.default.fileExists(atPath: url.path) { return nil }
+            throw .io(operation: "read", errno: errno)
+        }
+        do {
+            return try JSONDecoder().decode(StoredToken.self, from: data)
+        } catch {
+            throw .corrupt(reason: "the token file does not decode (\(data.count) bytes)")
+        }
+    }
+
+    /// Writes a 0600 temporary file, flushes it, and renames it over the token file.
+    public func save(_ token: StoredToken) throws(TokenStoreError) {
+        let folder = url.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw .io(operation: "mkdir", errno: errno)
+        }
+        let data: Data
+        do {
+            data = try JSONEncoder().encode(token)
+        } catch {
+            throw .corrupt(reason: "the token does not encode")
+        }
+        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp").path
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else { throw .io(operation: "open", errno: errno) }
+        let written = data.withUnsafeBytes { buffer in write(descriptor, buffer.baseAddress, buffer.count) }
+        let flushed = fsync(descriptor)
+        let failure = errno
+        close(descriptor)
+        guard written == data.count, flushed == 0 else {
+            unlink(temporary)
+            throw .io(operation: "write", errno: failure)
+        }
+        guard rename(temporary, url.path) == 0 else {
+            let failure = errno
+            unlink(temporary)
+            throw .io(operation: "rename", errno: failure)
+        }
+    }
+
+    /// Removes the file.
+    public func delete() throws(TokenStoreError) {
+        if unlink(url.path) != 0 && errno != ENOENT { throw .io(operation: "unlink", errno: errno) }
+    }
+}

@@ -1,0 +1,350 @@
+import APICore
+import CacheKit
+import Foundation
+import HTTPTypes
+import Logging
+import Synchronization
+
+/// The session: sign-in, token validation at launch, expiry on any 401 or 403, logout, account
+/// switch and account deletion (seed 004 US-001, US-002, US-015, US-016; seed 001's clearing
+/// scenarios; seed 002 §9.2). It is the clients' ``TokenProvider``.
+///
+/// The rule above all others: after logout, expiry or account deletion nothing of the previous user
+/// can be read from any cache. Each of them first stops handing out the token (so no request
+/// leaves with it), cancels the work registered with ``cancelOnSessionEnd(_:)``, then runs
+/// ``UnifiedCacheManager/clearAllCaches()`` and deletes the stored token.
+///
+/// ```swift
+/// let session = SessionManager(configuration: .init(baseURL: api, tokenStore: FileTokenStore(url: tokenFile),
+///                                                   caches: unified, authEvents: authEvents))
+/// let rest = RESTClient(configuration: .init(baseURL: api, tokenProvider: session, authEvents: authEvents))
+/// await session.launch()
+/// for await state in session.states() { render(state) }
+/// ```
+public final class SessionManager: TokenProvider {
+    /// How the session is set up.
+    public struct Configuration: Sendable {
+        /// The server: `/auth/login`, `/auth/validate`, `/auth/logout` are relative to it.
+        public var baseURL: URL
+        /// What sends the session's own requests (never cached).
+        public var transport: any HTTPTransport
+        /// Where the token is kept between launches.
+        public var tokenStore: any TokenStore
+        /// Every cache, cleared at logout, expiry and deletion.
+        public var caches: UnifiedCacheManager
+        /// The 401 and 403 responses of every client; the session subscribes at once.
+        public var authEvents: AuthEvents
+        /// How long the session's requests may take.
+        public var requestTimeout: Duration
+        /// Where the session logs (never a token or an e-mail).
+        public var logger: Logger
+
+        /// Creates a configuration.
+        public init(baseURL: URL, transport: any HTTPTransport = URLSessionTransport(), tokenStore: any TokenStore,
+                    caches: UnifiedCacheManager, authEvents: AuthEvents, requestTimeout: Duration = .seconds(10),
+                    logger: Logger = Logger(label: "SessionKit")) {
+            self.baseURL = baseURL
+            self.transport = transport
+            self.tokenStore = tokenStore
+            self.caches = caches
+            self.authEvents = authEvents
+            self.requestTimeout = requestTimeout
+            self.logger = logger
+        }
+    }
+
+    private struct State {
+        var session: SessionState = .signedOut
+        var token: StoredToken?
+        var observers: [Int: AsyncStream<SessionState>.Continuation] = [:]
+        var nextObserver = 0
+        var work: [Int: @Sendable () -> Void] = [:]
+        var nextWork = 0
+        var erasers: [(name: String, erase: @Sendable () async throws -> Void)] = []
+    }
+
+    /// The configuration.
+    public let configuration: Configuration
+    private let state = Mutex(State())
+    private let listener = Mutex<Task<Void, Never>?>(nil)
+
+    /// Creates a signed-out session and subscribes to ``Configuration/authEvents``. Call
+    /// ``launch()`` to pick up a stored token.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        let events = configuration.authEvents.stream()
+        let task = Task { [weak self] in
+            for await event in events {
+                await self?.handle(event)
+            }
+        }
+        listener.withLock { $0 = task }
+    }
+
+    deinit {
+        listener.withLock { $0?.cancel() }
+    }
+
+    // MARK: Observing
+
+    /// The state now.
+    public var current: SessionState { state.withLock { $0.session } }
+
+    /// The current state, then every change, until the consumer stops iterating.
+    public func states() -> AsyncStream<SessionState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SessionState.self)
+        let id = state.withLock { state in
+            let id = state.nextObserver
+            state.nextObserver += 1
+            state.observers[id] = continuation
+            continuation.yield(state.session)
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// The token for the clients while signed in (or offline); `nil` otherwise.
+    public func currentCredentials() async -> Credentials? {
+        state.withLock { state in
+            guard state.session.user != nil || state.session == .validating, let token = state.token else { return nil }
+            return Credentials(accessToken: token.accessToken, userId: token.userId)
+        }
+    }
+
+    /// Sets the state and tells every observer, under the lock, so they see changes in order.
+    private func transition(_ body: (inout State) -> Void) {
+        state.withLock { state in
+            let before = state.session
+            body(&state)
+            guard state.session != before else { return }
+            for observer in state.observers.values { observer.yield(state.session) }
+        }
+    }
+
+    // MARK: Launch
+
+    /// Picks up the stored token at launch (seed 004 US-002): none → signed out; otherwise
+    /// validating, then `GET /auth/validate` decides: valid → signed in; 401 → the token and every
+    /// cache are cleared, signed out; the server unreachable (or failing) → offline, with cached
+    /// content allowed, until ``revalidate()``.
+    public func launch() async {
+        let stored: StoredToken?
+        do {
+            stored = try configuration.tokenStore.load()
+        } catch {
+            configuration.logger.warning("The stored token could not be read; signing out", metadata: ["error": "\(error)"])
+            try? configuration.tokenStore.delete()
+            stored = nil
+        }
+        guard let stored else {
+            transition { $0.session = .signedOut; $0.token = nil }
+            return
+        }
+        transition { $0.session = .validating; $0.token = stored }
+        await validate(stored)
+    }
+
+    /// Checks the token again when offline (call it when the network returns); does nothing otherwise.
+    public func revalidate() async {
+        guard case .offline = current, let token = state.withLock({ $0.token }) else { return }
+        await validate(token)
+    }
+
+    private func validate(_ token: StoredToken) async {
+        let offline = SignedInUser(userId: token.userId, expiresAt: token.expiresAt)
+        let response: TransportResponse
+        do {
+            response = try await send(.get, "/auth/validate", token: token.accessToken)
+        } catch {
+            configuration.logger.info("The token could not be checked; offline", metadata: ["error": "\(error)"])
+            transition { if $0.token == token { $0.session = .offline(offline) } }
+            return
+        }
+        switch response.status {
+        case 200..<300:
+            let body = try? JSONValue.parse(response.body)
+            let expiresAt = body?["expiresAt"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) } ?? token.expiresAt
+            let userId = body?["userId"]?.stringValue ?? token.userId
+            transition { if $0.token == token { $0.session = .signedIn(SignedInUser(userId: userId, expiresAt: expiresAt)) } }
+        case 401, 403:
+            configuration.logger.info("The stored token was refused; signing out")
+            await end(to: .signedOut, expecting: token)
+        default:
+            configuration.logger.warning("The token check failed; offline", metadata: ["status": "\(response.status)"])
+            transition { if $0.token == token { $0.session = .offline(offline) } }
+        }
+    }
+
+    // MARK: Sign-in
+
+    /// Signs in: checks the e-mail and password with the backend's own rules, then `POST /auth/login`.
+    /// Every cache is cleared before the new user's token is used, so nothing of a previous user
+    /// can be read.
+    /// - Throws: ``SignInError``; the session stays signed out.
+    @discardableResult
+    public func signIn(email: String, password: String) async throws(SignInError) -> SignedInUser {
+        guard CredentialRules.isValidEmail(email) else { throw .invalidEmail(message: CredentialRules.invalidEmailMessage) }
+        let unmet = CredentialRules.unmetRequirements(password)
+        guard unmet.isEmpty else { throw .weakPassword(unmet) }
+        let body = Data((try? JSONEncoder().encode(["email": email, "password": password])) ?? Data())
+        let response: TransportResponse
+        do {
+            response = try await send(.post, "/auth/login", body: body)
+        } catch {
+            throw .api(.transport(error))
+        }
+        guard (200..<300).contains(response.status) else {
+            let error = APIError(status: response.status, body: response.body)
+            if response.status == 401 {
+                let message = (try? JSONValue.parse(response.body))?["error"]?["message"]?.stringValue
+                throw .rejected(message: message ?? "Wrong e-mail or password.")
+            }
+            throw .api(error)
+        }
+        let data = (try? JSONValue.parse(response.body))?["data"]
+        guard let accessToken = data?["token"]?.stringValue, let userId = data?["user"]?["id"]?.stringValue else {
+            throw .api(.decoding(path: "data.token", reason: "the login answer has no token or user id"))
+        }
+        let expiresAt = data?["expiresAt"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }
+        let token = StoredToken(accessToken: accessToken, userId: userId, expiresAt: expiresAt)
+        _ = await configuration.caches.clearAllCaches()
+        do {
+            try configuration.tokenStore.save(token)
+        } catch {
+            throw .tokenStorage(error)
+        }
+        let user = SignedInUser(userId: userId, expiresAt: expiresAt)
+        transition { $0.session = .signedIn(user); $0.token = token }
+        return user
+    }
+
+    // MARK: Ending
+
+    /// Logs out: the server is told (whether that succeeds or not), then every cache is cleared and
+    /// the token deleted. Returns the clearing's report.
+    @discardableResult
+    public func logOut() async -> ClearingReport {
+        let token = state.withLock { $0.token }
+        // Stop handing out the token first, so no request leaves with it.
+        transition { $0.session = .signedOut; $0.token = nil }
+        if let token {
+            do {
+                let response = try await send(.post, "/auth/logout", token: token.accessToken)
+                if !(200..<300).contains(response.status) {
+                    configuration.logger.info("The server logout failed; clearing anyway", metadata: ["status": "\(response.status)"])
+                }
+            } catch {
+                configuration.logger.info("The server logout failed; clearing anyway", metadata: ["error": "\(error)"])
+            }
+        }
+        return await end(to: .signedOut, expecting: nil)
+    }
+
+    /// Switches away from account `accountId`: that account's cached data is cleared, the user's
+    /// other data (profile, other accounts) stays.
+    @discardableResult
+    public func switchAccount(from accountId: String) async -> ClearingReport {
+        await configuration.caches.clearCache(forAccountId: accountId)
+    }
+
+    /// Registers local data that account deletion must erase beyond the caches and the token
+    /// (settings, queued mutations, downloaded files).
+    public func addEraser(_ name: String, _ erase: @escaping @Sendable () async throws -> Void) {
+        state.withLock { $0.erasers.append((name, erase)) }
+    }
+
+    /// Deletes the account's local traces (seed 002 §9.2): every cache, the token, and every
+    /// registered eraser's data; the session returns to its first-launch state (signed out).
+    /// - Returns: what was erased and what failed, by name.
+    @discardableResult
+    public func deleteAccountData() async -> ClearingReport {
+        var report = await end(to: .signedOut, expecting: nil)
+        report.operation = "deleteAccount"
+        for eraser in state.withLock({ $0.erasers }) {
+            do {
+                try await eraser.erase()
+                report.succeeded.append(eraser.name)
+            } catch {
+                report.failed.append(.init(participant: eraser.name, error: "\(error)"))
+            }
+        }
+        return report
+    }
+
+    /// Registers work to cancel when the session ends (expiry, logout, deletion): a booking flow, an
+    /// upload. Returns the task.
+    @discardableResult
+    public func cancelOnSessionEnd<Success: Sendable, Failure: Error>(_ task: Task<Success, Failure>) -> Task<Success, Failure> {
+        let id = state.withLock { state in
+            let id = state.nextWork
+            state.nextWork += 1
+            state.work[id] = { task.cancel() }
+            return id
+        }
+        Task { [weak self] in
+            _ = await task.result
+            _ = self?.state.withLock { $0.work.removeValue(forKey: id) }
+        }
+        return task
+    }
+
+    /// A 401 or 403 from any client ends a live session once: the first flips the state to
+    /// expired (later ones, and those for an earlier user's token, are ignored), then the work is
+    /// cancelled, every cache cleared and the token deleted.
+    private func handle(_ event: AuthEvent) async {
+        let expired = state.withLock { state -> StoredToken? in
+            guard state.session.user != nil || state.session == .validating, let token = state.token,
+                  event.userId == nil || event.userId == token.userId else { return nil }
+            return token
+        }
+        guard let expired else { return }
+        let expiry = SessionExpiry(status: event.kind == .unauthorized ? 401 : 403, path: event.path)
+        configuration.logger.info("The server ended the session", metadata: ["status": "\(expiry.status)", "path": "\(event.path)"])
+        await end(to: .expired(expiry), expecting: expired)
+    }
+
+    /// Ends the session: flips the state (only if the token is still `expecting`, when given),
+    /// cancels registered work, clears every cache and deletes the token.
+    @discardableResult
+    private func end(to final: SessionState, expecting: StoredToken?) async -> ClearingReport {
+        var proceed = true
+        var cancels: [@Sendable () -> Void] = []
+        transition { state in
+            if let expecting, state.token != expecting {
+                proceed = false
+                return
+            }
+            state.session = final
+            state.token = nil
+            cancels = Array(state.work.values)
+            state.work = [:]
+        }
+        guard proceed else { return ClearingReport(operation: "clearAllCaches", succeeded: [], failed: []) }
+        for cancel in cancels { cancel() }
+        var report = await configuration.caches.clearAllCaches()
+        do {
+            try configuration.tokenStore.delete()
+            report.succeeded.append("token")
+        } catch {
+            configuration.logger.error("Could not delete the stored token", metadata: ["error": "\(error)"])
+            report.failed.append(.init(participant: "token", error: "\(error)"))
+        }
+        return report
+    }
+
+    // MARK: Requests
+
+    private func send(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, body: Data? = nil)
+        async throws(TransportError) -> TransportResponse
+    {
+        var fields: HTTPFields = [.accept: "application/json"]
+        if let token { fields[.authorization] = "Bearer \(token)" }
+        if body != nil { fields[.contentType] = "application/json" }
+        let url = configuration.baseURL.appendingPathComponent(String(path.dropFirst()))
+        return try await configuration.transport.send(TransportRequest(method: method, url: url, headerFields: fields,
+                                                                       body: body, timeout: configuration.requestTimeout))
+    }
+}

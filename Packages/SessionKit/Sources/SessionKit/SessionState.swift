@@ -1,0 +1,61 @@
+import Foundation
+
+/// Where the session stands; observe it with ``SessionManager/states()``.
+public enum SessionState: Sendable, Hashable {
+    /// Nobody is signed in (first launch, after logout, after account deletion).
+    case signedOut
+    /// A stored token is being checked with `GET /auth/validate` (show a loading state).
+    case validating
+    /// Signed in with a token the server accepted.
+    case signedIn(SignedInUser)
+    /// Signed in with a token that could not be checked because the server could not be reached:
+    /// cached content may be shown, marked offline. ``SessionManager/revalidate()`` checks it again.
+    case offline(SignedInUser)
+    /// The server refused the session; everything of the user was cleared. ``SessionExpiry/message``
+    /// is what the user sees.
+    case expired(SessionExpiry)
+
+    /// Why the session expired, when it did.
+    public var expiry: SessionExpiry? {
+        if case .expired(let expiry) = self { expiry } else { nil }
+    }
+
+    /// The signed-in user, when signed in or offline.
+    public var user: SignedInUser? {
+        switch self {
+        case .signedIn(let user), .offline(let user): user
+        case .signedOut, .validating, .expired: nil
+        }
+    }
+}
+
+/// The signed-in user.
+public struct SignedInUser: Sendable, Hashable {
+    /// The user's id.
+    public var userId: String
+    /// When the token expires, if the server said.
+    public var expiresAt: Date?
+
+    /// Creates a user.
+    public init(userId: String, expiresAt: Date?) {
+        self.userId = userId
+        self.expiresAt = expiresAt
+    }
+}
+
+/// Why a session ended on the server's word.
+public struct SessionExpiry: Sendable, Hashable {
+    /// The status that ended it (401 or 403).
+    public var status: Int
+    /// The path of the request that was refused (no query).
+    public var path: String
+
+    /// What the user sees (seed 004 US-001).
+    public var message: String { "Session expired, please log in again" }
+
+    /// Creates an expiry.
+    public init(status: Int, path: String) {
+        self.status = status
+        self.path = path
+    }
+}

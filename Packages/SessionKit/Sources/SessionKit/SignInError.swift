@@ -1,0 +1,16 @@
+import APICore
+
+/// Why signing in failed. The first two are found before any request, with the same rules the
+/// backend applies (``CredentialRules``), so a form can show them inline.
+public enum SignInError: Error, Sendable, Hashable {
+    /// The e-mail is not a practical RFC 5322 address; `message` is what to show below the field.
+    case invalidEmail(message: String)
+    /// The password misses these requirements, each reported so a form can tick them off.
+    case weakPassword([CredentialRules.PasswordRequirement])
+    /// The server refused the e-mail and password.
+    case rejected(message: String)
+    /// The server answered something else, or could not be reached (``APIError/transport(_:)``).
+    case api(APIError)
+    /// The token could not be kept; the user is not signed in.
+    case tokenStorage(TokenStoreError)
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// The signed-in user's token as it is kept between launches. Its description never shows the token.
+public struct StoredToken: Codable, Sendable, Hashable, CustomStringConvertible {
+    /// Sent as `Authorization: Bearer <token>`.
+    public var accessToken: String
+    /// The user it belongs to.
+    public var userId: String
+    /// When it expires, if known.
+    public var expiresAt: Date?
+
+    /// Creates a token.
+    public init(accessToken: String, userId: String, expiresAt: Date?) {
+        self.accessToken = accessToken
+        self.userId = userId
+        self.expiresAt = expiresAt
+    }
+
+    /// The user, never the token.
+    public var description: String { "StoredToken(user: \(userId), token: <redacted>)" }
+}
+
+/// Where the token is kept between launches: ``FileTokenStore`` on Linux, a Keychain-backed store on
+/// Apple platforms (conform to this protocol), `InMemoryTokenStore` in SessionKitTesting.
+public protocol TokenStore: Sendable {
+    /// The stored token, or `nil` when there is none.
+    /// - Throws: ``TokenStoreError`` when it cannot be read or does not decode.
+    func load() throws(TokenStoreError) -> StoredToken?
+    /// Replaces the stored token, atomically.
+    func save(_ token: StoredToken) throws(TokenStoreError)
+    /// Removes the stored token; no error when there is none.
+    func delete() throws(TokenStoreError)
+}
+
+/// Why a token store failed. Messages never include the token.
+public enum TokenStoreError: Error, Sendable, Hashable {
+    /// The stored token does not decode (a truncated or foreign file); it should be deleted.
+    case corrupt(reason: String)
+    /// The file system refused (`errno` and the operation).
+    case io(operation: String, errno: Int32)
+}

@@ -1,0 +1,189 @@
+import APICore
+import APICoreTesting
+import CacheKit
+import CacheKitTesting
+import Foundation
+import HTTPTypes
+import SessionKit
+import SessionKitTesting
+import Testing
+
+/// The session's state machine, over a recording transport and recording cache participants.
+@Suite struct SessionManagerTests {
+    let transport = RecordingTransport()
+    let store: InMemoryTokenStore
+    let caches = UnifiedCacheManager(timeouts: CacheTimeoutPolicy())
+    let participant = RecordingParticipant(name: "rest")
+    let events = AuthEvents()
+    let session: SessionManager
+
+    static let token = StoredToken(accessToken: "t-1", userId: "u1", expiresAt: nil)
+
+    init(stored: StoredToken? = Self.token) {
+        store = InMemoryTokenStore(stored)
+        caches.register(participant)
+        session = SessionManager(configuration: .init(
+            baseURL: URL(string: "https://api.example.com")!, transport: transport, tokenStore: store, caches: caches,
+            authEvents: events))
+    }
+
+    static func json(_ text: String) -> Data { Data(text.utf8) }
+
+    @Test func launchWithAValidTokenSignsIn() async {
+        transport.stub(.get, "/auth/validate", status: 200,
+                       body: Self.json(#"{"valid":true,"userId":"u1","expiresAt":"2030-01-01T00:00:00Z"}"#))
+        await session.launch()
+        #expect(session.current == .signedIn(SignedInUser(userId: "u1", expiresAt: Date(timeIntervalSince1970: 1_893_456_000))))
+        #expect(transport.requests.first?.headerFields[.authorization] == "Bearer t-1")
+        #expect(await session.currentCredentials() == Credentials(accessToken: "t-1", userId: "u1"))
+        #expect(participant.calls.isEmpty)
+    }
+
+    @Test func launchWithARefusedTokenClearsTheTokenAndEveryCache() async {
+        transport.stub(.get, "/auth/validate", status: 401, body: Self.json(#"{"valid":false}"#))
+        await session.launch()
+        #expect(session.current == .signedOut)
+        #expect(store.token == nil)
+        #expect(participant.calls == [.clearAll])
+        #expect(await session.currentCredentials() == nil)
+    }
+
+    @Test func launchOfflineKeepsTheUserThenRevalidates() async {
+        transport.stub(.get, "/auth/validate", error: .offline(reason: "airplane mode"))
+        transport.stub(.get, "/auth/validate", status: 200, body: Self.json(#"{"valid":true,"userId":"u1"}"#))
+        await session.launch()
+        #expect(session.current == .offline(SignedInUser(userId: "u1", expiresAt: nil)))
+        #expect(await session.currentCredentials() != nil, "cached content stays readable offline")
+        await session.revalidate()
+        #expect(session.current == .signedIn(SignedInUser(userId: "u1", expiresAt: nil)))
+    }
+
+    @Test func launchWithoutATokenOrWithACorruptOneIsSignedOut() async {
+        let empty = SessionManagerTests(stored: nil)
+        await empty.session.launch()
+        #expect(empty.session.current == .signedOut)
+        #expect(empty.transport.requests.isEmpty)
+
+        store.fail(with: .corrupt(reason: "truncated"))
+        await session.launch()
+        #expect(session.current == .signedOut)
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func launchPublishesValidatingThenTheOutcome() async {
+        transport.stub(.get, "/auth/validate", status: 200, body: Self.json(#"{"valid":true,"userId":"u1"}"#))
+        var states = session.states().makeAsyncIterator()
+        #expect(await states.next() == .signedOut)
+        await session.launch()
+        #expect(await states.next() == .validating)
+        #expect(await states.next() == .signedIn(SignedInUser(userId: "u1", expiresAt: nil)))
+    }
+
+    @Test(arguments: [("", "Please enter a valid email address"), ("alice", "Please enter a valid email address"),
+                      ("a@@b.com", "Please enter a valid email address"), ("a@b@c.com", "Please enter a valid email address"),
+                      ("alice@example", "Please enter a valid email address"), ("al ice@example.com", "Please enter a valid email address")])
+    func signInRefusesBadEmailsBeforeAnyRequest(_ email: String, _ message: String) async {
+        await #expect(throws: SignInError.invalidEmail(message: message)) {
+            try await session.signIn(email: email, password: "Password1")
+        }
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test(arguments: [("Passwor1", []), ("Pass1", [CredentialRules.PasswordRequirement.minimumLength]),
+                      ("password1", [.uppercaseLetter]), ("Password", [.digit]), ("short", [.minimumLength, .uppercaseLetter, .digit])])
+    func signInReportsEachUnmetPasswordRequirement(_ password: String, _ unmet: [CredentialRules.PasswordRequirement]) async {
+        transport.stub(.post, "/auth/login", status: 401, body: Self.json(#"{"success":false,"error":{"code":"INVALID_CREDENTIALS","message":"Wrong e-mail or password."}}"#))
+        do {
+            try await session.signIn(email: "alice@example.com", password: password)
+            Issue.record("expected a refusal")
+        } catch {
+            #expect(error == (unmet.isEmpty ? .rejected(message: "Wrong e-mail or password.") : .weakPassword(unmet)))
+        }
+    }
+
+    @Test func signInKeepsTheTokenAfterClearingEveryCache() async throws {
+        transport.stub(.post, "/auth/login", status: 200, body: Self.json(
+            #"{"success":true,"data":{"token":"t-2","expiresAt":"2030-01-01T00:00:00Z","user":{"id":"u2"}}}"#))
+        let user = try await session.signIn(email: "bob@example.com", password: "Password2")
+        #expect(user.userId == "u2")
+        #expect(store.token?.accessToken == "t-2")
+        #expect(participant.calls == [.clearAll])
+        #expect(session.current.user?.userId == "u2")
+        let body = try #require(transport.requests.first?.body)
+        #expect(try JSONValue.parse(body)["email"]?.stringValue == "bob@example.com")
+    }
+
+    @Test func signInFailuresAreTyped() async {
+        transport.stub(.post, "/auth/login", error: .offline(reason: "down"))
+        transport.stub(.post, "/auth/login", status: 200, body: Self.json(#"{"success":true,"data":{}}"#))
+        await #expect(throws: SignInError.api(.transport(.offline(reason: "down")))) {
+            try await session.signIn(email: "a@b.co", password: "Password1")
+        }
+        do {
+            try await session.signIn(email: "a@b.co", password: "Password1")
+            Issue.record("expected a decoding error")
+        } catch {
+            guard case .api(.decoding) = error else { Issue.record("got \(error)"); return }
+        }
+        #expect(session.current == .signedOut)
+    }
+
+    @Test func manyUnauthorizedEventsExpireTheSessionOnceAndCancelItsWork() async throws {
+        transport.stub(.get, "/auth/validate", status: 200, body: Self.json(#"{"valid":true,"userId":"u1"}"#))
+        await session.launch()
+        let work = session.cancelOnSessionEnd(Task { try await Task.sleep(for: .seconds(3_600)) })
+        var states = session.states().makeAsyncIterator()
+        _ = await states.next()
+        for _ in 0..<5 { events.publish(AuthEvent(kind: .unauthorized, userId: "u1", path: "/graphql")) }
+        #expect(await states.next() == .expired(SessionExpiry(status: 401, path: "/graphql")))
+        await #expect(throws: CancellationError.self) { try await work.value }
+        try await waitUntil { store.token == nil }
+        #expect(participant.calls == [.clearAll])
+        #expect(await session.currentCredentials() == nil)
+        #expect(session.current.user == nil)
+    }
+
+    @Test func anEventForAnotherUsersTokenIsIgnored() async throws {
+        transport.stub(.get, "/auth/validate", status: 200, body: Self.json(#"{"valid":true,"userId":"u1"}"#))
+        await session.launch()
+        events.publish(AuthEvent(kind: .forbidden, userId: "u0", path: "/api/me"))
+        events.publish(AuthEvent(kind: .forbidden, userId: "u1", path: "/api/me"))
+        var states = session.states().makeAsyncIterator()
+        var last = await states.next()
+        while case .signedIn = last { last = await states.next() }
+        #expect(last == .expired(SessionExpiry(status: 403, path: "/api/me")))
+        #expect(SessionExpiry(status: 403, path: "/api/me").message == "Session expired, please log in again")
+    }
+
+    @Test func logoutClearsEverythingEvenWhenTheServerFails() async {
+        transport.stub(.get, "/auth/validate", status: 200, body: Self.json(#"{"valid":true,"userId":"u1"}"#))
+        transport.stub(.post, "/auth/logout", status: 500)
+        await session.launch()
+        let report = await session.logOut()
+        #expect(report.isComplete && report.succeeded == ["rest", "token"])
+        #expect(store.token == nil && session.current == .signedOut)
+        #expect(participant.calls == [.clearAll])
+        #expect(transport.requests.last?.headerFields[.authorization] == "Bearer t-1")
+    }
+
+    @Test func accountSwitchClearsOnlyThatAccount() async {
+        await session.switchAccount(from: "100")
+        #expect(participant.calls == [.clearAccount("100")])
+    }
+
+    @Test func accountDeletionErasesCachesTokenAndRegisteredData() async {
+        let settings = InMemoryTokenStore(StoredToken(accessToken: "setting", userId: "u1", expiresAt: nil))
+        session.addEraser("settings") { try settings.delete() }
+        session.addEraser("queue") { throw TokenStoreError.io(operation: "unlink", errno: 13) }
+        let report = await session.deleteAccountData()
+        #expect(report.succeeded == ["rest", "token", "settings"])
+        #expect(report.failed.map(\.participant) == ["queue"])
+        #expect(settings.token == nil && store.token == nil && session.current == .signedOut)
+    }
+
+    /// Polls `condition` (the session clears caches on its own task after an event).
+    func waitUntil(_ condition: () -> Bool) async throws {
+        for _ in 0..<1_000 where !condition() { try await Task.sleep(for: .milliseconds(1)) }
+        #expect(condition())
+    }
+}
