@@ -40,7 +40,7 @@ public struct Demo {
         /// The balance of account 100 before and after the payment, and the GraphQL requests the
         /// payment took (the mutation and its refetches).
         public var payment: Payment
-        /// Milliseconds `clearAllCaches()` took at logout.
+        /// Milliseconds the logout took: the server told, every cache cleared, the token deleted.
         public var logoutClearMilliseconds: Double
         /// Entries left in every store after logout (0 is the rule).
         public var entriesAfterLogout: Int

@@ -41,8 +41,8 @@ extension EndToEnd {
         },
     ]
 
-    static let authScenarios: [Scenario] = [
-        Scenario(kit: "auth", name: "a wrong password is refused with 401, the right one signs in") { app in
+    static let sessionScenarios: [Scenario] = [
+        Scenario(kit: "session", name: "a wrong password is refused with 401, the right one signs in") { app in
             do {
                 try await app.signIn(password: "Wrong1234")
                 throw ScenarioFailure(description: "the wrong password signed in")
@@ -52,7 +52,7 @@ extension EndToEnd {
             let user = try await app.signIn()
             return "401, then signed in as \(user)"
         },
-        Scenario(kit: "auth", name: "a session the server expires leads to one 401 and empty caches") { app in
+        Scenario(kit: "session", name: "a session the server expires leads to one 401 and empty caches") { app in
             let user = try await app.signIn()
             _ = try await app.graphQL.fetch(DemoDashboardQuery())
             _ = try await app.loadCatalog()
@@ -69,6 +69,33 @@ extension EndToEnd {
             try require(left == 0, "\(left) entries left after the expiry")
             try require(await app.session.currentCredentials() == nil, "the token is still handed out")
             return "401 → expired once, every cache cleared, token gone"
+        },
+    ]
+
+    static let sessionLaunchScenarios: [Scenario] = [
+        Scenario(kit: "session", name: "a relaunch validates the stored token; after logout it starts signed out") { app in
+            let user = try await app.signIn()
+            let relaunched = try Composition(baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
+                                             logger: Composition.quietLogger)
+            await relaunched.session.launch()
+            try require(relaunched.session.current.user?.userId == user, "relaunch: \(relaunched.session.current)")
+            await relaunched.session.logOut()
+            let afterLogout = try Composition(baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
+                                              logger: Composition.quietLogger)
+            await afterLogout.session.launch()
+            try require(afterLogout.session.current == .signedOut, "after logout: \(afterLogout.session.current)")
+            return "signed in as \(user) again at launch; signed out after logout"
+        },
+        Scenario(kit: "session", name: "a logout the server fails still clears every cache") { app in
+            try await app.signIn()
+            _ = try await app.graphQL.fetch(DemoDashboardQuery())
+            try await app.admin(.put, "admin/faults", json: #"[{"pathPrefix":"/auth/logout","status":500}]"#)
+            let (report, _) = await app.logOut()
+            try await app.admin(.delete, "admin/faults")
+            let left = await app.entryCount()
+            try require(report.isComplete && left == 0, "\(left) entries left, failures \(report.failed)")
+            try require(app.session.current == .signedOut, "state \(app.session.current)")
+            return "server 500, every cache cleared, token deleted"
         },
     ]
 

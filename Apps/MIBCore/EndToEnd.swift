@@ -75,7 +75,8 @@ public enum EndToEnd {
     }
 
     /// The scenarios, in the order they run.
-    public static let scenarios: [Scenario] = catalogScenarios + authScenarios + accountsScenarios + logoutScenarios
+    public static let scenarios: [Scenario] = catalogScenarios + sessionScenarios + sessionLaunchScenarios + accountsScenarios
+        + logoutScenarios
 }
 
 /// Why a scenario failed.

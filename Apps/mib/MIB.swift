@@ -50,7 +50,7 @@ struct DemoCommand: AsyncParsableCommand {
         print(String(format: "  payment: %d → %d cents, watcher saw %d, %d GraphQL requests",
                      report.payment.balanceBefore, report.payment.balanceAfter, report.payment.balanceSeenByWatcher,
                      report.payment.graphQLRequests))
-        print(String(format: "  logout cleared every cache in %.2f ms; %d entries left", report.logoutClearMilliseconds,
+        print(String(format: "  logout (server told, every cache cleared, token deleted) in %.2f ms; %d entries left", report.logoutClearMilliseconds,
                      report.entriesAfterLogout))
     }
 }

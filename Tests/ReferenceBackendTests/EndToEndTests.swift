@@ -16,7 +16,7 @@ import Testing
         for result in report.results {
             #expect(result.passed, "\(result.kit): \(result.name): \(result.detail)")
         }
-        #expect(Set(report.results.map(\.kit)).isSuperset(of: ["catalog", "auth", "accounts", "logout"]))
+        #expect(Set(report.results.map(\.kit)).isSuperset(of: ["catalog", "session", "accounts", "logout"]))
     }
 
     @Test func everyScenarioFailsWithAReasonWhenTheServerIsGone() async throws {
