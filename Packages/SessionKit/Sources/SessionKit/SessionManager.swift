@@ -12,7 +12,8 @@ import Synchronization
 /// The rule above all others: after logout, expiry or account deletion nothing of the previous user
 /// can be read from any cache. Each of them first stops handing out the token (so no request
 /// leaves with it), cancels the work registered with ``cancelOnSessionEnd(_:)``, then runs
-/// ``UnifiedCacheManager/clearAllCaches()`` and deletes the stored token.
+/// ``UnifiedCacheManager/clearAllCaches()`` and deletes the stored token; the new state is published
+/// last, so whoever sees `signedOut` or `expired` can rely on nothing of the user being left.
 ///
 /// ```swift
 /// let session = SessionManager(configuration: .init(baseURL: api, tokenStore: FileTokenStore(url: tokenFile),
@@ -227,9 +228,11 @@ public final class SessionManager: TokenProvider {
     /// the token deleted. Returns the clearing's report.
     @discardableResult
     public func logOut() async -> ClearingReport {
-        let token = state.withLock { $0.token }
         // Stop handing out the token first, so no request leaves with it.
-        transition { $0.session = .signedOut; $0.token = nil }
+        let token = state.withLock { state in
+            defer { state.token = nil }
+            return state.token
+        }
         if let token {
             do {
                 let response = try await send(.post, "/auth/logout", token: token.accessToken)
@@ -261,16 +264,8 @@ public final class SessionManager: TokenProvider {
     /// - Returns: what was erased and what failed, by name.
     @discardableResult
     public func deleteAccountData() async -> ClearingReport {
-        var report = await end(to: .signedOut, expecting: nil)
+        var report = await end(to: .signedOut, expecting: nil, alsoErasing: state.withLock { $0.erasers })
         report.operation = "deleteAccount"
-        for eraser in state.withLock({ $0.erasers }) {
-            do {
-                try await eraser.erase()
-                report.succeeded.append(eraser.name)
-            } catch {
-                report.failed.append(.init(participant: eraser.name, error: "\(error)"))
-            }
-        }
         return report
     }
 
@@ -291,9 +286,9 @@ public final class SessionManager: TokenProvider {
         return task
     }
 
-    /// A 401 or 403 from any client ends a live session once: the first flips the state to
-    /// expired (later ones, and those for an earlier user's token, are ignored), then the work is
-    /// cancelled, every cache cleared and the token deleted.
+    /// A 401 or 403 from any client ends a live session once: the first takes the token away (later
+    /// ones, and those for another user's token, are then ignored), the work is cancelled, every
+    /// cache cleared, the token deleted, and the state becomes expired.
     private func handle(_ event: AuthEvent) async {
         let expired = state.withLock { state -> StoredToken? in
             guard state.session.user != nil || state.session == .validating, let token = state.token,
@@ -306,23 +301,19 @@ public final class SessionManager: TokenProvider {
         await end(to: .expired(expiry), expecting: expired)
     }
 
-    /// Ends the session: flips the state (only if the token is still `expecting`, when given),
-    /// cancels registered work, clears every cache and deletes the token.
+    /// Ends the session: stops handing out the token (only if it is still `expecting`, when given)
+    /// and cancels registered work at once; clears every cache and deletes the stored token; and only
+    /// then publishes `final`, so an observer that sees it can rely on nothing of the user being left.
     @discardableResult
-    private func end(to final: SessionState, expecting: StoredToken?) async -> ClearingReport {
-        var proceed = true
-        var cancels: [@Sendable () -> Void] = []
-        transition { state in
-            if let expecting, state.token != expecting {
-                proceed = false
-                return
-            }
-            state.session = final
+    private func end(to final: SessionState, expecting: StoredToken?,
+                     alsoErasing erasers: [(name: String, erase: @Sendable () async throws -> Void)] = []) async -> ClearingReport {
+        let cancels = state.withLock { state -> [@Sendable () -> Void]? in
+            if let expecting, state.token != expecting { return nil }
             state.token = nil
-            cancels = Array(state.work.values)
-            state.work = [:]
+            defer { state.work = [:] }
+            return Array(state.work.values)
         }
-        guard proceed else { return ClearingReport(operation: "clearAllCaches", succeeded: [], failed: []) }
+        guard let cancels else { return ClearingReport(operation: "clearAllCaches") }
         for cancel in cancels { cancel() }
         var report = await configuration.caches.clearAllCaches()
         do {
@@ -331,6 +322,18 @@ public final class SessionManager: TokenProvider {
         } catch {
             configuration.logger.error("Could not delete the stored token", metadata: ["error": "\(error)"])
             report.failed.append(.init(participant: "token", error: "\(error)"))
+        }
+        for eraser in erasers {
+            do {
+                try await eraser.erase()
+                report.succeeded.append(eraser.name)
+            } catch {
+                report.failed.append(.init(participant: eraser.name, error: "\(error)"))
+            }
+        }
+        // A sign-in that completed meanwhile keeps its own state.
+        transition { state in
+            if state.token == nil { state.session = final }
         }
         return report
     }

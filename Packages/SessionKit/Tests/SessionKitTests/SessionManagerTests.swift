@@ -136,9 +136,10 @@ import Testing
         _ = await states.next()
         for _ in 0..<5 { events.publish(AuthEvent(kind: .unauthorized, userId: "u1", path: "/graphql")) }
         #expect(await states.next() == .expired(SessionExpiry(status: 401, path: "/graphql")))
-        await #expect(throws: CancellationError.self) { try await work.value }
-        try await waitUntil { store.token == nil }
+        // Published last: whoever sees `.expired` finds the caches cleared and the token gone.
+        #expect(store.token == nil)
         #expect(participant.calls == [.clearAll])
+        await #expect(throws: CancellationError.self) { try await work.value }
         #expect(await session.currentCredentials() == nil)
         #expect(session.current.user == nil)
     }
@@ -179,11 +180,5 @@ import Testing
         #expect(report.succeeded == ["rest", "token", "settings"])
         #expect(report.failed.map(\.participant) == ["queue"])
         #expect(settings.token == nil && store.token == nil && session.current == .signedOut)
-    }
-
-    /// Polls `condition` (the session clears caches on its own task after an event).
-    func waitUntil(_ condition: () -> Bool) async throws {
-        for _ in 0..<1_000 where !condition() { try await Task.sleep(for: .milliseconds(1)) }
-        #expect(condition())
     }
 }
