@@ -131,6 +131,18 @@ public final class Composition: Sendable {
         return balance
     }
 
+    /// Sends an admin request to the backend, bypassing every cache.
+    func admin(_ method: HTTPRequest.Method, _ path: String, json: String? = nil) async throws {
+        var fields = HTTPFields()
+        if json != nil { fields[.contentType] = "application/json" }
+        let response = try await transport.send(TransportRequest(
+            method: method, url: baseURL.appendingPathComponent(path), headerFields: fields,
+            body: json.map { Data($0.utf8) }, timeout: .seconds(10)))
+        guard (200..<300).contains(response.status) else {
+            throw DemoError.unexpected("\(method) \(path) answered \(response.status)")
+        }
+    }
+
     /// Entries left in every store.
     public func entryCount() async -> Int {
         await unified.statistics().reduce(0) { $0 + $1.usage.count }

@@ -1,7 +1,6 @@
 import APICore
 import CacheKit
 import Foundation
-import HTTPTypes
 
 /// `mib e2e`: the end-to-end scenarios, each against a fresh ``Composition`` (its own caches) and the
 /// same backend, one after another. Each kit adds its scenarios to ``scenarios``.
@@ -94,17 +93,5 @@ extension Duration {
     var milliseconds: Double {
         let value = Double(components.seconds) * 1_000 + Double(components.attoseconds) / 1e15
         return (value * 100).rounded() / 100
-    }
-}
-
-extension Composition {
-    /// Sends an admin request to the backend, bypassing every cache.
-    func admin(_ method: HTTPRequest.Method, _ path: String, json: String? = nil) async throws {
-        var fields = HTTPFields()
-        if json != nil { fields[.contentType] = "application/json" }
-        let response = try await transport.send(TransportRequest(
-            method: method, url: baseURL.appendingPathComponent(path), headerFields: fields,
-            body: json.map { Data($0.utf8) }, timeout: .seconds(10)))
-        try require((200..<300).contains(response.status), "\(method) \(path) answered \(response.status)")
     }
 }

@@ -26,7 +26,7 @@ struct DemoCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mib-demo-\(UUID().uuidString)")
+        let directory = scratchDirectory("demo")
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = self.json
         let report = try await Demo.run(in: directory) { step in
@@ -34,9 +34,7 @@ struct DemoCommand: AsyncParsableCommand {
             print(String(format: "%8.1f ms  %@: %@", step.milliseconds, step.name, step.outcome))
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            try printJSON(report)
             return
         }
         print("")
@@ -112,17 +110,14 @@ struct ProxyCommand: AsyncParsableCommand {
     var timeout = 60
 
     func validate() throws {
-        guard let url = URL(string: upstream), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              url.host != nil else {
-            throw ValidationError("--upstream must be an http or https URL, such as https://api.example.com")
-        }
+        _ = try httpURL(upstream, option: "--upstream", example: "https://api.example.com")
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
     }
 
     func run() async throws {
-        guard let url = URL(string: upstream) else { throw ValidationError("--upstream is not a URL") }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mib-proxy-\(UUID().uuidString)")
+        let url = try httpURL(upstream, option: "--upstream", example: "https://api.example.com")
+        let directory = scratchDirectory("proxy")
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = CacheEnvironment(logger: Logger(label: "mib.proxy"), cachesDirectory: directory)
         let proxy = try await CacheProxy.start(.init(upstream: url, port: port, environment: environment,
@@ -149,23 +144,21 @@ struct EndToEndCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        try validateServer(server)
+        _ = try serverURL(server)
     }
 
     func run() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mib-e2e-\(UUID().uuidString)")
+        let directory = scratchDirectory("e2e")
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = self.json
-        let report = try await EndToEnd.run(server: server.flatMap(URL.init(string:)), in: directory) { result in
+        let report = try await EndToEnd.run(server: try serverURL(server), in: directory) { result in
             guard !json else { return }
             let mark = result.passed ? "PASS" : "FAIL"
             print(String(format: "%@  %@: %@ (%.1f ms)\n      %@", mark, result.kit, result.name, result.milliseconds,
                          result.detail))
         }
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            try printJSON(report)
         } else {
             let failed = report.results.filter { !$0.passed }.count
             print("\n\(report.results.count - failed) passed, \(failed) failed against \(report.server)")
@@ -187,18 +180,15 @@ struct InspectCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        try validateServer(server)
+        _ = try serverURL(server)
     }
 
     func run() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mib-inspect-\(UUID().uuidString)")
+        let directory = scratchDirectory("inspect")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let inspection = try await Inspector.run(server: server.flatMap(URL.init(string:)), in: directory)
+        let inspection = try await Inspector.run(server: try serverURL(server), in: directory)
         if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.dateEncodingStrategy = .iso8601
-            print(String(decoding: try encoder.encode(inspection), as: UTF8.self))
+            try printJSON(inspection)
             return
         }
         print("Cache statistics (\(inspection.server))")
@@ -217,10 +207,28 @@ struct InspectCommand: AsyncParsableCommand {
     }
 }
 
-/// Refuses a `--server` that is not an http or https URL.
-func validateServer(_ server: String?) throws {
-    guard let server else { return }
-    guard let url = URL(string: server), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-        throw ValidationError("--server must be an http or https URL, such as http://127.0.0.1:8080")
+/// `text` as an http or https URL with a host, or a ``ValidationError`` naming `option`.
+func httpURL(_ text: String, option: String, example: String) throws -> URL {
+    guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+        throw ValidationError("\(option) must be an http or https URL, such as \(example)")
     }
+    return url
+}
+
+/// `--server`'s URL, if given (validated by `validate()`).
+func serverURL(_ server: String?) throws -> URL? {
+    try server.map { try httpURL($0, option: "--server", example: "http://127.0.0.1:8080") }
+}
+
+/// A new folder under the temporary directory for one run; the caller removes it.
+func scratchDirectory(_ command: String) -> URL {
+    FileManager.default.temporaryDirectory.appendingPathComponent("mib-\(command)-\(UUID().uuidString)")
+}
+
+/// Prints `value` as sorted, indented JSON, dates in ISO 8601.
+func printJSON(_ value: some Encodable) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    encoder.dateEncodingStrategy = .iso8601
+    print(String(decoding: try encoder.encode(value), as: UTF8.self))
 }
