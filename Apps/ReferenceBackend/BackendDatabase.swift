@@ -17,6 +17,8 @@ public struct Funnel: Codable, Sendable, Hashable, FetchableRecord, PersistableR
     public var pillarId: String?
     /// Whether it is offered (`?active=true` keeps only these).
     public var isActive: Bool
+    /// Who may take it: `free` or `premium` (`?tier=` keeps only one).
+    public var tier: String
     /// Bumped at every change.
     public var version: Int
     /// When it last changed.
@@ -111,6 +113,9 @@ public final class BackendDatabase: Sendable {
                 CREATE INDEX chat_message_by_thread ON chat_message(threadId, createdAt, id);
                 """)
         }
+        migrator.registerMigration("v4-tier") { db in
+            try db.execute(sql: "ALTER TABLE funnel ADD COLUMN tier TEXT NOT NULL DEFAULT 'free'")
+        }
         return migrator
     }
 
@@ -140,7 +145,8 @@ public final class BackendDatabase: Sendable {
             try Funnel(id: "f\(index + 1)", slug: "funnel-\(index + 1)", title: title,
                        description: "How is your \(topic.lowercased())? A short \(kind.lowercased()).",
                        pillarId: index % 15 == 7 ? nil : "p\(index % pillars.count + 1)",
-                       isActive: index % 7 != 3, version: 1, updatedAt: updatedAt).insert(db)
+                       isActive: index % 7 != 3, tier: index % 4 == 0 ? "premium" : "free", version: 1,
+                       updatedAt: updatedAt).insert(db)
         }
         try db.execute(sql: "INSERT INTO catalog_meta (id, version, modifiedAt) VALUES (1, 1, ?)", arguments: [latest])
     }
@@ -158,12 +164,18 @@ public final class BackendDatabase: Sendable {
     }
 
     /// Up to `limit` funnels in catalog order after `after` (`(title, slug)` of the previous page's
-    /// last item), and whether more follow.
-    public func page(after: (title: String, slug: String)?, limit: Int, activeOnly: Bool) throws -> (funnels: [Funnel], hasMore: Bool) {
+    /// last item), keeping only active ones and one tier when asked, and whether more follow.
+    public func page(after: (title: String, slug: String)?, limit: Int, activeOnly: Bool, tier: String? = nil) throws
+        -> (funnels: [Funnel], hasMore: Bool)
+    {
         try queue.read { db in
             var conditions: [String] = []
             var arguments: StatementArguments = []
             if activeOnly { conditions.append("isActive = 1") }
+            if let tier {
+                conditions.append("tier = ?")
+                arguments += [tier]
+            }
             if let after {
                 conditions.append("(title > ? COLLATE NOCASE OR (title = ? COLLATE NOCASE AND slug > ?))")
                 arguments += [after.title, after.title, after.slug]
@@ -178,9 +190,10 @@ public final class BackendDatabase: Sendable {
     }
 
     /// The whole catalog in order (for checks and the demo).
-    public func allFunnels(activeOnly: Bool = false) throws -> [Funnel] {
+    public func allFunnels(activeOnly: Bool = false, tier: String? = nil) throws -> [Funnel] {
         try queue.read { db in
-            try Funnel.fetchAll(db, sql: "SELECT * FROM funnel \(activeOnly ? "WHERE isActive = 1" : "") ORDER BY title COLLATE NOCASE, slug")
+            try Funnel.fetchAll(db, sql: "SELECT * FROM funnel ORDER BY title COLLATE NOCASE, slug")
+                .filter { (!activeOnly || $0.isActive) && (tier == nil || $0.tier == tier) }
         }
     }
 
@@ -204,10 +217,12 @@ public final class BackendDatabase: Sendable {
     // MARK: Changing (the admin routes)
 
     /// Adds a funnel; bumps the catalog's revision.
-    public func add(slug: String, title: String, pillarId: String?, isActive: Bool = true) throws -> Funnel {
+    public func add(slug: String, title: String, pillarId: String?, isActive: Bool = true, tier: String = "free") throws
+        -> Funnel
+    {
         try queue.write { db in
             let funnel = Funnel(id: "f-\(slug)", slug: slug, title: title, description: "Added by an administrator.",
-                                pillarId: pillarId, isActive: isActive, version: 1, updatedAt: now())
+                                pillarId: pillarId, isActive: isActive, tier: tier, version: 1, updatedAt: now())
             try funnel.insert(db)
             try bump(db)
             return funnel

@@ -12,6 +12,7 @@ struct CatalogRoutes: Sendable {
 
     static let catalogCacheControl = "public, max-age=300, must-revalidate"
     static let definitionCacheControl = "public, max-age=600, must-revalidate"
+    static let tiers: Set<String> = ["free", "premium"]
 
     func register(on router: Router<BackendContext>) {
         router.get("api/funnels/catalog") { request, _ in try self.catalog(request) }
@@ -43,6 +44,19 @@ struct CatalogRoutes: Sendable {
         } else {
             limit = 50
         }
+        let activeOnly: Bool
+        switch query["active"].map(String.init) {
+        case nil, "false": activeOnly = false
+        case "true": activeOnly = true
+        case let other?:
+            return Envelope.failure(.badRequest, code: "INVALID_FILTER", message: "active must be true or false.",
+                                    details: ["active": other])
+        }
+        let tier = query["tier"].map(String.init)
+        if let tier, !Self.tiers.contains(tier) {
+            return Envelope.failure(.badRequest, code: "INVALID_FILTER", message: "tier must be free or premium.",
+                                    details: ["tier": tier])
+        }
         var after: (title: String, slug: String)?
         if let cursor = query["cursor"].map(String.init), !cursor.isEmpty {
             guard let decoded = Cursor.decode(cursor), try database.contains(title: decoded.title, slug: decoded.slug) else {
@@ -57,8 +71,7 @@ struct CatalogRoutes: Sendable {
                                     lastModified: revision.modifiedAt)
         if let notModified = validators.notModified(request, cacheControl: Self.catalogCacheControl) { return notModified }
 
-        let activeOnly = query["active"].map(String.init) == "true"
-        let (funnels, hasMore) = try database.page(after: after, limit: limit, activeOnly: activeOnly)
+        let (funnels, hasMore) = try database.page(after: after, limit: limit, activeOnly: activeOnly, tier: tier)
         let pillars = try database.pillars()
         var groups: [CatalogPage.Group] = []
         for pillar in pillars {
@@ -105,6 +118,7 @@ struct CatalogRoutes: Sendable {
         var title: String
         var pillarId: String?
         var isActive: Bool?
+        var tier: String?
     }
 
     private struct FunnelChange: Decodable {
@@ -117,7 +131,12 @@ struct CatalogRoutes: Sendable {
         guard try database.funnel(slug: body.slug) == nil else {
             return Envelope.failure(.conflict, code: "SLUG_TAKEN", message: "A funnel '\(body.slug)' exists.", details: ["slug": body.slug])
         }
-        let funnel = try database.add(slug: body.slug, title: body.title, pillarId: body.pillarId, isActive: body.isActive ?? true)
+        let tier = body.tier ?? "free"
+        guard Self.tiers.contains(tier) else {
+            return Envelope.failure(.badRequest, code: "INVALID_FILTER", message: "tier must be free or premium.", details: ["tier": tier])
+        }
+        let funnel = try database.add(slug: body.slug, title: body.title, pillarId: body.pillarId,
+                                      isActive: body.isActive ?? true, tier: tier)
         return try Envelope.success(FunnelJSON(funnel), status: .created)
     }
 
@@ -176,6 +195,7 @@ struct FunnelJSON: Encodable {
     var title: String
     var description: String
     var isActive: Bool
+    var tier: String
     var version: Int
     var updatedAt: String
 
@@ -185,6 +205,7 @@ struct FunnelJSON: Encodable {
         title = funnel.title
         description = funnel.description
         isActive = funnel.isActive
+        tier = funnel.tier
         version = funnel.version
         updatedAt = ISO8601.string(funnel.updatedAt)
     }

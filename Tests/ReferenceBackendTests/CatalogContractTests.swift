@@ -159,4 +159,21 @@ import Testing
             #expect(active.count < 60)
         }
     }
+
+    @Test func tierKeepsOnlyThatTier() async throws {
+        try await withBackend(60) { fixture in
+            let premium = try await pages(fixture, limit: 7, extra: "&tier=premium&active=true").map(\.slug)
+            let expected = try fixture.backend.catalog.allFunnels(activeOnly: true, tier: "premium").map(\.slug)
+            #expect(!premium.isEmpty && premium == expected)
+            #expect(premium.count < (try fixture.backend.catalog.allFunnels(activeOnly: true).count))
+        }
+    }
+
+    @Test(arguments: ["tier=gold", "active=yes", "active="]) func unknownFiltersAreRejected(_ filter: String) async throws {
+        try await withBackend(10) { fixture in
+            let response = try await fixture.get("/api/funnels/catalog?\(filter)")
+            #expect(response.status == 400)
+            #expect(String(decoding: response.body, as: UTF8.self).contains("INVALID_FILTER"))
+        }
+    }
 }

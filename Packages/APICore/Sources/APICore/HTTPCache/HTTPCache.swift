@@ -15,6 +15,9 @@ final class HTTPCache: CacheClearingParticipant {
     private let environment: CacheEnvironment
     /// Bumped by every clear and invalidation: a fetch that started before one does not store.
     private let generationCounter = Atomic<Int>(0)
+    /// The features whose requests went through this cache: its statistics count only theirs, so
+    /// two REST clients sharing an environment (the app's and a kit's) do not report each other's.
+    private let features = Mutex<Set<String>>([])
 
     /// Tag of entries whose expiry comes from their headers rather than a declared timeout.
     static let headerFreshnessTag = "http:header-freshness"
@@ -39,6 +42,12 @@ final class HTTPCache: CacheClearingParticipant {
     static func key(forURL urlString: String) -> String { "GET " + urlString }
 
     var generation: Int { generationCounter.load(ordering: .acquiring) }
+
+    /// The HTTP-level counters of one feature's requests through this cache.
+    func metrics(feature: String) -> CacheMetrics {
+        features.withLock { _ = $0.insert(feature) }
+        return environment.metrics.metrics(store: "http", feature: feature)
+    }
 
     private func invalidateInFlight() { generationCounter.wrappingAdd(1, ordering: .releasing) }
 
@@ -158,7 +167,8 @@ final class HTTPCache: CacheClearingParticipant {
     /// Three rows: the HTTP-level counts (hits, revalidations, bytes saved, over every feature) with
     /// the total usage, then the memory and disk stores' own counts and usage.
     func statistics() async throws -> [CacheStoreStatistics] {
-        let http = environment.metrics.snapshot().filter { $0.store == "http" }
+        let served = features.withLock { $0 }
+        let http = environment.metrics.snapshot().filter { $0.store == "http" && served.contains($0.feature) }
             .reduce(CacheStatistics(store: "http", feature: participantName), +)
         let memoryUsage = memory.usage()
         let diskUsage = try disk.usage()

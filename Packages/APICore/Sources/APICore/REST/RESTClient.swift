@@ -130,7 +130,7 @@ public final class RESTClient: Sendable {
         let started = ContinuousClock.now
         let prepared = try await prepare(request)
         guard request.method == .get else { return try await sendUncached(request, prepared) }
-        let metrics = environment.metrics.metrics(store: "http", feature: request.feature)
+        let metrics = cache.metrics(feature: request.feature)
         var stale: StoredResponse?
         if policy == .returnCacheDataElseFetch || policy == .returnCacheDataAndFetch || policy == .returnCacheDataDontFetch,
            let (stored, metadata) = cache.lookup(prepared.key, requester: prepared.requester, requestFields: prepared.fields) {
@@ -308,7 +308,7 @@ public final class RESTClient: Sendable {
                                                      scope: prepared.scope),
                             uplifted: request.cacheable?.isUplifted ?? false, startedIn: generation)
             }
-            environment.metrics.metrics(store: "http", feature: request.feature)
+            cache.metrics(feature: request.feature)
                 .recordRevalidation(bytesSaved: conditional.body.count)
             return Exchange(status: merged.status, headerFields: merged.headerFields, body: merged.body,
                             source: .revalidated, decoded: try? request.decode(merged.body))
@@ -326,7 +326,7 @@ public final class RESTClient: Sendable {
                         metadata: cache.metadata(for: stored, cacheable: request.cacheable, feature: request.feature,
                                                  scope: prepared.scope),
                         uplifted: request.cacheable?.isUplifted ?? false, startedIn: generation)
-            environment.metrics.metrics(store: "http", feature: request.feature).recordWrite()
+            cache.metrics(feature: request.feature).recordWrite()
         }
         return Exchange(status: response.status, headerFields: response.headerFields, body: response.body,
                         source: .network, decoded: decoded)

@@ -1,0 +1,59 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// One list of Swift settings for every target of this kit: Swift 6 language mode (complete
+/// concurrency checking) comes from the tools version; these add the checks we hold ourselves to.
+let sharedSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "CatalogKit",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    products: [
+        .library(name: "CatalogKit", targets: ["CatalogKit"]),
+        .library(name: "CatalogKitTesting", targets: ["CatalogKitTesting"]),
+    ],
+    dependencies: [
+        .package(path: "../CacheKit"),
+        .package(path: "../APICore"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "CatalogKit",
+            dependencies: [
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "CatalogKitTesting",
+            dependencies: [
+                "CatalogKit",
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreTesting", package: "APICore"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "CatalogKitTests",
+            dependencies: [
+                "CatalogKit", "CatalogKitTesting",
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreTesting", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "CacheKitTesting", package: "CacheKit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
+}

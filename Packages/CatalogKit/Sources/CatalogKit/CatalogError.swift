@@ -1,0 +1,36 @@
+import APICore
+
+/// Why a catalog use case failed, typed so a screen can act on each case.
+public enum CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `limit` is outside 1...100; no request was sent.
+    case invalidLimit(Int)
+    /// The slug is empty or has characters a slug never has; no request was sent.
+    case invalidSlug(String)
+    /// The server refused the cursor (`INVALID_CURSOR`): the funnel it points to changed or is
+    /// gone. ``CatalogClient/allPages(limit:filter:policy:)`` restarts once before reporting it.
+    case invalidCursor(message: String)
+    /// No funnel has this slug (404).
+    case notFound(slug: String)
+    /// Any other failure: offline, a 500, a body that does not decode (see ``APIError``).
+    case api(APIError)
+
+    /// The error for an APICore failure, recognising the catalog's own codes.
+    init(_ error: APIError, slug: String? = nil) {
+        switch (error.serverCode, error) {
+        case ("INVALID_CURSOR", .server(let server)): self = .invalidCursor(message: server.message)
+        case ("NOT_FOUND", _) where slug != nil: self = .notFound(slug: slug ?? "")
+        default: self = .api(error)
+        }
+    }
+
+    /// A sentence that says what went wrong.
+    public var description: String {
+        switch self {
+        case .invalidLimit(let limit): "limit must be from 1 to 100, not \(limit)"
+        case .invalidSlug(let slug): "'\(slug)' is not a funnel slug"
+        case .invalidCursor(let message): "the pagination cursor was refused: \(message)"
+        case .notFound(let slug): "no funnel '\(slug)'"
+        case .api(let error): "the catalog could not be loaded: \(error)"
+        }
+    }
+}

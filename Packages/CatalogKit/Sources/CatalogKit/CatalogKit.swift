@@ -1,0 +1,31 @@
+import APICore
+
+/// CatalogKit as the composition root installs it: the catalog's client (its use cases) and list
+/// model factory, the catalog cache as a clearing participant (not account-scoped, but cleared at
+/// logout like everything else), and the seed's timeouts as the kit's defaults.
+///
+/// ```swift
+/// try container.install([CatalogKit(sharing: rest.configuration), SessionKit(session: session)])
+/// let catalog = try container.resolver(for: "app").resolve(CatalogClient.self)
+/// ```
+public struct CatalogKit: FeatureKit {
+    /// `catalog`.
+    public let name = "catalog"
+    /// The client it provides.
+    public let client: CatalogClient
+
+    /// Builds the catalog's client from the app's REST configuration (see ``CatalogClient/init(sharing:timeouts:)``).
+    public init(sharing configuration: RESTClient.Configuration, timeouts: CatalogTimeouts = CatalogTimeouts()) {
+        client = CatalogClient(sharing: configuration, timeouts: timeouts)
+    }
+
+    /// Registers the client, its cache and its timeouts.
+    public func register(in registry: KitRegistry) throws(ContainerError) {
+        let client = self.client
+        try registry.register(CatalogClient.self) { _ in client }
+        registry.addClearingParticipant(client.cacheParticipant)
+        registry.setDefaultTimeout(client.timeouts.catalog, forFeature: CatalogFeature.catalog)
+        registry.setDefaultTimeout(client.timeouts.detail, forFeature: CatalogFeature.detail)
+        registry.setDefaultTimeout(client.timeouts.definition, forFeature: CatalogFeature.definition)
+    }
+}

@@ -1,0 +1,211 @@
+import APICore
+import Logging
+
+/// The catalog screen's model (seed 004 US-005 and US-006, with seed 000's pagination): what the
+/// list shows, as a stream of states.
+///
+/// - ``load()`` shows the cached first page at once when it is fresh, then asks the server in the
+///   background (a 304 when nothing changed) and delivers the update; with nothing cached it shows
+///   a loading state first.
+/// - ``refresh()`` is pull-to-refresh: it bypasses the cache and always reaches the server.
+/// - ``scrolled(to:)`` fetches the next page past 80% (``CatalogPrefetch``); a refused cursor clears
+///   the listing's pages and restarts from the first page, once.
+/// - ``setFilter(_:)`` clears the catalog cache (an app setting changed) and loads the new listing.
+///
+/// ```swift
+/// let model = CatalogListModel(client: catalog)
+/// Task { for await state in await model.states() { render(state) } }
+/// await model.load()
+/// ```
+public actor CatalogListModel {
+    /// What the list is doing.
+    public enum Phase: Sendable, Hashable {
+        /// Nothing in flight.
+        case idle
+        /// Nothing to show yet; the first page is being fetched.
+        case loading
+        /// Showing what it has while the first page is fetched again.
+        case refreshing
+        /// Fetching the next page.
+        case loadingMore
+    }
+
+    /// What the list shows.
+    public struct State: Sendable, Hashable {
+        /// The filter in force.
+        public var filter: CatalogFilter
+        /// The pages shown, joined.
+        public var listing = CatalogListing()
+        /// What is in flight.
+        public var phase = Phase.idle
+        /// Whether the first page shown is the cached one, not yet confirmed by the server.
+        public var isFromCache = false
+        /// The last failure, cleared by the next success.
+        public var error: CatalogError?
+    }
+
+    private let client: CatalogClient
+    private let limit: Int
+    private var state: State
+    private var subscribers: [Int: AsyncStream<State>.Continuation] = [:]
+    private var nextSubscriber = 0
+    /// Bumped when the listing is replaced (filter change, refresh): answers to older requests are dropped.
+    private var generation = 0
+
+    /// Creates a model.
+    /// - Parameters:
+    ///   - client: the catalog's client.
+    ///   - limit: items per page, 1 to 100 (out of range, every load reports ``CatalogError/invalidLimit(_:)``).
+    ///   - filter: the initial filter.
+    public init(client: CatalogClient, limit: Int = CatalogClient.defaultLimit, filter: CatalogFilter = CatalogFilter()) {
+        self.client = client
+        self.limit = limit
+        state = State(filter: filter)
+    }
+
+    /// The current state.
+    public var current: State { state }
+
+    /// The current state, then every change.
+    public func states() -> AsyncStream<State> {
+        let (stream, continuation) = AsyncStream<State>.makeStream(bufferingPolicy: .unbounded)
+        let id = nextSubscriber
+        nextSubscriber += 1
+        subscribers[id] = continuation
+        continuation.yield(state)
+        continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
+        return stream
+    }
+
+    /// Shows the first page: the cached one at once when fresh, then the server's answer.
+    public func load() async {
+        let generation = self.generation
+        publish { $0.phase = $0.listing.pageCount == 0 ? .loading : .refreshing }
+        do {
+            for try await update in client.pageUpdates(limit: limit, filter: state.filter) {
+                guard generation == self.generation else { return }
+                publish { state in
+                    // A 304 confirms what is shown, so the pages after the first stay; anything else
+                    // replaces them (their cursors may belong to an older catalog).
+                    if update.source == .revalidated, state.listing.pageCount > 0 {
+                        state.listing.sources[.revalidated, default: 0] += 1
+                    } else {
+                        state.listing = Self.listing(startingWith: update)
+                    }
+                    state.isFromCache = update.source == .cache
+                    state.phase = update.source == .cache ? .refreshing : .idle
+                    state.error = nil
+                }
+            }
+        } catch {
+            fail(error, generation: generation)
+        }
+    }
+
+    /// Pull-to-refresh: the first page from the server, whatever is cached; the pages after it go.
+    public func refresh() async {
+        generation += 1
+        let generation = self.generation
+        publish { $0.phase = $0.listing.pageCount == 0 ? .loading : .refreshing }
+        do throws(CatalogError) {
+            let response = try await client.page(limit: limit, filter: state.filter, policy: .fetchIgnoringCacheData)
+            guard generation == self.generation else { return }
+            publish { state in
+                state.listing = Self.listing(startingWith: response)
+                state.isFromCache = false
+                state.phase = .idle
+                state.error = nil
+            }
+        } catch {
+            fail(error, generation: generation)
+        }
+    }
+
+    /// Tells the model how far the user has scrolled (0 to 1); past 80% it fetches the next page.
+    public func scrolled(to progress: Double) async {
+        guard CatalogPrefetch.shouldFetchNextPage(scrollProgress: progress, hasMore: state.listing.hasMore,
+                                                  isFetching: state.phase != .idle) else { return }
+        await loadMore()
+    }
+
+    /// Fetches the next page, cache first. A refused cursor clears the listing's cached pages and
+    /// restarts from the first page (from the server), once; a second refusal is reported.
+    public func loadMore() async {
+        guard let cursor = state.listing.nextCursor, state.phase == .idle else { return }
+        let generation = self.generation
+        publish { $0.phase = .loadingMore }
+        do throws(CatalogError) {
+            let response = try await client.page(cursor: cursor, limit: limit, filter: state.filter)
+            guard generation == self.generation else { return }
+            publish { state in
+                state.listing.append(response.value)
+                state.listing.sources[response.source, default: 0] += 1
+                state.phase = .idle
+                state.error = nil
+            }
+        } catch {
+            guard case .invalidCursor = error, state.listing.restarts == 0, generation == self.generation else {
+                return fail(error, generation: generation)
+            }
+            await client.clearListing(limit: limit, filter: state.filter)
+            await restart(generation: generation)
+        }
+    }
+
+    /// Changes the filter: the catalog cache is cleared (its pages, details and definitions belong
+    /// to the old setting) and the new listing loaded. The same filter again does nothing.
+    public func setFilter(_ filter: CatalogFilter) async {
+        guard filter != state.filter else { return }
+        generation += 1
+        publish { state in state = State(filter: filter) }
+        do {
+            try await client.clearCatalog()
+        } catch {
+            client.logError("Could not clear the catalog cache", error)
+        }
+        await load()
+    }
+
+    // MARK: Steps
+
+    private func restart(generation: Int) async {
+        do throws(CatalogError) {
+            let response = try await client.page(limit: limit, filter: state.filter, policy: .fetchIgnoringCacheData)
+            guard generation == self.generation else { return }
+            publish { state in
+                state.listing = Self.listing(startingWith: response, restarts: state.listing.restarts + 1)
+                state.isFromCache = false
+                state.phase = .idle
+                state.error = nil
+            }
+        } catch {
+            fail(error, generation: generation)
+        }
+    }
+
+    private static func listing(startingWith response: APIResponse<CatalogPage>, restarts: Int = 0) -> CatalogListing {
+        var listing = CatalogListing()
+        listing.append(response.value)
+        listing.sources[response.source] = 1
+        listing.restarts = restarts
+        return listing
+    }
+
+    private func fail(_ error: any Error, generation: Int) {
+        guard generation == self.generation else { return }
+        let failure = error as? CatalogError ?? .api(error as? APIError ?? .transport(.other(reason: "\(error)")))
+        publish { state in
+            state.phase = .idle
+            state.error = failure
+        }
+    }
+
+    private func publish(_ change: (inout State) -> Void) {
+        change(&state)
+        for continuation in subscribers.values { continuation.yield(state) }
+    }
+
+    private func unsubscribe(_ id: Int) {
+        subscribers[id] = nil
+    }
+}
