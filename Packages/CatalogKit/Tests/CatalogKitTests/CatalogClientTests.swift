@@ -11,34 +11,15 @@ import Testing
 
 /// The use cases over an in-memory catalog server: limits, paging, restarts, timeouts and policies.
 @Suite struct CatalogClientTests {
-    struct Fixture {
-        let server: FakeCatalogTransport
-        let clock = ManualClock()
-        let directory: TemporaryDirectory
-        let environment: CacheEnvironment
-        let client: CatalogClient
-
-        init(funnels: Int = 12, settings: TimeoutSettings = TimeoutSettings()) throws {
-            server = FakeCatalogTransport(funnels: FakeCatalogTransport.funnels(funnels))
-            directory = try TemporaryDirectory()
-            var logger = Logger(label: "catalog-test")
-            logger.logLevel = .critical
-            environment = CacheEnvironment(clock: clock, timeouts: CacheTimeoutPolicy(settings: settings), logger: logger,
-                                           cachesDirectory: directory.url)
-            client = CatalogClient(sharing: .init(baseURL: FakeCatalogTransport.baseURL, transport: server,
-                                                  environment: environment, retry: .none))
-        }
-    }
-
     @Test(arguments: [0, -1, 101, Int.max]) func aLimitOutOfRangeFailsBeforeAnyRequest(_ limit: Int) async throws {
-        let fixture = try Fixture()
+        let fixture = try CatalogFixture()
         await #expect(throws: CatalogError.invalidLimit(limit)) { try await fixture.client.page(limit: limit) }
         await #expect(throws: CatalogError.invalidLimit(limit)) { try await fixture.client.allPages(limit: limit) }
         #expect(fixture.server.requests.isEmpty)
     }
 
     @Test(arguments: [1, 5, 12, 100]) func allPagesJoinTheWholeCatalog(_ limit: Int) async throws {
-        let fixture = try Fixture()
+        let fixture = try CatalogFixture()
         let listing = try await fixture.client.allPages(limit: limit)
         #expect(listing.funnels.map(\.slug) == FakeCatalogTransport.funnels(12).map(\.slug))
         #expect(listing.pageCount == (12 + limit - 1) / limit && listing.restarts == 0)
@@ -46,7 +27,7 @@ import Testing
     }
 
     @Test func theCursorOfADeletedFunnelClearsTheListingAndRestartsOnce() async throws {
-        let fixture = try Fixture()
+        let fixture = try CatalogFixture()
         // The user saw page 1 (cached, fresh); the funnel it ends on is then deleted on the server.
         _ = try await fixture.client.page(limit: 5)
         fixture.server.setFunnels(FakeCatalogTransport.funnels(12).filter { $0.slug != "funnel-5" })
@@ -60,7 +41,7 @@ import Testing
     }
 
     @Test func aCursorRefusedTwiceIsReported() async throws {
-        let fixture = try Fixture()
+        let fixture = try CatalogFixture()
         fixture.server.refuse(cursor: "*")
         await #expect(throws: CatalogError.invalidCursor(
             message: "Pagination cursor is invalid or expired. Please restart from the first page.")) {
@@ -71,7 +52,7 @@ import Testing
     }
 
     @Test func aSecondLoadWithinFiveMinutesMakesNoRequestThenRevalidates() async throws {
-        let fixture = try Fixture()
+        let fixture = try CatalogFixture()
         let first = try await fixture.client.allPages(limit: 5)
         #expect(first.sources == [.network: 3])
         fixture.clock.advance(by: 299)
@@ -87,7 +68,7 @@ import Testing
     }
 
     @Test func pullToRefreshAlwaysReachesTheServer() async throws {
-        let fixture = try Fixture()
+        let fixture = try CatalogFixture()
         _ = try await fixture.client.page(limit: 5)
         let refreshed = try await fixture.client.page(limit: 5, policy: .fetchIgnoringCacheData)
         #expect(refreshed.source == .network && fixture.server.requests.count == 2)
@@ -95,14 +76,14 @@ import Testing
     }
 
     @Test func theSettingsFileOverridesTheCatalogTimeout() async throws {
-        let fixture = try Fixture(settings: TimeoutSettings(features: [CatalogFeature.catalog: .custom(seconds: 10)]))
+        let fixture = try CatalogFixture(settings: TimeoutSettings(features: [CatalogFeature.catalog: .custom(seconds: 10)]))
         _ = try await fixture.client.page(limit: 5)
         fixture.clock.advance(by: 11)
         #expect(try await fixture.client.page(limit: 5).source == .revalidated)
     }
 
     @Test func filtersAreSentAndCachedApart() async throws {
-        let fixture = try Fixture()
+        let fixture = try CatalogFixture()
         _ = try await fixture.client.page(limit: 5)
         _ = try await fixture.client.page(limit: 5, filter: CatalogFilter(activeOnly: true, tier: "premium"))
         #expect(fixture.server.requests.count == 2)
@@ -113,14 +94,14 @@ import Testing
     }
 
     @Test(arguments: ["", "../admin", "a/b", "a b", "é", ".", ".."]) func aMalformedSlugFailsBeforeAnyRequest(_ slug: String) async throws {
-        let fixture = try Fixture()
+        let fixture = try CatalogFixture()
         await #expect(throws: CatalogError.invalidSlug(slug)) { try await fixture.client.funnel(slug: slug) }
         await #expect(throws: CatalogError.invalidSlug(slug)) { try await fixture.client.definition(slug: slug) }
         #expect(fixture.server.requests.isEmpty)
     }
 
     @Test func anUnreachableServerIsATypedError() async throws {
-        let fixture = try Fixture()
+        let fixture = try CatalogFixture()
         fixture.server.fail(with: .offline(reason: "no route"))
         await #expect(throws: CatalogError.api(.transport(.offline(reason: "no route")))) {
             try await fixture.client.page()
