@@ -21,6 +21,7 @@ let package = Package(
         .package(path: "Packages/CacheKit"),
         .package(path: "Packages/APICore"),
         .package(path: "Packages/SessionKit"),
+        .package(path: "Packages/CatalogKit"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
@@ -55,6 +56,7 @@ let package = Package(
             dependencies: [
                 "ReferenceBackend",
                 .product(name: "SessionKit", package: "SessionKit"),
+                .product(name: "CatalogKit", package: "CatalogKit"),
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -80,6 +82,7 @@ let package = Package(
             dependencies: [
                 "ReferenceBackend", "MIBCore", "mib",
                 .product(name: "SessionKit", package: "SessionKit"),
+                .product(name: "CatalogKit", package: "CatalogKit"),
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "APICoreTesting", package: "APICore"),
@@ -130,6 +133,20 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Packages/SessionKit/Tests/SessionKitTests"
+        ),
+        .testTarget(
+            name: "CatalogKitTests",
+            dependencies: [
+                .product(name: "CatalogKit", package: "CatalogKit"),
+                .product(name: "CatalogKitTesting", package: "CatalogKit"),
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreTesting", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "CacheKitTesting", package: "CacheKit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Packages/CatalogKit/Tests/CatalogKitTests"
         ),
         .testTarget(
             name: "IntegrationTests",

@@ -1,5 +1,6 @@
 import APICore
 import CacheKit
+import CatalogKit
 import Foundation
 import HTTPTypes
 import Logging
@@ -27,6 +28,8 @@ public final class Composition: Sendable {
     public let rest: RESTClient
     /// GraphQL through the normalized cache.
     public let graphQL: GraphQLClient
+    /// The funnel catalog (CatalogKit), through a cache of its own.
+    public let catalog: CatalogClient
     /// The backend's base URL.
     public let baseURL: URL
 
@@ -42,10 +45,11 @@ public final class Composition: Sendable {
             baseURL: baseURL, transport: transport,
             tokenStore: FileTokenStore(url: cachesDirectory.appendingPathComponent("session/token.json")),
             caches: unified, authEvents: authEvents, logger: logger))
-        try container.install([SessionKit(session: session), DemoAccountsKit()])
-        try container.verify()
         rest = RESTClient(configuration: .init(baseURL: baseURL, transport: transport, environment: environment,
                                                tokenProvider: session, retry: .none, authEvents: authEvents))
+        try container.install([SessionKit(session: session), CatalogKit(sharing: rest.configuration), DemoAccountsKit()])
+        try container.verify()
+        catalog = try container.resolver(for: "app").resolve(CatalogClient.self)
         graphQL = GraphQLClient(configuration: .init(
             endpoint: baseURL.appendingPathComponent("graphql"), transport: transport, environment: environment,
             tokenProvider: session, container: container, retry: .none, authEvents: authEvents))
@@ -99,27 +103,9 @@ public final class Composition: Sendable {
         return nil
     }
 
-    /// One pass over the catalog, page by page (50 a page).
-    public func loadCatalog() async throws -> CatalogPass {
-        var pass = CatalogPass()
-        var cursor: String?
-        repeat {
-            var query = [URLQueryItem(name: "limit", value: "50")]
-            if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
-            let response = try await rest.send(APIRequest<JSONValue>(path: "/api/funnels/catalog", query: query, feature: "catalog"))
-            pass.sources[response.source, default: 0] += 1
-            let page = response.value["data"]
-            let groups = (page?["pillars"]?.arrayValue ?? []).map { $0["funnels"]?.arrayValue ?? [] }
-                + [page?["uncategorized_funnels"]?.arrayValue ?? []]
-            // A page groups its funnels by pillar; the contract's order runs across the page.
-            let funnels = groups.joined().compactMap { funnel -> (String, String)? in
-                guard let title = funnel["title"]?.stringValue, let slug = funnel["slug"]?.stringValue else { return nil }
-                return (title, slug)
-            }
-            pass.funnels += funnels.sorted { ($0.0.lowercased(), $0.1) < ($1.0.lowercased(), $1.1) }
-            cursor = page?["pagination"]?["nextCursor"]?.stringValue
-        } while cursor != nil
-        return pass
+    /// Every page of the catalog (50 a page) through CatalogKit, cache first.
+    public func loadCatalog() async throws -> CatalogListing {
+        try await catalog.allPages()
     }
 
     /// Account `id`'s balance in cents.
@@ -149,18 +135,12 @@ public final class Composition: Sendable {
     }
 }
 
-/// What one pass over the catalog saw.
-public struct CatalogPass: Sendable {
-    /// Pages by where they came from.
-    public var sources: [ResponseSource: Int] = [:]
-    /// Every funnel's title and slug, page after page.
-    public var funnels: [(title: String, slug: String)] = []
-
+extension CatalogListing {
     /// "300 funnels: 6 hit" and the like.
     public var summary: String {
         let parts = [(ResponseSource.cache, "hit"), (.revalidated, "304"), (.network, "network")].compactMap { source, label in
             sources[source].map { "\($0) \(label)" }
         }
-        return "\(funnels.count) funnels: " + parts.joined(separator: ", ")
+        return "\(funnels.count) funnels: " + parts.joined(separator: ", ") + (restarts > 0 ? ", restarted once" : "")
     }
 }

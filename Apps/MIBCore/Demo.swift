@@ -1,5 +1,6 @@
 import APICore
 import CacheKit
+import CatalogKit
 import Foundation
 import SessionKit
 import HTTPTypes
@@ -104,6 +105,16 @@ private final class Story: Sendable {
         try await step("Reload the catalog (fresh: from the cache)") { try await loadCatalog() }
         clock.advance(by: 301)
         try await step("Reload five minutes later (stale: revalidated)") { try await loadCatalog() }
+        try await step("Open a funnel and its definition, twice") {
+            let slug = try await app.catalog.page(limit: 1).value.funnels.first?.slug ?? "funnel-1"
+            var sources: [String] = []
+            for _ in 0..<2 {
+                let detail = try await app.catalog.funnel(slug: slug)
+                let definition = try await app.catalog.definition(slug: slug)
+                sources.append("\(detail.source.rawValue)/\(definition.source.rawValue) (\(definition.value.steps.count) steps)")
+            }
+            return "\(slug): " + sources.joined(separator: ", then ")
+        }
 
         try await step("Open the dashboard") { try await dashboardOutcome(policy: .default) }
         try await step("Open the dashboard again") { try await dashboardOutcome(policy: .default) }

@@ -1,5 +1,6 @@
 import APICore
 import CacheKit
+import CatalogKit
 import Foundation
 import SessionKit
 import HTTPTypes
@@ -9,37 +10,100 @@ import HTTPTypes
 extension EndToEnd {
     static let catalogScenarios: [Scenario] = [
         Scenario(kit: "catalog", name: "every page arrives once, in the contract's order") { app in
-            let pass = try await app.loadCatalog()
-            let slugs = pass.funnels.map(\.slug)
+            let listing = try await app.loadCatalog()
+            let slugs = listing.funnels.map(\.slug)
             try require(!slugs.isEmpty, "the catalog is empty")
             try require(Set(slugs).count == slugs.count, "\(slugs.count - Set(slugs).count) funnels came twice")
-            let sorted = pass.funnels.sorted { ($0.title.lowercased(), $0.slug) < ($1.title.lowercased(), $1.slug) }
+            let sorted = listing.funnels.sorted(by: CatalogFunnel.catalogOrder)
             try require(sorted.map(\.slug) == slugs, "the pages are not in title-then-slug order")
-            return pass.summary
+            return listing.summary
         },
         Scenario(kit: "catalog", name: "a reload is served from the cache, then revalidated with 304s") { app in
             let first = try await app.loadCatalog()
             let requests = app.transport.count()
             let second = try await app.loadCatalog()
-            try require(second.sources == [.cache: first.sources.values.reduce(0, +)], "reload: \(second.summary)")
+            try require(second.sources == [.cache: first.pageCount], "reload: \(second.summary)")
             try require(app.transport.count() == requests, "the fresh reload made \(app.transport.count() - requests) requests")
             app.clock.advance(by: 301)
             let third = try await app.loadCatalog()
-            try require(third.sources == [.revalidated: first.sources.values.reduce(0, +)], "stale reload: \(third.summary)")
+            try require(third.sources == [.revalidated: first.pageCount], "stale reload: \(third.summary)")
             try require(third.funnels.map(\.slug) == first.funnels.map(\.slug), "the revalidated catalog differs")
             return "\(second.summary); 5 minutes later \(third.summary)"
         },
-        Scenario(kit: "catalog", name: "a cursor that does not decode is a typed INVALID_CURSOR error") { app in
-            do {
-                _ = try await app.rest.send(APIRequest<JSONValue>(
-                    path: "/api/funnels/catalog", query: [URLQueryItem(name: "cursor", value: "not-a-cursor")]))
-                throw ScenarioFailure(description: "the bad cursor was accepted")
-            } catch let error as APIError {
-                try require(error.serverCode == "INVALID_CURSOR", "got \(error)")
-                return "400 INVALID_CURSOR"
+        Scenario(kit: "catalog", name: "a changed funnel gives a full page with a new ETag") { app in
+            let before = try await app.catalog.page()
+            guard let funnel = before.value.funnels.first, let eTag = before.headerFields[.eTag] else {
+                throw ScenarioFailure(description: "the first page has no funnel or no ETag")
             }
+            try await app.admin(.patch, "admin/funnels/\(funnel.slug)", json: #"{"isActive": \#(!(funnel.isActive ?? true))}"#)
+            app.clock.advance(by: 301)
+            let after = try await app.catalog.page()
+            try await app.admin(.patch, "admin/funnels/\(funnel.slug)", json: #"{"isActive": \#(funnel.isActive ?? true)}"#)
+            try require(after.source == .network, "the changed page came as \(after.source)")
+            try require(after.headerFields[.eTag] != eTag, "the ETag did not change")
+            try require(after.value.funnels.first?.isActive != funnel.isActive, "the change is not shown")
+            return "\(eTag) → \(after.headerFields[.eTag] ?? "none")"
+        },
+        Scenario(kit: "catalog", name: "a deleted cursor funnel restarts the listing once, nothing skipped") { app in
+            let first = try await app.catalog.page(limit: 10)
+            guard let last = first.value.funnels.last else { throw ScenarioFailure(description: "the first page is empty") }
+            let pillar = first.value.pillars.first { $0.funnels.contains { $0.slug == last.slug } }?.pillar.id
+            try await app.admin(.delete, "admin/funnels/\(last.slug)")
+            let listing: CatalogListing
+            do {
+                listing = try await app.catalog.allPages(limit: 10)
+            } catch {
+                try? await app.admin(.post, "admin/funnels", json: Self.funnelJSON(last, pillar: pillar))
+                throw error
+            }
+            try await app.admin(.post, "admin/funnels", json: Self.funnelJSON(last, pillar: pillar))
+            try require(listing.restarts == 1, "restarts: \(listing.restarts)")
+            try require(!listing.funnels.contains { $0.slug == last.slug }, "the deleted funnel is listed")
+            try require(Set(listing.funnels.map(\.slug)).count == listing.funnels.count, "a funnel came twice")
+            return "INVALID_CURSOR after the cached page 1, then \(listing.summary)"
+        },
+        Scenario(kit: "catalog", name: "pull-to-refresh reaches the server, a filter change clears the catalog") { app in
+            let model = CatalogListModel(client: app.catalog)
+            await model.load()
+            let requests = app.transport.count("/api/funnels/catalog")
+            await model.refresh()
+            await model.refresh()
+            try require(app.transport.count("/api/funnels/catalog") == requests + 2, "a refresh did not reach the server")
+            await model.setFilter(CatalogFilter(activeOnly: true, tier: "premium"))
+            let shown = await model.current.listing.funnels
+            try require(!shown.isEmpty && shown.allSatisfy { $0.isActive == true && $0.tier == "premium" },
+                        "the filtered list shows other funnels")
+            let unfiltered = try? await app.catalog.page(policy: .returnCacheDataDontFetch)
+            try require(unfiltered == nil, "the unfiltered page is still cached")
+            return "2 refreshes, 2 requests; \(shown.count) active premium funnels on the first page"
+        },
+        Scenario(kit: "catalog", name: "a bad cursor and a bad limit are typed errors") { app in
+            do {
+                _ = try await app.catalog.page(cursor: "not-a-cursor")
+                throw ScenarioFailure(description: "the bad cursor was accepted")
+            } catch let error as CatalogError {
+                guard case .invalidCursor = error else { throw ScenarioFailure(description: "got \(error)") }
+            }
+            let requests = app.transport.count()
+            do {
+                _ = try await app.catalog.page(limit: 101)
+                throw ScenarioFailure(description: "limit 101 was accepted")
+            } catch CatalogError.invalidLimit(101) {
+                try require(app.transport.count() == requests, "limit 101 was sent")
+            }
+            return "INVALID_CURSOR from the server; limit 101 refused before any request"
         },
     ]
+
+    /// The admin body that puts a deleted funnel back.
+    static func funnelJSON(_ funnel: CatalogFunnel, pillar: String?) -> String {
+        let object: JSONValue = .object([
+            "slug": .string(funnel.slug), "title": .string(funnel.title),
+            "pillarId": pillar.map(JSONValue.string) ?? .null, "isActive": .bool(funnel.isActive ?? true),
+            "tier": .string(funnel.tier ?? "free"),
+        ])
+        return String(decoding: object.serialized(), as: UTF8.self)
+    }
 
     static let sessionScenarios: [Scenario] = [
         Scenario(kit: "session", name: "a wrong password is refused with 401, the right one signs in") { app in
