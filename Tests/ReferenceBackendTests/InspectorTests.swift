@@ -12,9 +12,12 @@ import Testing
         let inspection = try await Inspector.run(server: nil, in: directory.url)
         let rows = Dictionary(inspection.statistics.map { ("\($0.participant)/\($0.counts.store)", $0) },
                               uniquingKeysWith: { first, _ in first })
-        #expect(rows["rest/http"]?.counts.hits == 6, "the second catalog pass is six cache hits")
+        #expect(rows["catalog/http"]?.counts.hits == 6, "the second catalog pass is six cache hits")
+        #expect(rows["rest/http"]?.counts.hits == 0, "the app's REST cache does not count the catalog's")
         #expect((rows["graphql/normalized"]?.usage.count ?? 0) >= 3)
-        #expect(Set(inspection.entries.map(\.store)) == ["memory", "normalized"])
+        // The catalog's pages are kept on disk too, so a relaunch shows them at once.
+        #expect(Set(inspection.entries.map(\.store)) == ["memory", "disk", "normalized"])
+        #expect(Set(inspection.entries.map(\.participant)) == ["catalog", "graphql"])
         let text = String(decoding: try JSONEncoder().encode(inspection.entries), as: UTF8.self)
         for secret in ["u1", "alice", "http://", "funnels", "\"100\"", "1002", "balance"] {
             #expect(!text.contains(secret), "the export shows \(secret)")

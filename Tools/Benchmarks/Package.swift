@@ -15,6 +15,7 @@ let package = Package(
     dependencies: [
         .package(path: "../../Packages/CacheKit"),
         .package(path: "../../Packages/APICore"),
+        .package(path: "../../Packages/CatalogKit"),
         // The monorepo's root, for the reference backend.
         .package(path: "../.."),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
@@ -57,6 +58,9 @@ let package = Package(
             name: "BackendBenchmarks",
             dependencies: [
                 .product(name: "APICore", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "CacheKitTesting", package: "CacheKit"),
+                .product(name: "CatalogKit", package: "CatalogKit"),
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -110,4 +110,6 @@ let benchmarks: @Sendable () -> Void = {
         guard let eTag = first.headerFields[.eTag] else { throw BenchmarkSetupError.status(first.status) }
         return (running, eTag)
     }
+
+    catalogSessionBenchmarks()
 }
