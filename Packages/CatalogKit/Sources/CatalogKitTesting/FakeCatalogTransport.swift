@@ -14,7 +14,7 @@ import Synchronization
 /// ```
 public final class FakeCatalogTransport: HTTPTransport {
     /// The base URL to configure clients with.
-    public static let baseURL = URL(string: "http://catalog.test")!  // swiftlint:disable:this force_unwrapping
+    public static let baseURL = URL(string: "http://catalog.test") ?? URL(fileURLWithPath: "/")
 
     private struct State {
         var funnels: [CatalogFunnel]
@@ -33,9 +33,10 @@ public final class FakeCatalogTransport: HTTPTransport {
 
     /// `count` funnels titled `Funnel 001`, `Funnel 002`, ... in two pillars.
     public static func funnels(_ count: Int) -> [CatalogFunnel] {
-        (1...max(count, 1)).prefix(count).map { index in
-            let number = String(index).count >= 3 ? String(index) : String(repeating: "0", count: 3 - String(index).count) + String(index)
-            return CatalogFunnel(id: "f\(index)", slug: "funnel-\(index)", title: "Funnel \(number)")
+        (0..<max(count, 0)).map { offset in
+            let digits = String(offset + 1)
+            let number = String(repeating: "0", count: max(0, 3 - digits.count)) + digits
+            return CatalogFunnel(id: "f\(offset + 1)", slug: "funnel-\(offset + 1)", title: "Funnel \(number)")
         }
     }
 
