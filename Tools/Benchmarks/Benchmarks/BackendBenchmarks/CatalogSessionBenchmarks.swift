@@ -77,13 +77,19 @@ let browsingSession: [BrowsingAction] = {
 
 /// What one replay saw.
 struct SessionOutcome {
+    /// Reads that may use the cache (pull-to-refresh is not one: it always goes to the server).
     var lookups = 0
+    /// Lookups answered by a fresh cached response, with no request.
     var hits = 0
+    /// Lookups answered by a 304: the stored body reused.
+    var revalidated = 0
+    /// Lookups of a URL the session had not read before: misses whatever the cache does.
+    var firstTime = 0
     var wire = MeasuringTransport.Tally()
 }
 
 /// Replays the session through a client. With `cached == false`, every read ignores the cache (the
-/// baseline: a client with no cache at all).
+/// baseline: a client with no cache at all). Pull-to-refresh sends a request but is not a lookup.
 func replay(_ actions: [BrowsingAction], backend: ReferenceBackend, cached: Bool) async throws -> SessionOutcome {
     let clock = ManualClock()
     let transport = MeasuringTransport()
@@ -96,9 +102,12 @@ func replay(_ actions: [BrowsingAction], backend: ReferenceBackend, cached: Bool
         environment: CacheEnvironment(clock: clock, logger: logger, cachesDirectory: caches), retry: .none))
     let read: CachePolicy = cached ? .returnCacheDataElseFetch : .fetchIgnoringCacheCompletely
     var outcome = SessionOutcome()
-    func count(_ source: ResponseSource) {
+    var seen: Set<String> = []
+    func count(_ source: ResponseSource, _ identity: String) {
         outcome.lookups += 1
+        if seen.insert(identity).inserted { outcome.firstTime += 1 }
         if source == .cache { outcome.hits += 1 }
+        if source == .revalidated { outcome.revalidated += 1 }
     }
     var toggled = false
     for action in actions {
@@ -107,15 +116,15 @@ func replay(_ actions: [BrowsingAction], backend: ReferenceBackend, cached: Bool
             var cursor: String?
             for _ in 0..<pages {
                 let page = try await client.page(cursor: cursor, policy: read)
-                count(page.source)
+                count(page.source, "page:\(cursor ?? "")")
                 cursor = page.value.nextCursor
                 if cursor == nil { break }
             }
         case .pullToRefresh:
-            count(try await client.page(policy: cached ? .fetchIgnoringCacheData : read).source)
+            _ = try await client.page(policy: cached ? .fetchIgnoringCacheData : read)
         case .open(let slug):
-            count(try await client.funnel(slug: slug, policy: read).source)
-            count(try await client.definition(slug: slug, policy: read).source)
+            count(try await client.funnel(slug: slug, policy: read).source, "detail:\(slug)")
+            count(try await client.definition(slug: slug, policy: read).source, "definition:\(slug)")
         case .wait(let seconds):
             clock.advance(by: seconds)
         case .serverChange:
@@ -137,10 +146,15 @@ func startCatalogBackend() async throws -> ReferenceBackend {
 
 let catalogSessionBenchmarks: @Sendable () -> Void = {
     let hitRate = BenchmarkMetric.custom("hit rate (%)", polarity: .prefersLarger, useScalingFactor: false)
+    let reused = BenchmarkMetric.custom("hit or 304 (%)", polarity: .prefersLarger, useScalingFactor: false)
+    let repeatHitRate = BenchmarkMetric.custom("hit rate of repeat lookups (%)", polarity: .prefersLarger, useScalingFactor: false)
+    let lookups = BenchmarkMetric.custom("lookups", polarity: .prefersSmaller, useScalingFactor: false)
+    let firstTime = BenchmarkMetric.custom("of which first-time", polarity: .prefersSmaller, useScalingFactor: false)
     let requests = BenchmarkMetric.custom("requests sent", polarity: .prefersSmaller, useScalingFactor: false)
     let notModified = BenchmarkMetric.custom("of which 304", polarity: .prefersLarger, useScalingFactor: false)
     let kilobytes = BenchmarkMetric.custom("response KB received", polarity: .prefersSmaller, useScalingFactor: false)
-    let session = Benchmark.Configuration(metrics: [.wallClock, hitRate, requests, notModified, kilobytes],
+    let session = Benchmark.Configuration(metrics: [.wallClock, lookups, firstTime, hitRate, repeatHitRate,
+                                                                    reused, requests, notModified, kilobytes],
                                           maxDuration: .seconds(60), maxIterations: 5)
 
     for cached in [true, false] {
@@ -148,7 +162,11 @@ let catalogSessionBenchmarks: @Sendable () -> Void = {
                   configuration: session) { (benchmark: Benchmark, backend: ReferenceBackend) in
             for _ in benchmark.scaledIterations {
                 let outcome = try await replay(browsingSession, backend: backend, cached: cached)
+                benchmark.measurement(lookups, outcome.lookups)
+                benchmark.measurement(firstTime, outcome.firstTime)
                 benchmark.measurement(hitRate, outcome.hits * 100 / max(outcome.lookups, 1))
+                benchmark.measurement(repeatHitRate, outcome.hits * 100 / max(outcome.lookups - outcome.firstTime, 1))
+                benchmark.measurement(reused, (outcome.hits + outcome.revalidated) * 100 / max(outcome.lookups, 1))
                 benchmark.measurement(requests, outcome.wire.requests)
                 benchmark.measurement(notModified, outcome.wire.notModified)
                 benchmark.measurement(kilobytes, outcome.wire.bytes / 1_000)
