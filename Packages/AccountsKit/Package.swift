@@ -1,0 +1,60 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// One list of Swift settings for every target of this kit: Swift 6 language mode (complete
+/// concurrency checking) comes from the tools version; these add the checks we hold ourselves to.
+let sharedSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "AccountsKit",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    products: [
+        .library(name: "AccountsKit", targets: ["AccountsKit"]),
+        .library(name: "AccountsKitTesting", targets: ["AccountsKitTesting"]),
+    ],
+    dependencies: [
+        .package(path: "../CacheKit"),
+        .package(path: "../APICore"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "AccountsKit",
+            dependencies: [
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "AccountsKitTesting",
+            dependencies: [
+                "AccountsKit",
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreTesting", package: "APICore"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "AccountsKitTests",
+            dependencies: [
+                "AccountsKit", "AccountsKitTesting",
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreTesting", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "CacheKitTesting", package: "CacheKit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
+}

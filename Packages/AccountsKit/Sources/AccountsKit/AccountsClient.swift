@@ -1,0 +1,186 @@
+import APICore
+
+/// The accounts use cases (seed 001, "Feature Kit Responsibilities"), over the app's GraphQL client
+/// and its normalized store.
+///
+/// Every read takes an optional ``CachePolicy``; `nil` means cache first
+/// (``CachePolicy/returnCacheDataElseFetch``). Use ``CachePolicy/fetchIgnoringCacheData`` for
+/// pull-to-refresh. Timeouts: balance 30 s, transactions 5 min, profile 15 min, the rest the kit's
+/// default of 5 min; the settings file overrides each by feature (``AccountsFeature``).
+///
+/// ```swift
+/// let accounts = try container.resolver(for: "app").resolve(AccountsClient.self)
+/// let balance = try await accounts.balance(accountId: "100").value.amount
+/// let receipt = try await accounts.makePayment(accountId: "100", amount: 1_250)   // balance updated everywhere
+/// ```
+public final class AccountsClient: Sendable {
+    /// The GraphQL client the use cases go through.
+    public let graphQL: GraphQLClient
+
+    /// Creates the use cases over the app's GraphQL client (whose container holds the kit's keys and rules).
+    public init(graphQL: GraphQLClient) {
+        self.graphQL = graphQL
+    }
+
+    /// An account's balance (30 s).
+    /// - Parameters:
+    ///   - accountId: the account.
+    ///   - policy: the cache policy; `nil` for cache first.
+    /// - Throws: ``AccountsError/unknownAccount(_:)``, ``AccountsError/api(_:)``.
+    public func balance(accountId: String, policy: CachePolicy? = nil) async throws(AccountsError) -> Loaded<AccountBalance> {
+        let loaded = try await account(AccountBalanceQuery(accountId: accountId), accountId: accountId, policy: policy,
+                                       as: BalanceFields.self)
+        return Loaded(value: AccountBalance(accountId: loaded.value.id, amount: loaded.value.balance, currency: loaded.value.currency),
+                      source: loaded.source, isStale: loaded.isStale)
+    }
+
+    /// An account's details (5 min).
+    /// - Throws: as ``balance(accountId:policy:)``.
+    public func account(id: String, policy: CachePolicy? = nil) async throws(AccountsError) -> Loaded<Account> {
+        try await account(AccountDetailsQuery(accountId: id), accountId: id, policy: policy, as: Account.self)
+    }
+
+    /// An account's latest transactions, newest first (5 min).
+    /// - Throws: as ``balance(accountId:policy:)``.
+    public func recentTransactions(accountId: String, count: Int = 10, policy: CachePolicy? = nil) async throws(AccountsError)
+        -> Loaded<[Transaction]>
+    {
+        let loaded = try await account(RecentTransactionsQuery(accountId: accountId, count: count), accountId: accountId,
+                                       policy: policy, as: RecentFields.self)
+        return Loaded(value: loaded.value.recentTransactions, source: loaded.source, isStale: loaded.isStale)
+    }
+
+    /// One page of an account's transactions, newest first (5 min).
+    /// - Parameters:
+    ///   - first: page size, 1 to 100.
+    ///   - after: the previous page's ``TransactionPage/nextCursor``.
+    /// - Throws: as ``balance(accountId:policy:)``; a refused cursor is ``AccountsError/api(_:)`` with
+    ///   server code `INVALID_CURSOR`.
+    public func transactions(accountId: String, first: Int = 20, after: String? = nil, policy: CachePolicy? = nil)
+        async throws(AccountsError) -> Loaded<TransactionPage>
+    {
+        let loaded = try await account(AllTransactionsQuery(accountId: accountId, first: first, after: after),
+                                       accountId: accountId, policy: policy, as: PageFields.self)
+        return Loaded(value: loaded.value.transactions, source: loaded.source, isStale: loaded.isStale)
+    }
+
+    /// Every transaction of an account, page after page, each once.
+    /// - Throws: as ``transactions(accountId:first:after:policy:)``.
+    public func allTransactions(accountId: String, pageSize: Int = 20, policy: CachePolicy? = nil) async throws(AccountsError)
+        -> [Transaction]
+    {
+        var all: [Transaction] = []
+        var seen: Set<String> = []
+        var cursor: String?
+        repeat {
+            let page = try await transactions(accountId: accountId, first: pageSize, after: cursor, policy: policy).value
+            all += page.items.filter { seen.insert($0.id).inserted }
+            cursor = page.hasMore ? page.nextCursor : nil
+        } while cursor != nil
+        return all
+    }
+
+    /// The dashboard (5 min). Its accounts share `Account:<id>` with every other query, so a payment's
+    /// new balance shows here at once; the server's total follows with the background refetch.
+    /// - Throws: ``AccountsError/api(_:)``.
+    public func dashboard(policy: CachePolicy? = nil) async throws(AccountsError) -> Loaded<Dashboard> {
+        let result = try await fetch(DashboardQuery(), policy: policy, accountId: nil)
+        return try Self.decode(result, as: DashboardFields.self).map(\.dashboard)
+    }
+
+    /// The signed-in user's profile (15 min).
+    /// - Throws: ``AccountsError/api(_:)``.
+    public func profile(policy: CachePolicy? = nil) async throws(AccountsError) -> Loaded<UserProfile> {
+        let result = try await fetch(UserProfileQuery(), policy: policy, accountId: nil)
+        return try Self.decode(result, as: ProfileFields.self).map(\.me)
+    }
+
+    /// Checks, against the server and never the cache, that an account can pay `amount`.
+    /// - Throws: ``AccountsError/invalidAmount(_:)`` before any request, or as ``balance(accountId:policy:)``.
+    public func checkFunds(accountId: String, amount: Int) async throws(AccountsError) -> FundsCheck {
+        guard amount > 0 else { throw .invalidAmount(amount) }
+        let balance = try await balance(accountId: accountId, policy: .fetchIgnoringCacheData)
+        return FundsCheck(accountId: accountId, available: balance.value.amount, requested: amount)
+    }
+
+    /// Pays `amount` cents from an account. The result updates `Account:<id>` in the normalized store,
+    /// so every screen sees the new balance at once; then the kit's refetch rule runs: the balance and
+    /// recent transactions before this returns, the dashboard and the full transaction list after.
+    /// A failed payment leaves the cache as it was.
+    /// - Throws: ``AccountsError/invalidAmount(_:)`` before any request, ``AccountsError/insufficientFunds(accountId:)``,
+    ///   ``AccountsError/unknownAccount(_:)``, ``AccountsError/api(_:)``.
+    public func makePayment(accountId: String, amount: Int, description: String? = nil) async throws(AccountsError)
+        -> PaymentReceipt
+    {
+        guard amount > 0 else { throw .invalidAmount(amount) }
+        let result: MutationResult
+        do {
+            result = try await graphQL.perform(MakePaymentMutation(accountId: accountId, amount: amount, description: description))
+        } catch .graphQL(let errors) where errors.errors.first?.code == "INVALID_AMOUNT" {
+            throw .invalidAmount(amount)
+        } catch {
+            throw AccountsError(error, accountId: accountId)
+        }
+        let payment = try Self.decode(GraphQLResult(data: result.data, source: .network), as: PaymentFields.self).value.makePayment
+        return PaymentReceipt(transaction: payment.transaction, newBalance: payment.account.balance,
+                              critical: result.critical, background: result.background)
+    }
+
+    /// Removes what the normalized store holds for one account (account switch); other accounts stay.
+    /// - Throws: the store's error when it could not be written.
+    public func clear(accountId: String) async throws {
+        try await graphQL.clear(forAccountId: accountId)
+    }
+
+    // MARK: Steps
+
+    private func fetch<Q: GraphQLQuery>(_ query: Q, policy: CachePolicy?, accountId: String?) async throws(AccountsError)
+        -> GraphQLResult
+    {
+        do {
+            return try await graphQL.fetch(query, policy: policy ?? .returnCacheDataElseFetch)
+        } catch {
+            throw AccountsError(error, accountId: accountId)
+        }
+    }
+
+    private func account<Q: GraphQLQuery, Fields: Decodable & Sendable>(
+        _ query: Q, accountId: String, policy: CachePolicy?, as type: Fields.Type
+    ) async throws(AccountsError) -> Loaded<Fields> {
+        let result = try await fetch(query, policy: policy, accountId: accountId)
+        guard let account = result.data["account"], account != .null else { throw .unknownAccount(accountId) }
+        return try Self.decode(GraphQLResult(data: ["account": account], source: result.source, isStale: result.isStale),
+                               as: AccountEnvelope<Fields>.self).map(\.account)
+    }
+
+    private static func decode<T: Decodable & Sendable>(_ result: GraphQLResult, as type: T.Type) throws(AccountsError) -> Loaded<T> {
+        do throws(APIError) {
+            return Loaded(value: try result.decode(T.self), source: result.source, isStale: result.isStale)
+        } catch {
+            throw .api(error)
+        }
+    }
+}
+
+// The operations' data shapes.
+private struct AccountEnvelope<Fields: Decodable & Sendable>: Decodable, Sendable { var account: Fields }
+private struct BalanceFields: Decodable, Sendable { var id: String; var balance: Int; var currency: String }
+private struct RecentFields: Decodable, Sendable { var recentTransactions: [Transaction] }
+private struct PageFields: Decodable, Sendable { var transactions: TransactionPage }
+private struct DashboardFields: Decodable, Sendable { var dashboard: Dashboard }
+private struct ProfileFields: Decodable, Sendable { var me: UserProfile }
+private struct PaymentFields: Decodable, Sendable {
+    struct Payment: Decodable, Sendable {
+        struct PaidAccount: Decodable, Sendable { var id: String; var balance: Int }
+        var account: PaidAccount
+        var transaction: Transaction
+    }
+    var makePayment: Payment
+}
+
+extension Loaded {
+    /// The same load with its value transformed.
+    func map<T>(_ transform: (Value) -> T) -> Loaded<T> {
+        Loaded<T>(value: transform(value), source: source, isStale: isStale)
+    }
+}

@@ -1,0 +1,32 @@
+import APICore
+
+/// Why an accounts use case failed, typed so a screen can act on each case.
+public enum AccountsError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The amount is not a positive number of cents; no request was sent.
+    case invalidAmount(Int)
+    /// The account does not have the funds (`INSUFFICIENT_FUNDS`); nothing changed.
+    case insufficientFunds(accountId: String)
+    /// No account of the signed-in user has this id (`UNKNOWN_ACCOUNT`, or none returned).
+    case unknownAccount(String)
+    /// Any other failure: offline, a 500, a GraphQL error, a body that does not decode.
+    case api(APIError)
+
+    /// The error for an APICore failure, recognising the bank's codes.
+    init(_ error: APIError, accountId: String? = nil) {
+        switch error.serverCode {
+        case "INSUFFICIENT_FUNDS": self = .insufficientFunds(accountId: accountId ?? "")
+        case "UNKNOWN_ACCOUNT": self = .unknownAccount(accountId ?? "")
+        default: self = .api(error)
+        }
+    }
+
+    /// A sentence that says what went wrong.
+    public var description: String {
+        switch self {
+        case .invalidAmount(let amount): "an amount must be a positive number of cents, not \(amount)"
+        case .insufficientFunds(let account): "account \(account) does not have the funds"
+        case .unknownAccount(let account): "there is no account \(account)"
+        case .api(let error): "the bank could not be reached or refused: \(error)"
+        }
+    }
+}

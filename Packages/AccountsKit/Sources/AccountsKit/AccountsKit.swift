@@ -1,0 +1,39 @@
+import APICore
+import CacheKit
+
+/// AccountsKit as the composition root installs it: the use cases (``AccountsClient``), the
+/// cache-key provider, the payment's refetch rule and the features' default timeouts. The app
+/// registers its ``GraphQLClient`` (built with the same container) under the `app` kit.
+///
+/// ```swift
+/// try container.install([AccountsKit(), /* other kits */])
+/// let graphQL = GraphQLClient(configuration: .init(endpoint: url, container: container, ...))
+/// try container.registry(for: "app").register(GraphQLClient.self) { _ in graphQL }
+/// try container.verify()
+/// ```
+public struct AccountsKit: FeatureKit {
+    /// `accounts`.
+    public let name = "accounts"
+
+    /// What a payment makes stale (seed 001, strategy 2): the balance and the recent transactions
+    /// are refetched before the payment returns, the dashboard and the full list after.
+    public static let paymentRule = MutationRefetchRule(
+        mutation: "MakePayment",
+        strategy: .criticalAndBackground(critical: ["AccountBalance", "RecentTransactions"],
+                                         background: ["Dashboard", "AllTransactions"]))
+
+    /// Creates the kit.
+    public init() {}
+
+    /// Registers the use cases, keys, rule and timeouts.
+    public func register(in registry: KitRegistry) throws(ContainerError) {
+        registry.require(GraphQLClient.self)
+        try registry.register(AccountsClient.self) { resolver in AccountsClient(graphQL: try resolver.resolve(GraphQLClient.self)) }
+        try registry.addCacheKeyProvider(AccountsCacheKeys())
+        registry.addRefetchRule(Self.paymentRule)
+        registry.setDefaultTimeout(.seconds(30), forFeature: AccountsFeature.balances)
+        registry.setDefaultTimeout(.seconds(300), forFeature: AccountsFeature.accounts)
+        registry.setDefaultTimeout(.seconds(300), forFeature: AccountsFeature.transactions)
+        registry.setDefaultTimeout(.seconds(900), forFeature: AccountsFeature.profile)
+    }
+}
