@@ -22,6 +22,7 @@ let package = Package(
         .package(path: "Packages/APICore"),
         .package(path: "Packages/SessionKit"),
         .package(path: "Packages/CatalogKit"),
+        .package(path: "Packages/AccountsKit"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
@@ -57,6 +58,7 @@ let package = Package(
                 "ReferenceBackend",
                 .product(name: "SessionKit", package: "SessionKit"),
                 .product(name: "CatalogKit", package: "CatalogKit"),
+                .product(name: "AccountsKit", package: "AccountsKit"),
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -83,6 +85,7 @@ let package = Package(
                 "ReferenceBackend", "MIBCore", "mib",
                 .product(name: "SessionKit", package: "SessionKit"),
                 .product(name: "CatalogKit", package: "CatalogKit"),
+                .product(name: "AccountsKit", package: "AccountsKit"),
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "APICoreTesting", package: "APICore"),
@@ -147,6 +150,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Packages/CatalogKit/Tests/CatalogKitTests"
+        ),
+        .testTarget(
+            name: "AccountsKitTests",
+            dependencies: [
+                .product(name: "AccountsKit", package: "AccountsKit"),
+                .product(name: "AccountsKitTesting", package: "AccountsKit"),
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreTesting", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "CacheKitTesting", package: "CacheKit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Packages/AccountsKit/Tests/AccountsKitTests"
         ),
         .testTarget(
             name: "IntegrationTests",

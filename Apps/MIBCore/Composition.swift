@@ -1,4 +1,5 @@
 import APICore
+import AccountsKit
 import CacheKit
 import CatalogKit
 import Foundation
@@ -30,6 +31,8 @@ public final class Composition: Sendable {
     public let graphQL: GraphQLClient
     /// The funnel catalog (CatalogKit), through a cache of its own.
     public let catalog: CatalogClient
+    /// Accounts, balances, transactions and payments (AccountsKit), over the GraphQL client.
+    public let accounts: AccountsClient
     /// The backend's base URL.
     public let baseURL: URL
 
@@ -47,12 +50,15 @@ public final class Composition: Sendable {
             caches: unified, authEvents: authEvents, logger: logger))
         rest = RESTClient(configuration: .init(baseURL: baseURL, transport: transport, environment: environment,
                                                tokenProvider: session, retry: .none, authEvents: authEvents))
-        try container.install([SessionKit(session: session), CatalogKit(sharing: rest.configuration), DemoAccountsKit()])
-        try container.verify()
-        catalog = try container.resolver(for: "app").resolve(CatalogClient.self)
+        try container.install([SessionKit(session: session), CatalogKit(sharing: rest.configuration), AccountsKit()])
         graphQL = GraphQLClient(configuration: .init(
             endpoint: baseURL.appendingPathComponent("graphql"), transport: transport, environment: environment,
             tokenProvider: session, container: container, retry: .none, authEvents: authEvents))
+        let graphQL = self.graphQL
+        try container.registry(for: "app").register(GraphQLClient.self) { _ in graphQL }
+        try container.verify()
+        catalog = try container.resolver(for: "app").resolve(CatalogClient.self)
+        accounts = try container.resolver(for: "app").resolve(AccountsClient.self)
         unified.register(rest.cacheParticipant)
         unified.register(graphQL)
     }
@@ -110,11 +116,7 @@ public final class Composition: Sendable {
 
     /// Account `id`'s balance in cents.
     public func balance(of id: String = "100", policy: CachePolicy = .default) async throws -> Int {
-        let result = try await graphQL.fetch(DemoAccountQuery(id: id), policy: policy)
-        guard let balance = result.data["account"]?["balance"]?.intValue else {
-            throw DemoError.unexpected("account \(id) has no balance")
-        }
-        return balance
+        try await accounts.balance(accountId: id, policy: policy).value.amount
     }
 
     /// Sends an admin request to the backend, bypassing every cache.

@@ -1,4 +1,5 @@
 import APICore
+import AccountsKit
 import CacheKit
 import CatalogKit
 import Foundation
@@ -119,17 +120,17 @@ private final class Story: Sendable {
         try await step("Open the dashboard") { try await dashboardOutcome(policy: .default) }
         try await step("Open the dashboard again") { try await dashboardOutcome(policy: .default) }
         try await step("Open both accounts") {
-            let first = try await graphQL.fetch(DemoAccountQuery(id: "100"))
-            let second = try await graphQL.fetch(DemoAccountQuery(id: "1002"))
+            let first = try await graphQL.fetch(AccountDetailsQuery(accountId: "100"))
+            let second = try await graphQL.fetch(AccountDetailsQuery(accountId: "1002"))
             return "\(first.source == .cache ? "hit" : "network"), \(second.source == .cache ? "hit" : "network")"
         }
         let before = try await balance(policy: .default)
-        var watch = graphQL.watch(DemoAccountQuery(id: "100"), policy: .returnCacheDataDontFetch).makeAsyncIterator()
+        var watch = graphQL.watch(AccountDetailsQuery(accountId: "100"), policy: .returnCacheDataDontFetch).makeAsyncIterator()
         _ = await watch.next()
         let requestsBefore = transport.count("/graphql")
         var after = before
         try await step("Pay 12.50 from account 100") {
-            let result = try await graphQL.perform(DemoPayment(accountId: "100", amount: 1_250))
+            let result = try await graphQL.perform(MakePaymentMutation(accountId: "100", amount: 1_250, description: nil))
             _ = await result.background?.value
             after = try await balance(policy: .returnCacheDataDontFetch)
             return "balance \(Self.euros(before)) → \(Self.euros(after)) from the cache; \(result.critical.count) critical refetch"
@@ -139,8 +140,8 @@ private final class Story: Sendable {
 
         try await step("Switch away from account 100") {
             _ = await unified.clearCache(forAccountId: "100")
-            let gone = (try? await graphQL.fetch(DemoAccountQuery(id: "100"), policy: .returnCacheDataDontFetch)) == nil
-            let kept = (try? await graphQL.fetch(DemoAccountQuery(id: "1002"), policy: .returnCacheDataDontFetch)) != nil
+            let gone = (try? await graphQL.fetch(AccountDetailsQuery(accountId: "100"), policy: .returnCacheDataDontFetch)) == nil
+            let kept = (try? await graphQL.fetch(AccountDetailsQuery(accountId: "1002"), policy: .returnCacheDataDontFetch)) != nil
             return "account 100 \(gone ? "cleared" : "STILL CACHED"), account 1002 \(kept ? "kept" : "fetched again")"
         }
         try await step("The server expires the session") { try await expireSession() }
@@ -168,7 +169,7 @@ private final class Story: Sendable {
     }
 
     func dashboardOutcome(policy: CachePolicy) async throws -> String {
-        let result = try await graphQL.fetch(DemoDashboardQuery(), policy: policy)
+        let result = try await graphQL.fetch(DashboardQuery(), policy: policy)
         let total = result.data["dashboard"]?["totalBalance"]?.intValue ?? 0
         return "\(result.source == .cache ? "hit" : "network"): total \(Self.euros(total))"
     }
@@ -179,7 +180,7 @@ private final class Story: Sendable {
 
     func expireSession() async throws -> String {
         try await app.admin(.post, "admin/sessions/u1/expire")
-        if (try? await graphQL.fetch(DemoDashboardQuery(), policy: .fetchIgnoringCacheData)) != nil {
+        if (try? await graphQL.fetch(DashboardQuery(), policy: .fetchIgnoringCacheData)) != nil {
             return "UNEXPECTED: the request still succeeded"
         }
         guard let expiry = await app.waitForSession({ $0.expiry != nil })?.expiry else {

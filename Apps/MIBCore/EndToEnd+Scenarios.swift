@@ -1,4 +1,5 @@
 import APICore
+import AccountsKit
 import CacheKit
 import CatalogKit
 import Foundation
@@ -118,11 +119,11 @@ extension EndToEnd {
         },
         Scenario(kit: "session", name: "a session the server expires leads to one 401 and empty caches") { app in
             let user = try await app.signIn()
-            _ = try await app.graphQL.fetch(DemoDashboardQuery())
+            _ = try await app.graphQL.fetch(DashboardQuery())
             _ = try await app.loadCatalog()
             try await app.admin(.post, "admin/sessions/\(user)/expire")
             do {
-                _ = try await app.graphQL.fetch(DemoDashboardQuery(), policy: .fetchIgnoringCacheData)
+                _ = try await app.graphQL.fetch(DashboardQuery(), policy: .fetchIgnoringCacheData)
                 throw ScenarioFailure(description: "the expired session still worked")
             } catch let error as APIError {
                 guard case .unauthorized = error else { throw ScenarioFailure(description: "got \(error)") }
@@ -152,7 +153,7 @@ extension EndToEnd {
         },
         Scenario(kit: "session", name: "a logout the server fails still clears every cache") { app in
             try await app.signIn()
-            _ = try await app.graphQL.fetch(DemoDashboardQuery())
+            _ = try await app.graphQL.fetch(DashboardQuery())
             try await app.admin(.put, "admin/faults", json: #"[{"pathPrefix":"/auth/logout","status":500}]"#)
             let (report, _) = await app.logOut()
             try await app.admin(.delete, "admin/faults")
@@ -167,13 +168,39 @@ extension EndToEnd {
         Scenario(kit: "accounts", name: "a payment updates the balance everywhere") { app in
             try await app.signIn()
             let before = try await app.balance()
-            _ = try await app.graphQL.fetch(DemoDashboardQuery())
+            let details = try await app.accounts.account(id: "100").value
+            let dashboard = try await app.accounts.dashboard().value
+            _ = try await app.accounts.recentTransactions(accountId: "100")
             let requests = app.transport.count("/graphql")
-            let result = try await app.graphQL.perform(DemoPayment(accountId: "100", amount: 1))
-            _ = await result.background?.value
+            let check = try await app.accounts.checkFunds(accountId: "100", amount: 1)
+            try require(check.isSufficient && check.available == before, "funds check: \(check)")
+            let receipt = try await app.accounts.makePayment(accountId: "100", amount: 1)
+            let critical = Set(receipt.critical.map(\.query))
+            try require(critical == ["AccountBalance", "RecentTransactions"], "critical refetches: \(critical)")
+            // Every screen reads Account:100, so the new balance is there at once, with no request.
             let after = try await app.balance(policy: .returnCacheDataDontFetch)
-            try require(after == before - 1, "balance \(before) → \(after) in the cache, expected \(before - 1)")
-            return "balance \(before) → \(after) from the cache, \(app.transport.count("/graphql") - requests) GraphQL requests"
+            let card = try await app.accounts.account(id: "100", policy: .returnCacheDataDontFetch).value
+            try require(after == before - 1 && card.balance == after && details.balance == before,
+                        "balance \(before) → \(after), account card \(card.balance)")
+            let recent = try await app.accounts.recentTransactions(accountId: "100", policy: .returnCacheDataDontFetch).value
+            try require(recent.first?.id == receipt.transaction.id, "the new transaction is not first in the recent list")
+            let background = await receipt.background?.value.map(\.query) ?? []
+            let total = try await app.accounts.dashboard(policy: .returnCacheDataDontFetch).value.totalBalance
+            try require(total == dashboard.totalBalance - 1, "dashboard total \(dashboard.totalBalance) → \(total)")
+            return "balance \(before) → \(after) everywhere; \(app.transport.count("/graphql") - requests) GraphQL requests "
+                + "(funds check, payment, \(receipt.critical.count) critical, \(background.count) background)"
+        },
+        Scenario(kit: "accounts", name: "insufficient funds and an unknown account are typed errors") { app in
+            try await app.signIn()
+            do {
+                _ = try await app.accounts.makePayment(accountId: "100", amount: 1_000_000_000)
+                throw ScenarioFailure(description: "a payment beyond the balance went through")
+            } catch AccountsError.insufficientFunds(accountId: "100") {}
+            do {
+                _ = try await app.accounts.makePayment(accountId: "999", amount: 1)
+                throw ScenarioFailure(description: "a payment from an unknown account went through")
+            } catch AccountsError.unknownAccount("999") {}
+            return "INSUFFICIENT_FUNDS and UNKNOWN_ACCOUNT, each its own case"
         },
         Scenario(kit: "accounts", name: "switching account clears that account's data and keeps the other's") { app in
             try await app.signIn()
@@ -191,7 +218,7 @@ extension EndToEnd {
             try await app.admin(.put, "admin/faults", json: #"[{"pathPrefix":"/graphql","status":500}]"#)
             let outcome: String
             do {
-                _ = try await app.graphQL.perform(DemoPayment(accountId: "100", amount: 1))
+                _ = try await app.accounts.makePayment(accountId: "100", amount: 1)
                 outcome = "the payment succeeded"
             } catch {
                 outcome = "\(error)"
@@ -208,7 +235,7 @@ extension EndToEnd {
         Scenario(kit: "logout", name: "after logout nothing of the user can be read from any cache") { app in
             try await app.signIn()
             _ = try await app.loadCatalog()
-            _ = try await app.graphQL.fetch(DemoDashboardQuery())
+            _ = try await app.graphQL.fetch(DashboardQuery())
             _ = try await app.balance()
             let before = await app.entryCount()
             let (report, duration) = await app.logOut()

@@ -1,4 +1,5 @@
 import APICore
+import AccountsKit
 import CacheKit
 import Foundation
 
@@ -30,7 +31,7 @@ public enum Inspector {
         let app = try Composition(baseURL: baseURL, cachesDirectory: caches, logger: Composition.quietLogger)
         try await app.signIn()
         _ = try await app.loadCatalog()
-        _ = try await app.graphQL.fetch(DemoDashboardQuery())
+        _ = try await app.graphQL.fetch(DashboardQuery())
         _ = try await app.balance(of: "100")
         _ = try await app.balance(of: "1002")
         _ = try await app.loadCatalog()

@@ -1,9 +1,9 @@
 import APICore
+import AccountsKit
 import APICoreTesting
 import CacheKit
 import Foundation
 import HTTPTypes
-@testable import MIBCore
 import ReferenceBackend
 import Testing
 
@@ -40,7 +40,7 @@ import Testing
         }
         let environment = CacheEnvironment()
         let container = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: environment.timeouts))
-        try container.install([DemoAccountsKit()])
+        try container.install([AccountsKit()])
         return GraphQLClient(configuration: .init(
             endpoint: fixture.backend.baseURL.appendingPathComponent("graphql"), environment: environment,
             tokenProvider: StaticTokenProvider(credentials), container: container, retry: .none))
@@ -54,7 +54,7 @@ import Testing
             let before = try await graphQL.fetch(AccountQuery(id: "100"))
             #expect(before.data["account"]?["balance"] == 104_200)
 
-            let payment = try await graphQL.perform(DemoPayment(accountId: "100", amount: 1_250))
+            let payment = try await graphQL.perform(MakePaymentMutation(accountId: "100", amount: 1_250, description: nil))
             #expect(payment.data["makePayment"]?["account"]?["balance"] == 102_950)
             let cached = try await graphQL.fetch(AccountQuery(id: "100"), policy: .returnCacheDataDontFetch)
             #expect(cached.data["account"]?["balance"] == 102_950)
@@ -100,7 +100,7 @@ import Testing
                 guard case .forbidden = error else { Issue.record("expected .forbidden, got \(error)"); return }
             }
             do throws(APIError) {
-                _ = try await alice.perform(DemoPayment(accountId: "100", amount: 10_000_000))
+                _ = try await alice.perform(MakePaymentMutation(accountId: "100", amount: 10_000_000, description: nil))
                 Issue.record("expected insufficient funds")
             } catch {
                 #expect(error.serverCode == "INSUFFICIENT_FUNDS")
