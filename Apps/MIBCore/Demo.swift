@@ -129,11 +129,14 @@ private final class Story: Sendable {
         _ = await watch.next()
         let requestsBefore = transport.count("/graphql")
         var after = before
-        try await step("Pay 12.50 from account 100") {
-            let result = try await graphQL.perform(MakePaymentMutation(accountId: "100", amount: 1_250, description: nil))
-            _ = await result.background?.value
+        try await step("Check funds, then pay 12.50 from account 100") {
+            let check = try await app.accounts.checkFunds(accountId: "100", amount: 1_250)
+            guard check.isSufficient else { return "funds check: only \(Self.euros(check.available))" }
+            let receipt = try await app.accounts.makePayment(accountId: "100", amount: 1_250, description: "Demo payment")
             after = try await balance(policy: .returnCacheDataDontFetch)
-            return "balance \(Self.euros(before)) → \(Self.euros(after)) from the cache; \(result.critical.count) critical refetch"
+            let background = await receipt.background?.value.count ?? 0
+            return "balance \(Self.euros(before)) → \(Self.euros(after)) from the cache; refetched "
+                + "\(receipt.critical.map(\.query).joined(separator: " and ")) before returning, \(background) in the background"
         }
         let seen = (try? await watch.next()?.get()).flatMap { $0.data["account"]?["balance"]?.intValue } ?? before
         let paymentRequests = transport.count("/graphql") - requestsBefore
