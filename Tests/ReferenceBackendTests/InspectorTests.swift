@@ -22,6 +22,8 @@ import Testing
         for secret in ["u1", "alice", "http://", "funnels", "\"100\"", "1002", "balance"] {
             #expect(!text.contains(secret), "the export shows \(secret)")
         }
-        #expect(inspection.entries.filter { $0.account != nil }.count == 2, "both accounts' records are tagged")
+        // Both accounts' records (the accounts and their transactions) are tagged, each with its account.
+        #expect(Set(inspection.entries.compactMap(\.account)).count == 2, "both accounts' records are tagged")
+        #expect(inspection.entries.filter { $0.account != nil }.count > 2, "transactions carry their account too")
     }
 }
