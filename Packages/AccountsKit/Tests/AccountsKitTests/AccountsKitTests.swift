@@ -55,7 +55,9 @@ import Testing
 
         let bare = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: CacheTimeoutPolicy()))
         try bare.install([AccountsKit()])
-        #expect(throws: ContainerError.self) { try bare.verify() }
+        #expect(throws: ContainerError.verificationFailed([
+            .missingRegistration(type: String(reflecting: GraphQLClient.self), requestedBy: "accounts"),
+        ])) { try bare.verify() }
     }
 
     @Test(arguments: [0, -5]) func aPaymentOfNothingFailsBeforeAnyRequest(_ amount: Int) async throws {

@@ -105,20 +105,8 @@ public actor CatalogListModel {
     /// Pull-to-refresh: the first page from the server, whatever is cached; the pages after it go.
     public func refresh() async {
         generation += 1
-        let generation = self.generation
         publish { $0.phase = $0.listing.pageCount == 0 ? .loading : .refreshing }
-        do throws(CatalogError) {
-            let response = try await client.page(limit: limit, filter: state.filter, policy: .fetchIgnoringCacheData)
-            guard generation == self.generation else { return }
-            publish { state in
-                state.listing = Self.listing(startingWith: response)
-                state.isFromCache = false
-                state.phase = .idle
-                state.error = nil
-            }
-        } catch {
-            fail(error, generation: generation)
-        }
+        await reloadFirstPage(generation: generation, restarts: 0)
     }
 
     /// Tells the model how far the user has scrolled (0 to 1); past 80% it fetches the next page.
@@ -148,7 +136,7 @@ public actor CatalogListModel {
                 return fail(error, generation: generation)
             }
             await client.clearListing(limit: limit, filter: state.filter)
-            await restart(generation: generation)
+            await reloadFirstPage(generation: generation, restarts: 1)
         }
     }
 
@@ -168,12 +156,14 @@ public actor CatalogListModel {
 
     // MARK: Steps
 
-    private func restart(generation: Int) async {
+    /// The first page from the server, replacing every page shown (pull-to-refresh, or a restart
+    /// after a refused cursor).
+    private func reloadFirstPage(generation: Int, restarts: Int) async {
         do throws(CatalogError) {
             let response = try await client.page(limit: limit, filter: state.filter, policy: .fetchIgnoringCacheData)
             guard generation == self.generation else { return }
             publish { state in
-                state.listing = Self.listing(startingWith: response, restarts: state.listing.restarts + 1)
+                state.listing = Self.listing(startingWith: response, restarts: restarts)
                 state.isFromCache = false
                 state.phase = .idle
                 state.error = nil
