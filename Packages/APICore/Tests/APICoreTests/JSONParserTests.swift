@@ -37,3 +37,47 @@ import Testing
         #expect(try JSONDecoder().decode(JSONValue.self, from: value.serialized()) == value)
     }
 }
+
+/// RFC 8259 strictly: what `JSONSerialization` refuses is refused too, with the byte offset.
+@Suite struct StrictJSONTests {
+    @Test(arguments: [
+        ("05", 1), ("-008", 2), ("[01]", 2), ("2.", 2), ("0.", 2), ("-", 1), ("1e", 2), ("1e+", 3), ("1.e5", 2),
+        ("-.5", 1), (".5", 0), ("+1", 0), ("[1,]", 3), (#"{"a":1,}"#, 7), ("01.5", 1),
+    ]) func malformedNumbersAreRefused(_ text: String, _ offset: Int) {
+        do {
+            let value = try JSONValue.parse(Data(text.utf8))
+            Issue.record("\(text) parsed as \(value)")
+        } catch {
+            #expect(error.offset == offset, "\(text): \(error)")
+        }
+    }
+
+    @Test(arguments: [
+        ([0x22, 0xFF, 0x22], 1),                    // a byte that is never UTF-8
+        ([0x22, 0x61, 0xC3, 0x22], 2),              // a truncated two-byte sequence
+        ([0x22, 0xC0, 0xAF, 0x22], 1),              // an overlong '/'
+        ([0x22, 0xED, 0xA0, 0x80, 0x22], 1),        // a UTF-16 surrogate encoded in UTF-8
+        ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 1),  // above U+10FFFF
+        ([0x22, 0x5C, 0x6E, 0xE2, 0x82, 0x22], 3),  // after an escape, on the slow path
+    ] as [([UInt8], Int)]) func invalidUTF8InAStringIsRefused(_ bytes: [UInt8], _ offset: Int) {
+        do {
+            let value = try JSONValue.parse(Data(bytes))
+            Issue.record("\(bytes) parsed as \(value)")
+        } catch {
+            #expect(error.offset == offset, "\(error)")
+            #expect(error.reason == "invalid UTF-8 in a string")
+        }
+    }
+
+    @Test func validNumbersAndUTF8StillParse() throws {
+        #expect(try JSONValue.parse(Data("[0, -0, 0.5, -0.5e-3, 10, 1E2, 1e+2]".utf8))
+            == [0, 0, 0.5, -0.0005, 10, 100.0, 100.0])
+        #expect(try JSONValue.parse(Data(#"["é😀", "a\n€"]"#.utf8)) == ["é😀", "a\n€"])
+    }
+
+    @Test func aLeadingByteOrderMarkIsIgnoredAndNowhereElse() throws {
+        #expect(try JSONValue.parse(Data([0xEF, 0xBB, 0xBF] + Array("[1]".utf8))) == [1])
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Data(Array(" ".utf8) + [0xEF, 0xBB, 0xBF] + Array("[1]".utf8))) }
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(Data([0xEF, 0xBB, 0xBF])) }
+    }
+}

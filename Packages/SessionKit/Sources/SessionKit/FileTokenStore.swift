@@ -10,14 +10,31 @@ import Darwin
 /// Keeps the token in a file readable by its owner only (0600, in a 0700 folder), replaced
 /// atomically: written to a temporary file created 0600, flushed to disk, then renamed over the old
 /// one, so a process that dies mid-write leaves the old token or the new one, never half of one.
-/// The token never reaches a log.
+/// A process killed between the write and the rename leaves its temporary file behind, which holds
+/// a token: opening the store, every save and every delete remove such stray files, so logout,
+/// expiry and account deletion leave no token on disk. The token never reaches a log.
 public final class FileTokenStore: TokenStore {
     /// The file.
     public let url: URL
 
-    /// Creates a store for `url`; the folder is created on first save.
+    /// Creates a store for `url`; the folder is created on first save. Stray temporary files that a
+    /// killed process left beside it are removed.
     public init(url: URL) {
         self.url = url
+        removeStrayTemporaryFiles()
+    }
+
+    /// The prefix and suffix of the temporary files ``save(_:)`` writes: `.token.json.<UUID>.tmp`.
+    private var temporaryPrefix: String { ".\(url.lastPathComponent)." }
+    private static let temporarySuffix = ".tmp"
+
+    /// Removes every temporary file of this store in its folder (left by a process killed mid-save).
+    private func removeStrayTemporaryFiles() {
+        let folder = url.deletingLastPathComponent()
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(temporaryPrefix) && name.hasSuffix(Self.temporarySuffix) {
+            unlink(folder.appendingPathComponent(name).path)
+        }
     }
 
     /// Reads and decodes the file.
@@ -51,7 +68,8 @@ public final class FileTokenStore: TokenStore {
         } catch {
             throw .corrupt(reason: "the token does not encode")
         }
-        let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp").path
+        removeStrayTemporaryFiles()
+        let temporary = folder.appendingPathComponent(temporaryPrefix + UUID().uuidString + Self.temporarySuffix).path
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else { throw .io(operation: "open", errno: errno) }
         let written = data.withUnsafeBytes { buffer in write(descriptor, buffer.baseAddress, buffer.count) }
@@ -69,8 +87,9 @@ public final class FileTokenStore: TokenStore {
         }
     }
 
-    /// Removes the file.
+    /// Removes the file, and any temporary file a killed save left beside it.
     public func delete() throws(TokenStoreError) {
+        removeStrayTemporaryFiles()
         if unlink(url.path) != 0 && errno != ENOENT { throw .io(operation: "unlink", errno: errno) }
     }
 }

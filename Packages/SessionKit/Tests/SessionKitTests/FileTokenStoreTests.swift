@@ -46,3 +46,86 @@ import Testing
         }
     }
 }
+
+/// What a process killed in the middle of a save leaves, and that the store removes it.
+@Suite(.timeLimit(.minutes(3))) struct FileTokenStoreCrashTests {
+    /// Set in the child process only: the token file it saves to, again and again.
+    static let childVariable = "MIB_FILE_TOKEN_STORE_CRASH_CHILD"
+
+    /// The temporary files beside the token file.
+    static func strays(in folder: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).filter { $0.hasSuffix(".tmp") }
+    }
+
+    @Test func aStrayTemporaryFileIsRemovedByOpeningSavingAndDeleting() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.url.appendingPathComponent("token.json")
+        // Exactly what a kill between the flush and the rename leaves: a temporary file with a token.
+        let stray = directory.url.appendingPathComponent(".token.json.\(UUID().uuidString).tmp")
+        let orphan = try JSONEncoder().encode(StoredToken(accessToken: "orphan", userId: "u1", expiresAt: nil))
+        for remove in [{ _ = FileTokenStore(url: url) }, { try FileTokenStore(url: url).delete() },
+                       { try FileTokenStore(url: url).save(StoredToken(accessToken: "new", userId: "u1", expiresAt: nil)) }]
+            as [() throws -> Void] {
+            try orphan.write(to: stray)
+            let store = FileTokenStore(url: url)
+            try orphan.write(to: stray)  // written again after the store was opened
+            try store.delete()
+            #expect(Self.strays(in: directory.url).isEmpty, "delete() left a stray token file")
+            try orphan.write(to: stray)
+            try remove()
+            #expect(Self.strays(in: directory.url).isEmpty, "a stray token file survived")
+        }
+        // Other files in the folder are left alone.
+        let other = directory.url.appendingPathComponent("notes.tmp")
+        try Data().write(to: other)
+        try FileTokenStore(url: url).delete()
+        #expect(FileManager.default.fileExists(atPath: other.path))
+    }
+
+    /// A child process (this test binary, filtered to ``childSaves()``) saves tokens in a loop and is
+    /// killed with SIGKILL at a random moment, 20 times. Whatever the moment, the token file decodes
+    /// (old or new, never half), and opening then deleting leaves no file that holds a token.
+    @Test func aSaveKilledAtAnyMomentLeavesNothingAfterDelete() async throws {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0])
+        var killedWithAStray = 0
+        for _ in 0..<20 {
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let url = directory.url.appendingPathComponent("token.json")
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = ["--testing-library", "swift-testing", "--filter", "childSaves"]
+            process.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: url.path]) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var started = false
+            for _ in 0..<6_000 where !started {
+                started = FileManager.default.fileExists(atPath: url.path)
+                if !started { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            try #require(started, "the child never saved a token (is \(executable.path) the test binary?)")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...30)))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            if !Self.strays(in: directory.url).isEmpty { killedWithAStray += 1 }
+            let store = FileTokenStore(url: url)
+            #expect(Self.strays(in: directory.url).isEmpty, "opening the store left a stray token file")
+            #expect(try store.load()?.userId == "u1", "the token file is whole")
+            try store.delete()
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).isEmpty)
+        }
+        print("FileTokenStore crash trials: 20 kills, \(killedWithAStray) left a temporary file that the store removed")
+    }
+
+    /// Only in the child process: saves tokens until it is killed (at most 60 s or a million saves).
+    @Test func childSaves() throws {
+        guard let path = ProcessInfo.processInfo.environment[Self.childVariable] else { return }
+        let store = FileTokenStore(url: URL(fileURLWithPath: path))
+        let deadline = Date().addingTimeInterval(60)
+        for counter in 0..<1_000_000 where Date() < deadline {
+            try store.save(StoredToken(accessToken: "token-\(counter)", userId: "u1", expiresAt: nil))
+        }
+    }
+}

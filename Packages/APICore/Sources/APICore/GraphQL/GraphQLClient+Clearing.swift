@@ -21,13 +21,15 @@ extension GraphQLClient: GraphQLCacheManaging, CacheClearingParticipant {
     /// ``CacheCategory/graphQL``.
     public var category: CacheCategory { .graphQL }
 
-    /// Removes every record and forgets the queries kept for refetch rules; a response in flight
-    /// is not written. Watchers stay open and quiet until their query is written again.
+    /// Removes every record and forgets the queries kept for refetch rules; a response or a
+    /// mutation in flight is not written. Watchers stay open and quiet until their query is written
+    /// again. The store then belongs to "signed out": the next user's first request clears it once
+    /// more, so nothing written around the clear can ever be read by that user.
     public func clearAll() async throws {
         try state.withLock { state in
             state.generation += 1
             state.active = [:]
-            state.owner = nil
+            state.owner = .some(nil)
             try cache.clearAll()
         }
     }

@@ -43,19 +43,29 @@ extension GraphQLClient {
         let variables = mutation.variables
         let credentials = await configuration.tokenProvider?.currentCredentials()
         adopt(credentials?.userId)
-        let optimistic = optimisticResponse.map { applyOptimistic($0, operation, variables: variables) }
+        // Every write below (optimistic, result, roll-back) happens only if no clear came since:
+        // a mutation still in flight at logout writes nothing of its user afterwards.
+        let generation = state.withLock { $0.generation }
+        let optimistic = optimisticResponse.flatMap {
+            applyOptimistic($0, operation, variables: variables, ifGeneration: generation)
+        }
         let data: [String: JSONValue]
         do {
             data = try await send(operation, variables: variables, credentials: credentials)
         } catch {
-            if let optimistic { rollBack(optimistic, keeping: [:]) }
+            if let optimistic { rollBack(optimistic, keeping: [:], ifGeneration: generation) }
             environment.logger.info("Mutation failed; the cache is unchanged",
                                     metadata: ["operation": "\(operation.name ?? "mutation")", "error": "\(error)"])
             throw error
         }
         let written = records(of: data, operation, variables: variables)
-        write(data, operation, variables: variables)
-        if let optimistic { rollBack(optimistic, keeping: written) }
+        write(data, operation, variables: variables, ifGeneration: generation)
+        if let optimistic { rollBack(optimistic, keeping: written, ifGeneration: generation) }
+        guard state.withLock({ $0.generation }) == generation else {
+            environment.logger.info("Mutation finished after a clear; its result was not written",
+                                    metadata: ["operation": "\(operation.name ?? "mutation")"])
+            return MutationResult(data: data, critical: [], background: nil)
+        }
         let rules = operation.name.map { configuration.container?.refetchRules(forMutation: $0) ?? [] } ?? []
         var critical: [RefetchReport] = []
         var background: [any GraphQLQuery] = []
@@ -126,8 +136,9 @@ extension GraphQLClient {
     }
 
     private func applyOptimistic(_ data: [String: JSONValue], _ operation: GraphQLOperation,
-                                 variables: [String: JSONValue]) -> OptimisticWrite {
-        let changed = state.withLock { _ -> (OptimisticWrite, Set<FieldPath>) in
+                                 variables: [String: JSONValue], ifGeneration generation: Int) -> OptimisticWrite? {
+        let changed = state.withLock { state -> (OptimisticWrite, Set<FieldPath>)? in
+            guard state.generation == generation else { return nil }
             let records = cache.normalize(data, for: operation, variables: variables)
             var fields: [OptimisticWrite.Field] = []
             for (key, record) in records {
@@ -141,14 +152,17 @@ extension GraphQLClient {
             let changed = (try? cache.store.merge(records)) ?? []
             return (OptimisticWrite(fields: fields), changed)
         }
+        guard let changed else { return nil }
         notifyWatchers(changed.1)
         return changed.0
     }
 
     /// Restores each optimistic field that still holds its optimistic value and that the real
-    /// result (`keeping`) did not write.
-    private func rollBack(_ write: OptimisticWrite, keeping: [String: Set<String>]) {
-        let changed = state.withLock { _ -> Set<FieldPath> in
+    /// result (`keeping`) did not write; nothing when a clear came since `generation`.
+    private func rollBack(_ write: OptimisticWrite, keeping: [String: Set<String>], ifGeneration generation: Int) {
+        let changed = state.withLock { state -> Set<FieldPath> in
+            // After a clear the store holds none of it: restoring would write the old values back.
+            guard state.generation == generation else { return [] }
             var restore: [String: NormalizedRecord] = [:]
             var remove: [String: Set<String>] = [:]
             for field in write.fields where keeping[field.key]?.contains(field.field) != true {

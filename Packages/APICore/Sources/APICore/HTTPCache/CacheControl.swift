@@ -23,7 +23,7 @@ struct CacheControl: Sendable, Hashable {
                 switch name {
                 case "max-age":
                     // A malformed max-age makes the response stale (RFC 9111 §4.2.1).
-                    let seconds = argument.flatMap { Int($0) }
+                    let seconds = argument.flatMap { DeltaSeconds.parse($0) }
                     maxAge = maxAge.map { min($0, seconds ?? 0) } ?? (seconds ?? 0)
                 case "no-store": noStore = true
                 case "no-cache": noCache = true

@@ -93,10 +93,19 @@ extension StoredResponse {
 
     /// The response's age when it was received (RFC 9111 §4.2.3, `corrected_initial_age`).
     var correctedInitialAge: TimeInterval {
-        let ageValue = headerFields[.age].flatMap { TimeInterval($0.trimmingCharacters(in: .whitespaces)) } ?? 0
+        let ageValue = TimeInterval(ageFieldValue ?? 0)
         let apparentAge = headerFields[.date].flatMap(HTTPDate.parse).map { max(0, responseTime.timeIntervalSince($0)) } ?? 0
         let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
         return max(apparentAge, ageValue + responseDelay)
+    }
+
+    /// The origin's `Age` (RFC 9111 §5.1): delta-seconds, of the first field line and the first
+    /// member of a list ("7200, 0" is 7200; FoundationNetworking joins repeated field lines with a
+    /// comma, so this also takes the first line). An invalid value ("7200.0", "1e300") is ignored.
+    var ageFieldValue: Int? {
+        guard let line = headerFields[values: .age].first,
+              let first = line.split(separator: ",", omittingEmptySubsequences: false).first else { return nil }
+        return DeltaSeconds.parse(first.trimmingCharacters(in: CharacterSet(charactersIn: " \t")))
     }
 
     /// The response's fields as served from the cache at `now`, with `Age` set to its current age in
@@ -104,7 +113,7 @@ extension StoredResponse {
     func fieldsServed(at now: Date) -> HTTPFields {
         let currentAge = correctedInitialAge + max(0, now.timeIntervalSince(responseTime))
         var fields = headerFields
-        fields[.age] = String(Int(currentAge.rounded(.down)))
+        fields[.age] = DeltaSeconds.string(currentAge)
         return fields
     }
 

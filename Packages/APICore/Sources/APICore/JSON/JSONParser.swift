@@ -14,7 +14,12 @@ public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible
 extension JSONValue {
     /// Parses JSON bytes straight into a ``JSONValue``: about ten times faster than `JSONDecoder`
     /// for this open shape, which matters on every GraphQL response and SQLite record read.
-    /// Integers that fit an `Int` stay ``int(_:)``; nesting deeper than 512 levels is refused.
+    /// Integers that fit an `Int` stay ``int(_:)``.
+    ///
+    /// Strict RFC 8259: leading zeros (`05`, `-008`), a bare decimal point (`2.`), a number too large
+    /// for a `Double` (`1e400`), invalid UTF-8 in a string, unpaired surrogates, control characters and
+    /// nesting deeper than 512 levels are all refused, never repaired. A UTF-8 byte-order mark at the
+    /// start is ignored (RFC 8259 §8.1 allows it; `JSONSerialization` does the same).
     /// - Throws: ``JSONParseError`` with the byte offset.
     public static func parse(_ data: Data) throws(JSONParseError) -> JSONValue {
         let result: Result<JSONValue, JSONParseError> = data.withUnsafeBytes { raw in
@@ -43,6 +48,9 @@ private struct JSONParser {
     }
 
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+        // A UTF-8 byte-order mark at the very start is ignored, as RFC 8259 §8.1 allows and as
+        // JSONSerialization and Python do; anywhere else it is an unexpected character.
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { index = 3 }
         let value = try parseValue()
         skipWhitespace()
         guard index == bytes.count else { throw fail("unexpected bytes after the value") }
@@ -148,19 +156,24 @@ private struct JSONParser {
         }
     }
 
+    /// A string, whose bytes must be well-formed UTF-8: invalid bytes are an error at their offset,
+    /// never silently replaced.
     private mutating func parseString() throws(JSONParseError) -> String {
         index += 1
         let start = index
+        var isASCII = true
         // Fast path: no escapes.
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
+                if !isASCII { try validateUTF8(start..<index) }
                 let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
                 index += 1
                 return string
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw fail("control character in a string") }
+            isASCII = isASCII && byte < 0x80
             index += 1
         }
         var scalars = Array(bytes[start..<index])
@@ -168,6 +181,9 @@ private struct JSONParser {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
+                // Escapes are ASCII and never fall inside a multi-byte sequence of valid UTF-8, so
+                // checking the raw bytes checks the decoded ones.
+                if !isASCII { try validateUTF8(start..<index) }
                 index += 1
                 return String(decoding: scalars, as: UTF8.self)
             case UInt8(ascii: "\\"):
@@ -200,11 +216,42 @@ private struct JSONParser {
                 }
             default:
                 if byte < 0x20 { throw fail("control character in a string") }
+                isASCII = isASCII && byte < 0x80
                 scalars.append(byte)
                 index += 1
             }
         }
         throw fail("unterminated string")
+    }
+
+    /// Throws at the first byte in `range` that does not start a well-formed UTF-8 sequence
+    /// (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF).
+    private func validateUTF8(_ range: Range<Int>) throws(JSONParseError) {
+        var position = range.lowerBound
+        while position < range.upperBound {
+            let lead = bytes[position]
+            if lead < 0x80 {
+                position += 1
+                continue
+            }
+            var length = 0
+            var second: ClosedRange<UInt8> = 0x80...0xBF
+            switch lead {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; second = 0xA0...0xBF
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; second = 0x80...0x9F
+            case 0xF0: length = 4; second = 0x90...0xBF
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; second = 0x80...0x8F
+            default: break
+            }
+            guard length > 0, position + length <= range.upperBound, second.contains(bytes[position + 1]),
+                  (2..<length).allSatisfy({ (0x80...0xBF).contains(bytes[position + $0]) }) else {
+                throw JSONParseError(reason: "invalid UTF-8 in a string", offset: position)
+            }
+            position += length
+        }
     }
 
     private mutating func hex4() throws(JSONParseError) -> UInt32 {
@@ -225,24 +272,41 @@ private struct JSONParser {
         return value
     }
 
+    /// `[ "-" ] int [ frac ] [ exp ]` (RFC 8259 §6): no leading zero, a digit after `.` and after
+    /// the exponent's sign.
     private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
         let start = index
         var isInteger = true
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
-        guard index < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) else {
-            throw fail("expected a digit")
+        guard index < bytes.count, Self.isDigit(bytes[index]) else { throw fail("expected a digit") }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+            if index < bytes.count, Self.isDigit(bytes[index]) { throw fail("leading zero in a number") }
+        } else {
+            skipDigits()
         }
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): index += 1
-            case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"), UInt8(ascii: "+"), UInt8(ascii: "-"):
-                isInteger = false
-                index += 1
-            default:
-                return try number(from: start, isInteger: isInteger)
-            }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            guard index < bytes.count, Self.isDigit(bytes[index]) else { throw fail("expected a digit after '.'") }
+            skipDigits()
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard index < bytes.count, Self.isDigit(bytes[index]) else { throw fail("expected a digit in the exponent") }
+            skipDigits()
         }
         return try number(from: start, isInteger: isInteger)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool {
+        byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
+    }
+
+    private mutating func skipDigits() {
+        while index < bytes.count, Self.isDigit(bytes[index]) { index += 1 }
     }
 
     private func number(from start: Int, isInteger: Bool) throws(JSONParseError) -> JSONValue {

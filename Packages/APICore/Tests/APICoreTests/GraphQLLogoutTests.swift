@@ -1,0 +1,50 @@
+import APICore
+import APICoreTesting
+import CacheKit
+import CacheKitTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// Nothing of a user is written after the logout clear, whatever was in flight.
+@Suite(.timeLimit(.minutes(1))) struct GraphQLLogoutTests {
+    @Test(arguments: [false, true]) func aMutationInFlightAtLogoutLeavesNothingOfItsUser(optimistic: Bool) async throws {
+        try await withBank { bank in
+            let directory = try TemporaryDirectory()
+            let file = directory.url.appendingPathComponent("records.sqlite")
+            let fixture = try GraphQLFixture(endpoint: bank.endpoint, store: try SQLiteRecordStore(url: file))
+            _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
+            let gate = AsyncGate()
+            bank.state.withLock { $0.gate = gate }
+            let optimisticData: [String: JSONValue]? = optimistic
+                ? ["makePayment": ["__typename": "PaymentResult",
+                                   "account": ["__typename": "Account", "id": "100", "balance": 777_777],
+                                   "transaction": ["__typename": "Transaction", "id": "optimistic", "amount": -1]]]
+                : nil
+            let payment = Task {
+                try await fixture.client.perform(PaymentMutation(accountId: "100", amount: 250),
+                                                 optimisticResponse: optimisticData)
+            }
+            #expect(await eventually { bank.count("MakePayment") == 1 }, "the payment never reached the bank")
+            // Logout while the payment is on the wire.
+            #expect(await fixture.unified.clearAllCaches().isComplete)
+            fixture.tokens.set(nil)
+            gate.open()
+            _ = try await payment.value
+            #expect(try fixture.client.cache.store.usage().count == 0, "the payment's result was written after the clear")
+            // User B signs in: nothing of A is readable, and the file holds none of A's records.
+            fixture.tokens.set(Credentials(accessToken: "token-b", userId: "user-b"))
+            await #expect(throws: APIError.notCached) {
+                try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch)
+            }
+            _ = try await fixture.client.fetch(ProfileQuery())
+            let bytes = try [file, URL(fileURLWithPath: file.path + "-wal")]
+                .filter { FileManager.default.fileExists(atPath: $0.path) }
+                .map { try Data(contentsOf: $0) }
+            for data in bytes {
+                #expect(data.range(of: Data("Account:100".utf8)) == nil, "user A's account is still in the SQLite file")
+                #expect(data.range(of: Data("makePayment".utf8)) == nil, "user A's payment is still in the SQLite file")
+            }
+        }
+    }
+}
