@@ -104,6 +104,7 @@ let package = Package(
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Packages/CacheKit/Tests/CacheKitTests"
         ),

@@ -103,10 +103,15 @@ public final class Composition: Sendable {
         return (report, ContinuousClock.now - started)
     }
 
-    /// Waits until the session reaches a state `matching` says is the one (such as an expiry).
-    public func waitForSession(_ matching: @Sendable (SessionState) -> Bool) async -> SessionState? {
-        for await state in session.states() where matching(state) { return state }
-        return nil
+    /// Waits until the session reaches a state `matching` says is the one (such as an expiry), at
+    /// most `limit`; `nil` when it never does.
+    public func waitForSession(limit: Duration = .seconds(30),
+                               _ matching: @escaping @Sendable (SessionState) -> Bool) async -> SessionState? {
+        let session = session
+        return try? await withDeadline(limit, "the session state") { () async -> SessionState? in
+            for await state in session.states() where matching(state) { return state }
+            return nil
+        }
     }
 
     /// Every page of the catalog (50 a page) through CatalogKit, cache first.

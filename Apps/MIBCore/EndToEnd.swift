@@ -60,7 +60,9 @@ public enum EndToEnd {
             do {
                 let app = try Composition(baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches-\(index)"),
                                           logger: Composition.quietLogger)
-                detail = try await scenario.run(app)
+                detail = try await withDeadline(scenarioLimit, "the scenario \"\(scenario.name)\"") {
+                    try await scenario.run(app)
+                }
             } catch {
                 passed = false
                 detail = "\(error)"
@@ -72,6 +74,9 @@ public enum EndToEnd {
         }
         return Report(server: baseURL.absoluteString, results: results)
     }
+
+    /// How long one scenario may take before it fails as hung (they take well under a second each).
+    static let scenarioLimit = Duration.seconds(60)
 
     /// The scenarios, in the order they run.
     public static let scenarios: [Scenario] = catalogScenarios + sessionScenarios + sessionLaunchScenarios + accountsScenarios

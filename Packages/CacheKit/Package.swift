@@ -29,10 +29,11 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
-        .target(name: "CacheKitTesting", dependencies: ["CacheKit"]),
+        .target(name: "CacheKitTesting", dependencies: ["CacheKit", .product(name: "Logging", package: "swift-log")]),
         .testTarget(
             name: "CacheKitTests",
-            dependencies: ["CacheKit", "CacheKitTesting", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["CacheKit", "CacheKitTesting", .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "Logging", package: "swift-log")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -13,7 +13,7 @@ import Testing
 /// AccountsKit against the reference backend's GraphQL endpoint on 127.0.0.1: the seed's three
 /// examples, the per-query timeouts on a manual clock, the payment's refetch rule, account-scoped
 /// clearing and a payment while the backend fails.
-@Suite struct AccountsKitAgainstBackendTests {
+@Suite(.timeLimit(.minutes(3))) struct AccountsKitAgainstBackendTests {
     struct App {
         let clock = ManualClock()
         let transport = CountingTransport(URLSessionTransport())

@@ -7,7 +7,7 @@ import ReferenceBackend
 import Testing
 
 /// Seed 000's catalog contract, checked over real HTTP against the reference backend on 127.0.0.1.
-@Suite struct CatalogContractTests {
+@Suite(.timeLimit(.minutes(3))) struct CatalogContractTests {
     struct Page: Decodable {
         struct Funnel: Decodable, Hashable { var id: String; var slug: String; var title: String; var isActive: Bool }
         struct Group: Decodable { var pillar: Pillar; var funnels: [Funnel] }

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// Seed 003's chat history and today's prediction over real HTTP.
-@Suite struct ChatContractTests {
+@Suite(.timeLimit(.minutes(3))) struct ChatContractTests {
     func token(_ fixture: BackendFixture, _ email: String = "alice@example.com", _ password: String = "Password1") async throws -> String {
         let response = try await fixture.send(.post, "/auth/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
         return try #require(try JSONValue.parse(response.body)["data"]?["token"]?.stringValue)

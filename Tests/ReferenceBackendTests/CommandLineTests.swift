@@ -3,7 +3,7 @@ import ArgumentParser
 import Testing
 
 /// The subcommands parse their arguments and refuse bad ones with a clear message.
-@Suite struct CommandLineTests {
+@Suite(.timeLimit(.minutes(3))) struct CommandLineTests {
     @Test func serveParsesItsOptions() throws {
         let serve = try ServeCommand.parse(["--port", "0", "--database", "/tmp/x.sqlite", "--latency", "20", "--error-rate", "0.1"])
         #expect(serve.port == 0 && serve.database == "/tmp/x.sqlite" && serve.latency == 20 && serve.errorRate == 0.1)

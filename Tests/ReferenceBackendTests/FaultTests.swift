@@ -5,7 +5,7 @@ import HTTPTypes
 import Testing
 
 /// Faults on demand, over real HTTP: a status, an exact error rate, a dropped connection, latency.
-@Suite struct FaultTests {
+@Suite(.timeLimit(.minutes(3))) struct FaultTests {
     @Test func statusAndErrorRateAffectOnlyMatchingPathsAndClear() async throws {
         try await withBackend(5) { fixture in
             let rules = #"[{"pathPrefix":"/api/funnels/catalog","errorRate":0.5,"status":503},{"pathPrefix":"/api/funnels/funnel-1","status":500}]"#

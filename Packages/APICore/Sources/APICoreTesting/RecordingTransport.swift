@@ -73,6 +73,39 @@ public final class RecordingSleeper: Sleeper {
     }
 }
 
+/// A ``Sleeper`` whose sleeps end only when the test calls ``wakeAll()`` (or the sleeping task is
+/// cancelled): a timeout measured with it never fires by itself, however loaded the machine.
+public final class ManualSleeper: Sleeper {
+    private let state = Mutex<(delays: [Duration], sleepers: [AsyncStream<Void>.Continuation])>(([], []))
+
+    /// Creates a sleeper.
+    public init() {}
+
+    /// The delays asked for, in order.
+    public var delays: [Duration] { state.withLock { $0.delays } }
+
+    /// Suspends until ``wakeAll()``; throws `CancellationError` when the task is cancelled first.
+    public func sleep(for duration: Duration) async throws {
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        state.withLock {
+            $0.delays.append(duration)
+            $0.sleepers.append(continuation)
+        }
+        // The loop ends when the stream is finished (woken) or the task is cancelled.
+        for await _ in stream {}
+        try Task.checkCancellation()
+    }
+
+    /// Ends every sleep in progress: the timeouts they measure fire.
+    public func wakeAll() {
+        let sleepers = state.withLock { state in
+            defer { state.sleepers = [] }
+            return state.sleepers
+        }
+        for sleeper in sleepers { sleeper.finish() }
+    }
+}
+
 /// A ``TokenProvider`` whose credentials a test sets.
 public final class StaticTokenProvider: TokenProvider {
     private let credentials: Mutex<Credentials?>

@@ -7,7 +7,7 @@ import HTTPTypes
 import Testing
 
 /// The five policies and the cache's corner cases, with a recording transport (logic only).
-@Suite struct CachePolicyTests {
+@Suite(.timeLimit(.minutes(3))) struct CachePolicyTests {
     let transport = RecordingTransport()
     let base = URL(string: "https://api.example.com")!
     let body = Data(#"{"id":1,"name":"one"}"#.utf8)
@@ -57,7 +57,9 @@ import Testing
         let cached = try await fixture.client.send(.item("/a"), policy: .returnCacheDataAndFetch)
         #expect(cached.source == .cache)
         #expect(cached.value.name == "one")
-        while transport.requests.count < 2 || fixture.client.inFlight.count > 0 { await Task.yield() }
+        try await waitUntil("the background refresh finished") {
+            transport.requests.count >= 2 && fixture.client.inFlight.count == 0
+        }
         #expect(try await fixture.client.send(.item("/a"), policy: .returnCacheDataDontFetch).value.name == "two")
     }
 
@@ -180,7 +182,7 @@ struct SlowTransport: HTTPTransport {
 }
 
 /// HTTP dates and Cache-Control parsing.
-@Suite struct HeaderParsingTests {
+@Suite(.timeLimit(.minutes(3))) struct HeaderParsingTests {
     @Test(arguments: ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"])
     func parsesTheThreeHTTPDateForms(text: String) {
         #expect(HTTPDate.parse(text) == Date(timeIntervalSince1970: 784_111_777))
@@ -204,7 +206,7 @@ struct SlowTransport: HTTPTransport {
 }
 
 /// The request URL built on the hot path.
-@Suite struct RequestURLTests {
+@Suite(.timeLimit(.minutes(3))) struct RequestURLTests {
     @Test func encodesQueryItemsInOrderAndJoinsBaseAndPath() {
         let query = [URLQueryItem(name: "q", value: "a b&c=d"), URLQueryItem(name: "flag", value: nil),
                      URLQueryItem(name: "name", value: "Zoë/1")]

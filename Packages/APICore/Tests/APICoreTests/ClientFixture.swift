@@ -10,6 +10,8 @@ import Logging
 struct ClientFixture {
     let clock = ManualClock()
     let sleeper = RecordingSleeper()
+    /// Every line the client logged.
+    let logs = LogRecorder()
     let tokens: StaticTokenProvider
     let directory: TemporaryDirectory
     let environment: CacheEnvironment
@@ -21,7 +23,7 @@ struct ClientFixture {
         tokens = StaticTokenProvider(credentials)
         self.directory = try directory ?? TemporaryDirectory()
         environment = CacheEnvironment(clock: clock, timeouts: CacheTimeoutPolicy(settings: settings),
-                                       logger: Logger(label: "test"), cachesDirectory: self.directory.url)
+                                       logger: logs.logger(), cachesDirectory: self.directory.url)
         client = RESTClient(configuration: .init(
             baseURL: baseURL, transport: transport, environment: environment, tokenProvider: tokens,
             retry: retry, sleeper: sleeper, requestTimeout: .seconds(10)))

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// Two-phase registration, typed resolution and the errors that name who is involved.
-@Suite struct ContainerTests {
+@Suite(.timeLimit(.minutes(3))) struct ContainerTests {
     struct Ledger: Sendable { var name = "ledger" }
     struct Statements: Sendable { var ledger: Ledger }
     struct Unregistered: Sendable {}

@@ -8,7 +8,7 @@ import Synchronization
 import Testing
 
 /// The GraphQL client against a real GraphQL endpoint (Hummingbird + GraphQLSwift) on 127.0.0.1.
-@Suite struct GraphQLClientTests {
+@Suite(.timeLimit(.minutes(3))) struct GraphQLClientTests {
     // MARK: The seed's scenarios
 
     @Test func balanceCachedByTwoQueriesIsStoredOnce() async throws {
@@ -377,7 +377,7 @@ extension Result {
     var success: Success? { try? get() }
 }
 
-@Suite struct GraphQLUserIsolationTests {
+@Suite(.timeLimit(.minutes(3))) struct GraphQLUserIsolationTests {
     @Test func anotherUsersRequestNeverReadsThePreviousUsersData() async throws {
         try await withBank { bank in
             let fixture = try GraphQLFixture(endpoint: bank.endpoint)
@@ -398,7 +398,7 @@ extension Result {
     }
 }
 
-@Suite struct GraphQLResultDecodingTests {
+@Suite(.timeLimit(.minutes(3))) struct GraphQLResultDecodingTests {
     struct Balance: Decodable, Equatable {
         struct Account: Decodable, Equatable { var id: String; var balance: Int }
         var account: Account

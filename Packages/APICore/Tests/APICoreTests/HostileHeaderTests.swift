@@ -94,7 +94,7 @@ import Testing
 }
 
 /// HTTP dates by the grammar of RFC 9110 §5.6.7.
-@Suite struct HTTPDateTests {
+@Suite(.timeLimit(.minutes(3))) struct HTTPDateTests {
     @Test(arguments: [
         ("Sun, 06 Nov 1994 08:49:37 GMT", 784_111_777.0),
         ("Sunday, 06-Nov-94 08:49:37 GMT", 784_111_777.0),

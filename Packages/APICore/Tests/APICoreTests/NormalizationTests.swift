@@ -6,7 +6,7 @@ import Testing
 
 /// Parsing operations, field keys, normalization and reading back (the seed's "Normalized Cache
 /// with Custom Keys" and "Apollo Query-Based Caching").
-@Suite struct NormalizationTests {
+@Suite(.timeLimit(.minutes(3))) struct NormalizationTests {
     /// Keys accounts by id, tagging them with their own id as account.
     struct AccountKeys: CacheKeyProvider {
         let typenames: Set<String> = ["Account"]

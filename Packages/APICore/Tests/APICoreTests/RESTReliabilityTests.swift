@@ -8,7 +8,7 @@ import NIOCore
 import Testing
 
 /// De-duplication, errors, auth events, retries and transport failures against a real server.
-@Suite struct RESTReliabilityTests {
+@Suite(.timeLimit(.minutes(3))) struct RESTReliabilityTests {
     @Test func fiftyConcurrentIdenticalGetsReachTheServerOnceAndACancelledCallerLeavesTheOthers() async throws {
         let gate = AsyncGate()
         try await withTestServer({ router in
@@ -21,7 +21,7 @@ import Testing
             let client = fixture.client
             let cancelled = Task { try await client.send(.item("/slow")) }
             let callers = (0..<49).map { _ in Task { try await client.send(.item("/slow")) } }
-            while client.inFlight.waiterCount < 50 { try await Task.sleep(for: .milliseconds(5)) }
+            try await waitUntil("50 callers waiting on the shared request") { client.inFlight.waiterCount == 50 }
             cancelled.cancel()
             await #expect(throws: APIError.cancelled) { try await cancelled.value }
             gate.open()
@@ -146,10 +146,18 @@ import Testing
             router.get("prompt") { _, _ in reply(.ok, #"{"id":1,"name":"prompt"}"#) }
         }) { server in
             defer { gate.open() }
-            let fixture = try ClientFixture(baseURL: server.baseURL)
+            // The timeout is measured by an injected sleeper: it fires when the test says, never
+            // because the machine is slow.
+            let sleeper = ManualSleeper()
+            let fixture = try ClientFixture(baseURL: server.baseURL, transport: URLSessionTransport(sleeper: sleeper))
             var request = APIRequest<Item>.item("/never")
             request.timeout = .milliseconds(300)
-            await #expect(throws: APIError.transport(.timedOut)) { try await fixture.client.send(request) }
+            let pending = Task { try await fixture.client.send(request) }
+            #expect(await eventually { server.count("/never") == 1 && sleeper.delays.count == 1 },
+                    "the request never reached the server")
+            #expect(sleeper.delays == [.milliseconds(300)])
+            sleeper.wakeAll()
+            await #expect(throws: APIError.transport(.timedOut)) { try await pending.value }
             // A sub-second timeout does not fire early on a prompt answer (URLSession on Linux
             // truncates it to zero seconds; the transport enforces it itself).
             var prompt = APIRequest<Item>.item("/prompt")

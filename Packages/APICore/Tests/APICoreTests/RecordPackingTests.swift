@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-@Suite struct RecordPackingTests {
+@Suite(.timeLimit(.minutes(3))) struct RecordPackingTests {
     static let date = Date(timeIntervalSince1970: 1_800_000_000.25)
 
     static let fields: [String: RecordValue] = [

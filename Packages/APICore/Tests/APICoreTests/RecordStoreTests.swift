@@ -6,7 +6,7 @@ import GRDB
 import Testing
 
 /// One suite for both record stores, then what only the SQLite store does.
-@Suite struct RecordStoreTests {
+@Suite(.timeLimit(.minutes(3))) struct RecordStoreTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
         case memory, sqlite
         var testDescription: String { rawValue }

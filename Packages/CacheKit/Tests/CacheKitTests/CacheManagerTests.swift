@@ -45,7 +45,7 @@ final class LoadCounter: Sendable {
     func increment() -> Int { count.withLock { $0 += 1; return $0 } }
 }
 
-@Suite("CacheManager")
+@Suite("CacheManager", .timeLimit(.minutes(3)))
 struct CacheManagerTests {
     let alice = Profile(name: "Alice", email: "alice@example.com")
 
@@ -113,7 +113,7 @@ struct CacheManagerTests {
                     }
                 }
             }
-            while arrived.value < 100 { await Task.yield() }
+            try await waitUntil("100 callers arrived") { arrived.value == 100 }
             for _ in 0..<100 { await Task.yield() }
             gate.open()
             for try await result in group { #expect(result == profile) }
@@ -135,13 +135,25 @@ struct CacheManagerTests {
             return profile
         }
         let first = Task { try await manager.value(forKey: "p", loader: loader) }
-        while started.value == 0 { await Task.yield() }
-        let second = Task { try await manager.value(forKey: "p", loader: loader) }
+        try await waitUntil("the first caller's load started") { started.value == 1 }
+        // The second caller brings a loader of its own: it must never run, because the second
+        // caller joins the first one's load.
+        let ownLoads = LoadCounter()
+        let second = Task {
+            try await manager.value(forKey: "p") {
+                ownLoads.increment()
+                return profile
+            }
+        }
+        // Its cache miss is recorded in the same actor turn in which it joins the load, so once the
+        // memory store has two misses, the second caller is waiting on the shared load.
+        let misses = { fixture.environment.metrics.metrics(store: "memory", feature: "profile").snapshot().misses }
+        try await waitUntil("the second caller joined the shared load") { misses() == 2 }
         first.cancel()
-        for _ in 0..<50 { await Task.yield() }
         gate.open()
         #expect(try await second.value == profile)
         #expect(started.value == 1)
+        #expect(ownLoads.value == 0, "the second caller ran a load of its own instead of joining")
         #expect(await manager.value(forKey: "p", requester: nil) == profile)
     }
 
@@ -159,7 +171,7 @@ struct CacheManagerTests {
                 return profile
             }
         }
-        while started.value == 0 { await Task.yield() }
+        try await waitUntil("the load started") { started.value == 1 }
         try await manager.clearAll()
         gate.open()
         #expect(try await load.value == profile)

@@ -2,10 +2,11 @@ import CacheKit
 import CacheKitTesting
 import Foundation
 import GRDB
+import Logging
 import Testing
 
 /// What only a persistent store must do: survive restarts, damage and removal.
-@Suite("DiskStore")
+@Suite("DiskStore", .timeLimit(.minutes(3)))
 struct DiskStoreTests {
     @Test("a new store on the same folder sees the entries, their scope and expiry")
     func survivesRestart() throws {
@@ -79,6 +80,27 @@ struct DiskStoreTests {
         #expect(try fixture.text("b") == "beta")
     }
 
+    @Test("a corrupt entry is dropped with a log line that names its key redacted, never raw")
+    func corruptEntryIsLoggedRedacted() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let logs = LogRecorder()
+        let store = DiskStore(configuration: .init(directory: directory.url), clock: ManualClock(), logger: logs.logger())
+        let key = "profile:alice@example.com"
+        try store.set(Data("alpha".utf8), forKey: key,
+                      metadata: CacheEntryMetadata(storedAt: Date(), expiresAt: nil, scope: .user("user-42")))
+        let queue = try DatabaseQueue(path: directory.url.appendingPathComponent("cache.sqlite").path)
+        try queue.write { try $0.execute(sql: "UPDATE entry SET value = X'DEADBEEF'") }
+        try queue.close()
+        #expect(store.get(key, requester: "user-42") == nil)
+        let line = try #require(logs.lines(withMessage: "Dropped a corrupt cache entry").first, "no log line: \(logs.lines)")
+        #expect(line.level == .warning)
+        #expect(line.metadata["key"]?.hasPrefix("profile:#") == true, "\(line.text)")
+        for raw in ["alice@example.com", "user-42"] {
+            #expect(!line.text.contains(raw), "the log line holds \(raw): \(line.text)")
+        }
+    }
+
     @Test("removeAll leaves the cache folder without files")
     func removeAllDeletesFiles() throws {
         let fixture = try StoreFixture(.disk)
@@ -109,7 +131,7 @@ struct DiskStoreTests {
     }
 }
 
-@Suite("MemoryStore")
+@Suite("MemoryStore", .timeLimit(.minutes(3)))
 struct MemoryStoreTests {
     @Test("the count limit evicts the least recently used")
     func countLimit() {

@@ -3,7 +3,7 @@ import CacheKitTesting
 import Foundation
 import Testing
 
-@Suite("Timeouts and settings")
+@Suite("Timeouts and settings", .timeLimit(.minutes(3)))
 struct TimeoutTests {
     let storedAt = Date(timeIntervalSince1970: 1_768_478_400)
 
@@ -90,7 +90,7 @@ struct TimeoutTests {
     }
 }
 
-@Suite("RedactedKey")
+@Suite("RedactedKey", .timeLimit(.minutes(3)))
 struct RedactedKeyTests {
     @Test("personal data never appears; the namespace stays; the same key gives the same token")
     func redaction() {
@@ -107,7 +107,7 @@ struct RedactedKeyTests {
     }
 }
 
-@Suite("Metrics")
+@Suite("Metrics", .timeLimit(.minutes(3)))
 struct MetricsTests {
     @Test("counts per store and per feature, with hit rates")
     func registry() {

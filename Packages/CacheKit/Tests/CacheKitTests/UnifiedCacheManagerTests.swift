@@ -3,7 +3,7 @@ import CacheKitTesting
 import Foundation
 import Testing
 
-@Suite("UnifiedCacheManager")
+@Suite("UnifiedCacheManager", .timeLimit(.minutes(3)))
 struct UnifiedCacheManagerTests {
     /// Two real managers (one on disk, one in memory) and a recording participant.
     struct World {

@@ -10,7 +10,7 @@ import Testing
 @testable import CatalogKit
 
 /// The use cases over an in-memory catalog server: limits, paging, restarts, timeouts and policies.
-@Suite struct CatalogClientTests {
+@Suite(.timeLimit(.minutes(3))) struct CatalogClientTests {
     @Test(arguments: [0, -1, 101, Int.max]) func aLimitOutOfRangeFailsBeforeAnyRequest(_ limit: Int) async throws {
         let fixture = try CatalogFixture()
         await #expect(throws: CatalogError.invalidLimit(limit)) { try await fixture.client.page(limit: limit) }

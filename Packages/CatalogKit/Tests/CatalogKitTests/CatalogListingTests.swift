@@ -4,7 +4,7 @@ import Testing
 @testable import CatalogKit
 
 /// Joining pages, and the prefetch rule.
-@Suite struct CatalogListingTests {
+@Suite(.timeLimit(.minutes(3))) struct CatalogListingTests {
     func page(_ slugs: [String], next: String?) -> CatalogPage {
         CatalogPage(pillars: [PillarWithFunnels(pillar: CatalogPillar(id: "p", title: "P"),
                                                 funnels: slugs.map { CatalogFunnel(id: $0, slug: $0, title: $0) })],

@@ -5,7 +5,7 @@ import Testing
 @testable import CatalogKit
 
 /// The seed's JSON, decoded exactly, and the catalog's order.
-@Suite struct CatalogModelsTests {
+@Suite(.timeLimit(.minutes(3))) struct CatalogModelsTests {
     /// Seed 000, "Pagination Examples", first page.
     static let seedFirstPage = """
         {

@@ -60,6 +60,7 @@ public final class SessionManager: TokenProvider {
         var observers: [Int: AsyncStream<SessionState>.Continuation] = [:]
         var nextObserver = 0
         var work: [Int: @Sendable () -> Void] = [:]
+        var handledAuthEvents = 0
         var nextWork = 0
         var erasers: [(name: String, erase: @Sendable () async throws -> Void)] = []
     }
@@ -90,6 +91,11 @@ public final class SessionManager: TokenProvider {
 
     /// The state now.
     public var current: SessionState { state.withLock { $0.session } }
+
+    /// How many 401/403 events the session has finished handling, ignored ones included (events are
+    /// handled one at a time, in order): for diagnostics, and for tests that must check the outcome
+    /// only after every event was handled.
+    public var handledAuthEvents: Int { state.withLock { $0.handledAuthEvents } }
 
     /// The current state, then every change, until the consumer stops iterating.
     public func states() -> AsyncStream<SessionState> {
@@ -290,6 +296,7 @@ public final class SessionManager: TokenProvider {
     /// ones, and those for another user's token, are then ignored), the work is cancelled, every
     /// cache cleared, the token deleted, and the state becomes expired.
     private func handle(_ event: AuthEvent) async {
+        defer { state.withLock { $0.handledAuthEvents += 1 } }
         let expired = state.withLock { state -> StoredToken? in
             guard state.session.user != nil || state.session == .validating, let token = state.token,
                   event.userId == nil || event.userId == token.userId else { return nil }

@@ -4,7 +4,7 @@ import SessionKit
 import Testing
 
 /// The token file: owner-only, atomic, and a clear error for a damaged file.
-@Suite struct FileTokenStoreTests {
+@Suite(.timeLimit(.minutes(3))) struct FileTokenStoreTests {
     @Test func theFileIsOwnerOnlyAndSurvivesReopening() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -9,7 +9,7 @@ import SessionKitTesting
 import Testing
 
 /// The session's state machine, over a recording transport and recording cache participants.
-@Suite struct SessionManagerTests {
+@Suite(.timeLimit(.minutes(3))) struct SessionManagerTests {
     let transport = RecordingTransport()
     let store: InMemoryTokenStore
     let caches = UnifiedCacheManager(timeouts: CacheTimeoutPolicy())
@@ -139,6 +139,10 @@ import Testing
         // Published last: whoever sees `.expired` finds the caches cleared and the token gone.
         #expect(store.token == nil)
         #expect(participant.calls == [.clearAll])
+        // Once all five events are handled, still exactly one clear and one expiry.
+        try await waitUntil("the five events handled") { session.handledAuthEvents == 5 }
+        #expect(participant.calls == [.clearAll])
+        #expect(session.current == .expired(SessionExpiry(status: 401, path: "/graphql")))
         await #expect(throws: CancellationError.self) { try await work.value }
         #expect(await session.currentCredentials() == nil)
         #expect(session.current.user == nil)

@@ -10,12 +10,17 @@ import FoundationNetworking
 /// 304 reaches the caller as is).
 public final class URLSessionTransport: HTTPTransport {
     private let session: URLSession
+    private let sleeper: any Sleeper
 
     /// Creates a transport with an ephemeral session whose caching is off.
     ///
-    /// - Parameter followsRedirects: whether a 3xx with a `Location` is followed (the default, as
-    ///   apps expect) or returned as is, as an HTTP intermediary such as `mib proxy` must.
-    public init(followsRedirects: Bool = true) {
+    /// - Parameters:
+    ///   - followsRedirects: whether a 3xx with a `Location` is followed (the default, as apps
+    ///     expect) or returned as is, as an HTTP intermediary such as `mib proxy` must.
+    ///   - sleeper: what measures each request's timeout (``TransportRequest/timeout``); tests pass
+    ///     one they control instead of real time.
+    public init(followsRedirects: Bool = true, sleeper: any Sleeper = TaskSleeper()) {
+        self.sleeper = sleeper
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -45,11 +50,12 @@ public final class URLSessionTransport: HTTPTransport {
         }
         let prepared = urlRequest
         let limit = request.timeout
+        let sleeper = sleeper
         do {
             return try await withThrowingTaskGroup(of: TransportResponse.self) { group in
                 group.addTask { try await self.perform(prepared) }
                 group.addTask {
-                    try await Task.sleep(for: limit)
+                    try await sleeper.sleep(for: limit)
                     throw TransportError.timedOut
                 }
                 defer { group.cancelAll() }
