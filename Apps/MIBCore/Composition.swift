@@ -36,17 +36,29 @@ public final class Composition: Sendable {
     /// The backend's base URL.
     public let baseURL: URL
 
-    /// Wires everything against `baseURL`, with disk caches under `cachesDirectory`.
+    /// The session's token file, in the support folder: never under the caches folder, which the
+    /// system may purge.
+    public let tokenFile: URL
+
+    /// Wires everything against `baseURL`, with disk caches under `cachesDirectory` and what must
+    /// not be purged (the session's token) under `supportDirectory`.
+    /// - Parameters:
+    ///   - supportDirectory: the app's application-support folder; by default a sibling of
+    ///     `cachesDirectory` named after it with `-support` (a real app passes
+    ///     `FileTokenStore.defaultURL(app:)`'s folder, or uses the Keychain on Apple platforms).
     /// - Throws: ``ContainerError`` when a kit's registration conflicts with another's.
-    public init(baseURL: URL, cachesDirectory: URL, logger: Logger) throws {
+    public init(baseURL: URL, cachesDirectory: URL, supportDirectory: URL? = nil, logger: Logger) throws {
         self.baseURL = baseURL
+        let support = supportDirectory ?? cachesDirectory.deletingLastPathComponent()
+            .appendingPathComponent(cachesDirectory.lastPathComponent + "-support")
+        tokenFile = support.appendingPathComponent("session/token.json")
         environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: cachesDirectory)
         unified = UnifiedCacheManager(timeouts: environment.timeouts, logger: logger)
         container = DependencyContainer(cacheManager: unified)
         let authEvents = AuthEvents()
         session = SessionManager(configuration: .init(
             baseURL: baseURL, transport: transport,
-            tokenStore: FileTokenStore(url: cachesDirectory.appendingPathComponent("session/token.json")),
+            tokenStore: FileTokenStore(url: tokenFile),
             caches: unified, authEvents: authEvents, logger: logger))
         rest = RESTClient(configuration: .init(baseURL: baseURL, transport: transport, environment: environment,
                                                tokenProvider: session, retry: .none, authEvents: authEvents))

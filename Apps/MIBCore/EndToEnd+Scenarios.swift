@@ -138,8 +138,13 @@ extension EndToEnd {
     ]
 
     static let sessionLaunchScenarios: [Scenario] = [
-        Scenario(kit: "session", name: "a relaunch validates the stored token; after logout it starts signed out") { app in
+        Scenario(kit: "session", name: "a relaunch validates the stored token, even after the system purged the caches; after logout it starts signed out") { app in
             let user = try await app.signIn()
+            try require(!app.tokenFile.path.hasPrefix(app.environment.cachesDirectory.path + "/"),
+                        "the token is kept under the caches folder, which the system may purge")
+            // The system may purge the caches folder whenever it likes: the session survives it.
+            _ = try await app.loadCatalog()
+            try FileManager.default.removeItem(at: app.environment.cachesDirectory)
             let relaunched = try Composition(baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
                                              logger: Composition.quietLogger)
             await relaunched.session.launch()
@@ -149,7 +154,7 @@ extension EndToEnd {
                                               logger: Composition.quietLogger)
             await afterLogout.session.launch()
             try require(afterLogout.session.current == .signedOut, "after logout: \(afterLogout.session.current)")
-            return "signed in as \(user) again at launch; signed out after logout"
+            return "signed in as \(user) again at launch after a caches purge; signed out after logout"
         },
         Scenario(kit: "session", name: "a logout the server fails still clears every cache") { app in
             try await app.signIn()

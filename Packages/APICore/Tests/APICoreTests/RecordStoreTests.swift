@@ -114,6 +114,34 @@ import Testing
         #expect(try store.usage().bytes <= 1_200)
     }
 
+    @Test func theMemoryStoreEvictsTheLeastRecentlyUsedPastItsByteLimit() throws {
+        let filler = JSONValue.string(String(repeating: "x", count: 400))
+        let store = InMemoryRecordStore(limits: .init(byteLimit: 1_200))
+        store.merge(["A": record(["v": .value(filler)])])
+        store.merge(["B": record(["v": .value(filler)])])
+        _ = store.record(forKey: "A")
+        store.merge(["C": record(["v": .value(filler)])])
+        #expect(store.record(forKey: "B") == nil)
+        #expect(store.record(forKey: "A") != nil && store.record(forKey: "C") != nil)
+        #expect(store.usage().bytes <= 1_200 && store.evictedCount == 1)
+        // The byte count stays exact through field removals and clears.
+        store.removeFields(["A": ["v"]])
+        #expect(store.usage().bytes == store.describeRecords().reduce(0) { $0 + $1.bytes })
+        store.removeAll()
+        #expect(store.usage() == CacheStoreUsage(count: 0, bytes: 0))
+    }
+
+    @Test func theMemoryStoreEvictsDownTo90PercentOfItsRecordLimit() {
+        let store = InMemoryRecordStore(limits: .init(recordLimit: 10))
+        for index in 0..<10 { store.merge(["R:\(index)": record(["v": .value(.int(index))])]) }
+        _ = store.record(forKey: "R:0")
+        store.merge(["R:10": record(["v": .value(10)])])
+        // 11 over a limit of 10: evicted down to 9, least recently used first (R:1 and R:2; R:0 was read).
+        #expect(store.count == 9)
+        #expect(store.record(forKey: "R:1") == nil && store.record(forKey: "R:2") == nil)
+        #expect(store.record(forKey: "R:0") != nil && store.record(forKey: "R:10") != nil)
+    }
+
     @Test func theSQLiteStoreMigratesAVersion1File() throws {
         let directory = try TemporaryDirectory()
         let url = directory.url.appendingPathComponent("records.sqlite")

@@ -24,6 +24,26 @@ public final class FileTokenStore: TokenStore {
         removeStrayTemporaryFiles()
     }
 
+    /// Where an app keeps its token file: in application support, which the system never purges
+    /// (unlike the caches folder), under the app's own folder: `Application Support/<app>/session/
+    /// token.json` on Apple platforms (prefer ``KeychainTokenStore`` there), and
+    /// `$XDG_DATA_HOME/<app>/session/token.json` (by default `~/.local/share/…`) on Linux.
+    /// - Parameter app: the app's folder name (its bundle identifier or executable name).
+    public static func defaultURL(app: String) -> URL {
+        let support: URL
+        #if canImport(Darwin)
+        support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Library/Application Support")
+        #else
+        if let dataHome = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+            support = URL(fileURLWithPath: dataHome)
+        } else {
+            support = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+        }
+        #endif
+        return support.appendingPathComponent(app).appendingPathComponent("session/token.json")
+    }
+
     /// The prefix and suffix of the temporary files ``save(_:)`` writes: `.token.json.<UUID>.tmp`.
     private var temporaryPrefix: String { ".\(url.lastPathComponent)." }
     private static let temporarySuffix = ".tmp"

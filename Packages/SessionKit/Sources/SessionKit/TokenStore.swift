@@ -20,8 +20,9 @@ public struct StoredToken: Codable, Sendable, Hashable, CustomStringConvertible 
     public var description: String { "StoredToken(user: \(userId), token: <redacted>)" }
 }
 
-/// Where the token is kept between launches: ``FileTokenStore`` on Linux, a Keychain-backed store on
-/// Apple platforms (conform to this protocol), `InMemoryTokenStore` in SessionKitTesting.
+/// Where the token is kept between launches: ``FileTokenStore`` on Linux (in application support,
+/// ``FileTokenStore/defaultURL(app:)``, never in a caches folder the system may purge),
+/// `KeychainTokenStore` on Apple platforms, `InMemoryTokenStore` in SessionKitTesting.
 public protocol TokenStore: Sendable {
     /// The stored token, or `nil` when there is none.
     /// - Throws: ``TokenStoreError`` when it cannot be read or does not decode.

@@ -77,6 +77,7 @@ func primedClient() async throws -> RESTClient {
 
 let benchmarks: @Sendable () -> Void = {
     graphQLBenchmarks()
+    jsonBenchmarks()
     let fast = Benchmark.Configuration(metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(3))
 
     // MARK: Cache hit against plain decoding
