@@ -16,6 +16,8 @@ public enum Inspector {
         public var statistics: [CacheStoreStatistics]
         /// Every entry, redacted.
         public var entries: [CacheExportEntry]
+        /// Each participant's share of the app-wide budget (after enforcing it).
+        public var budget: BudgetReport
     }
 
     /// Fills the caches against `server` (or a reference backend started in `directory` when `nil`)
@@ -35,8 +37,9 @@ public enum Inspector {
         _ = try await app.balance(of: "100")
         _ = try await app.balance(of: "1002")
         _ = try await app.loadCatalog()
+        let budget = await app.unified.enforceBudget()
         let inspection = Inspection(server: baseURL.absoluteString, statistics: await app.unified.statistics(),
-                                    entries: await app.unified.exportCacheContents())
+                                    entries: await app.unified.exportCacheContents(), budget: budget)
         _ = await app.logOut()
         return inspection
     }

@@ -198,6 +198,13 @@ struct InspectCommand: AsyncParsableCommand {
             print("  \(name) \(row.usage.count) entries, \(row.usage.bytes) bytes; hits \(counts.hits), misses "
                   + "\(counts.misses), 304s \(counts.revalidations), expirations \(counts.expirations)")
         }
+        let budget = inspection.budget
+        print("\nBudget: \(budget.totalAfter) of \(budget.budget.totalBytes) bytes app-wide")
+        for share in budget.shares {
+            let percent = Double(share.bytesAfter) * 100 / Double(max(1, budget.budget.totalBytes))
+            print("  \(share.participant.padding(toLength: 20, withPad: " ", startingAt: 0)) \(share.bytesAfter) bytes, "
+                  + "\(String(format: "%.2f", percent))% of the budget (allowed \(share.allowance))")
+        }
         print("\nEntries (keys, users and accounts redacted; values never shown)")
         for entry in inspection.entries {
             let expiry = entry.expiresAt.map { "expires \(ISO8601DateFormatter().string(from: $0))" } ?? "no expiry"

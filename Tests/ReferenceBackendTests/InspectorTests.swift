@@ -25,5 +25,11 @@ import Testing
         // Both accounts' records (the accounts and their transactions) are tagged, each with its account.
         #expect(Set(inspection.entries.compactMap(\.account)).count == 2, "both accounts' records are tagged")
         #expect(inspection.entries.filter { $0.account != nil }.count > 2, "transactions carry their account too")
+        // Each participant's share of the app-wide budget: what its stores hold, well within 50 MB here.
+        let shares = Dictionary(inspection.budget.shares.map { ($0.participant, $0) }, uniquingKeysWith: { first, _ in first })
+        #expect(inspection.budget.budget.totalBytes == 50 * 1024 * 1024 && inspection.budget.isWithinBudget)
+        #expect((shares["catalog"]?.bytesAfter ?? 0) > 0 && (shares["graphql"]?.bytesAfter ?? 0) > 0)
+        #expect(shares["catalog"]?.bytesAfter == inspection.statistics.filter { $0.participant == "catalog" }
+            .reduce(0) { $0 + $1.usage.bytes })
     }
 }

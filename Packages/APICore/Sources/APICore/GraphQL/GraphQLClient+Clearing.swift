@@ -71,6 +71,11 @@ extension GraphQLClient: GraphQLCacheManaging, CacheClearingParticipant {
         try state.withLock { _ in try cache.store.expireAll() }
     }
 
+    /// Evicts least recently used records until the store holds at most `bytes` (the app-wide budget).
+    public func trim(toBytes bytes: Int) async throws {
+        try state.withLock { _ in try cache.store.trim(toBytes: bytes) }
+    }
+
     /// One row: the normalized store's counts (over every feature) and its records.
     public func statistics() async throws -> [CacheStoreStatistics] {
         let counts = environment.metrics.snapshot().filter { $0.store == "normalized" }

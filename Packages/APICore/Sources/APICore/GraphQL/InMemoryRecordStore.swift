@@ -82,15 +82,21 @@ public final class InMemoryRecordStore: NormalizedRecordStore {
                 state.bytes += State.size(key, existing.record)
                 state.entries[key] = existing
             }
-            evictIfNeeded(&state)
+            if state.bytes > limits.byteLimit || state.entries.count > limits.recordLimit {
+                evict(&state, toBytes: limits.byteLimit / 10 * 9, records: limits.recordLimit / 10 * 9)
+            }
             return changed
         }
     }
 
-    private func evictIfNeeded(_ state: inout State) {
-        guard state.bytes > limits.byteLimit || state.entries.count > limits.recordLimit else { return }
-        let byteTarget = limits.byteLimit / 10 * 9
-        let countTarget = limits.recordLimit / 10 * 9
+    /// Evicts least recently used records until they take at most `bytes` (the app-wide budget).
+    public func trim(toBytes bytes: Int) {
+        state.withLock { state in
+            if state.bytes > bytes { evict(&state, toBytes: max(0, bytes), records: state.entries.count) }
+        }
+    }
+
+    private func evict(_ state: inout State, toBytes byteTarget: Int, records countTarget: Int) {
         for (key, entry) in state.entries.sorted(by: { $0.value.lastUsed < $1.value.lastUsed }) {
             guard state.bytes > byteTarget || state.entries.count > countTarget else { break }
             state.entries[key] = nil

@@ -25,6 +25,8 @@ public protocol NormalizedRecordStore: Sendable {
     func removeAll() throws
     /// How many records are stored and roughly how many bytes they take.
     func usage() throws -> CacheStoreUsage
+    /// Evicts least recently used records until they take at most `bytes` (the app-wide budget).
+    func trim(toBytes bytes: Int) throws
     /// Every record's key, size, account and oldest field write, for the debug export (values are
     /// never included). A record that does not decode is skipped.
     func describeRecords() throws -> [CacheEntryDescription]

@@ -251,12 +251,18 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
         }
     }
 
-    private func evict(_ db: Database) throws {
+    /// Evicts least recently used records until they take at most `bytes` (the app-wide budget).
+    public func trim(toBytes bytes: Int) throws {
+        try write { db in try evict(db, toBytes: max(0, bytes)) }
+    }
+
+    private func evict(_ db: Database, toBytes limit: Int? = nil) throws {
+        let limit = limit ?? byteLimit
         var total = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0) FROM record") ?? 0
-        guard total > byteLimit else { return }
+        guard total > limit else { return }
         let rows = try Row.fetchCursor(db, sql: "SELECT key, size FROM record ORDER BY accessed")
         var victims: [String] = []
-        while total > byteLimit, let row = try rows.next() {
+        while total > limit, let row = try rows.next() {
             victims.append(row[0])
             total -= row[1] as Int
         }

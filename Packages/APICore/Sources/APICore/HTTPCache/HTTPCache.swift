@@ -166,6 +166,11 @@ final class HTTPCache: CacheClearingParticipant {
 
     /// Three rows: the HTTP-level counts (hits, revalidations, bytes saved, over every feature) with
     /// the total usage, then the memory and disk stores' own counts and usage.
+    /// Trims memory and disk together to at most `bytes` (the app-wide budget).
+    func trim(toBytes bytes: Int) throws {
+        try trimStores(memory: memory, disk: disk, toBytes: bytes)
+    }
+
     func statistics() async throws -> [CacheStoreStatistics] {
         let served = features.withLock { $0 }
         let http = environment.metrics.snapshot().filter { $0.store == "http" && served.contains($0.feature) }

@@ -35,6 +35,9 @@ public protocol CacheClearingParticipant: Sendable {
     func statistics() async throws -> [CacheStoreStatistics]
     /// What is cached, without values, for a debugging export.
     func exportEntries() async throws -> [CacheExportEntry]
+    /// Evicts least recently used entries until all its stores together hold at most `bytes`
+    /// (``UnifiedCacheManager/enforceBudget()``).
+    func trim(toBytes bytes: Int) async throws
 }
 
 extension CacheClearingParticipant {
@@ -46,6 +49,8 @@ extension CacheClearingParticipant {
     public func statistics() async throws -> [CacheStoreStatistics] { [] }
     /// Exports nothing.
     public func exportEntries() async throws -> [CacheExportEntry] { [] }
+    /// Does nothing: the participant holds nothing the budget counts.
+    public func trim(toBytes bytes: Int) async throws {}
 }
 
 /// One store's counts and size, as ``UnifiedCacheManager/statistics()`` reports them.

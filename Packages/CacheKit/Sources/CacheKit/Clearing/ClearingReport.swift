@@ -2,7 +2,7 @@
 /// registration order.
 public struct ClearingReport: Sendable, Hashable {
     /// One participant's failure.
-    public struct Failure: Sendable, Hashable {
+    public struct Failure: Sendable, Hashable, Codable {
         /// The participant's name.
         public var participant: String
         /// The error, described.

@@ -16,8 +16,10 @@ import Synchronization
 /// | account switch | ``clearCache(forAccountId:)`` |
 /// | a corrupt entry (error recovery) | ``clearCache(forQuery:)`` |
 /// | settings changed | ``apply(_:clearing:)`` or ``reloadSettings(from:clearing:)`` |
+/// | launch, background, memory warning | ``enforceBudget()`` (the app-wide ``budget``) |
 public final class UnifiedCacheManager: Sendable {
     private let participants = Mutex<[any CacheClearingParticipant]>([])
+    private let budgetState = Mutex(CacheBudget())
     private let timeouts: CacheTimeoutPolicy
     private let logger: Logger
 
@@ -100,6 +102,50 @@ public final class UnifiedCacheManager: Sendable {
     public func reloadSettings(from url: URL, clearing: Bool? = nil) async throws(TimeoutSettingsError) -> ClearingReport {
         let settings = try TimeoutSettings.load(from: url)
         return await apply(settings, clearing: clearing)
+    }
+
+    // MARK: Budget
+
+    /// The app-wide budget ``enforceBudget()`` holds every participant to: 50 MB in all by default.
+    public var budget: CacheBudget {
+        get { budgetState.withLock { $0 } }
+        set { budgetState.withLock { $0 = newValue } }
+    }
+
+    /// Brings every participant within its cap and all of them together within ``budget``'s total:
+    /// each is asked for its size (``statistics()``), given an allowance (``CacheBudget/allowances(for:)``)
+    /// and, when over it, trimmed to it, least recently used entries first. Participants are trimmed
+    /// concurrently; one that fails is reported and logged, and never stops the others. Call it at
+    /// launch, when the app goes to the background and on a memory warning; `mib inspect` prints
+    /// each participant's share.
+    @discardableResult
+    public func enforceBudget() async -> BudgetReport {
+        let budget = self.budget
+        let before = await sizes()
+        let allowances = budget.allowances(for: before.map { ($0.name, $0.bytes) })
+        let over = before.filter { $0.bytes > (allowances[$0.name] ?? 0) }.map(\.name)
+        let report = await fanOut("enforceBudget") { participant in
+            guard over.contains(participant.participantName) else { return }
+            try await participant.trim(toBytes: allowances[participant.participantName] ?? 0)
+        }
+        let after = Dictionary(await sizes().map { ($0.name, $0.bytes) }, uniquingKeysWith: +)
+        let shares = before.map { entry in
+            BudgetReport.Share(participant: entry.name, bytesBefore: entry.bytes,
+                               allowance: allowances[entry.name] ?? 0, bytesAfter: after[entry.name] ?? 0)
+        }
+        return BudgetReport(budget: budget, shares: shares, failed: report.failed)
+    }
+
+    /// Each participant's bytes over all its stores, in registration order (names merged).
+    private func sizes() async -> [(name: String, bytes: Int)] {
+        let rows = await statistics()
+        var order: [String] = []
+        var bytes: [String: Int] = [:]
+        for row in rows {
+            if bytes[row.participant] == nil { order.append(row.participant) }
+            bytes[row.participant, default: 0] += row.usage.bytes
+        }
+        return order.map { ($0, bytes[$0] ?? 0) }
     }
 
     // MARK: Inspection

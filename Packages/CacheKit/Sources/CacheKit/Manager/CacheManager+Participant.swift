@@ -30,6 +30,11 @@ extension CacheManager: CacheClearingParticipant {
         return rows
     }
 
+    /// Trims the memory and disk stores, each to its share of `bytes` in proportion to what it holds.
+    public func trim(toBytes bytes: Int) throws {
+        try trimStores(memory: memory, disk: disk, toBytes: bytes)
+    }
+
     /// Every entry of both stores, redacted.
     public func exportEntries() throws -> [CacheExportEntry] {
         let inMemory = memory.describeEntries().map {

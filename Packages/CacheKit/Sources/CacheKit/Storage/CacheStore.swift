@@ -47,6 +47,11 @@ public protocol CacheStore<Value>: AnyObject, Sendable {
     /// The number of entries and their total size in bytes.
     func usage() throws -> CacheStoreUsage
 
+    /// Evicts least recently used entries until the total size is at most `bytes` (the app-wide
+    /// budget, ``UnifiedCacheManager/enforceBudget()``); returns how many were evicted.
+    @discardableResult
+    func trim(toBytes bytes: Int) throws -> Int
+
     /// Every entry's key, size and metadata, for statistics and debugging exports.
     func describeEntries() throws -> [CacheEntryDescription]
 }
@@ -63,4 +68,18 @@ public struct CacheStoreUsage: Sendable, Hashable, Codable {
         self.count = count
         self.bytes = bytes
     }
+}
+
+/// Trims a memory store and an optional disk store together to at most `bytes`, each to its share
+/// in proportion to what it holds now (what a participant with both does for the app-wide budget).
+/// - Throws: the disk store's error.
+public func trimStores<Value>(memory: MemoryStore<Value>, disk: DiskStore?, toBytes bytes: Int) throws {
+    let inMemory = memory.usage().bytes
+    let onDisk = try disk?.usage().bytes ?? 0
+    let total = inMemory + onDisk
+    guard total > bytes else { return }
+    let budget = max(0, bytes)
+    let memoryShare = total == 0 ? 0 : Int((Double(budget) * Double(inMemory) / Double(total)).rounded(.down))
+    memory.trim(toBytes: memoryShare)
+    try disk?.trim(toBytes: budget - memoryShare)
 }

@@ -185,16 +185,30 @@ public final class DiskStore: CacheStore {
                 state.totalBytes += size - previous
                 return state.totalBytes
             }
-            return try evict(db, keeping: key, total: total)
+            return try evict(db, keeping: key, total: total, limit: configuration.byteLimit)
         }
         metrics.recordWrite()
         metrics.recordEvictions(evicted)
     }
 
-    /// Deletes least recently used entries (other than `key`) until the total fits the limit.
-    private func evict(_ db: Database, keeping key: String, total: Int) throws -> Int {
-        guard total > configuration.byteLimit else { return 0 }
-        var excess = total - configuration.byteLimit
+    /// Evicts least recently used entries until the total size is at most `bytes` (the app-wide
+    /// budget); returns how many were evicted.
+    /// - Throws: the storage error when the deletion fails.
+    @discardableResult
+    public func trim(toBytes bytes: Int) throws -> Int {
+        guard let pool = try database(creating: false) else { return 0 }
+        let evicted = try pool.write { db in
+            try flushPendingAccess(db)
+            return try evict(db, keeping: "", total: state.withLock { $0.totalBytes }, limit: max(0, bytes))
+        }
+        metrics.recordEvictions(evicted)
+        return evicted
+    }
+
+    /// Deletes least recently used entries (other than `key`) until the total fits `limit`.
+    private func evict(_ db: Database, keeping key: String, total: Int, limit: Int) throws -> Int {
+        guard total > limit else { return 0 }
+        var excess = total - limit
         var victims: [String] = []
         let rows = try Row.fetchCursor(db, sql: "SELECT key, size FROM entry WHERE key != ? ORDER BY access_seq",
                                        arguments: [key])

@@ -115,6 +115,22 @@ public final class MemoryStore<Value: Sendable>: CacheStore {
         metrics.recordEvictions(evicted)
     }
 
+    /// Evicts least recently used entries until the total cost is at most `bytes` (the app-wide
+    /// budget); returns how many were evicted.
+    @discardableResult
+    public func trim(toBytes bytes: Int) -> Int {
+        let evicted: Int = table.withLock { table in
+            var evicted = 0
+            while table.totalCost > max(0, bytes), let oldest = table.oldestSlot {
+                table.remove(at: oldest)
+                evicted += 1
+            }
+            return evicted
+        }
+        metrics.recordEvictions(evicted)
+        return evicted
+    }
+
     /// Removes the entry for `key`; returns whether there was one.
     @discardableResult
     public func remove(_ key: String) -> Bool {
