@@ -15,12 +15,16 @@ public struct AccountsKit: FeatureKit {
     /// `accounts`.
     public let name = "accounts"
 
-    /// What a payment makes stale (seed 001, strategy 2): the balance and the recent transactions
-    /// are refetched before the payment returns, the dashboard and the full list after.
+    /// What a payment makes stale (seed 001, strategy 2): the paid account's balance and recent
+    /// transactions are refetched before the payment returns (network-only); the dashboard and the
+    /// paid account's full list (from its first page) after, cache-then-network.
     public static let paymentRule = MutationRefetchRule(
         mutation: "MakePayment",
-        strategy: .criticalAndBackground(critical: ["AccountBalance", "RecentTransactions"],
-                                         background: ["Dashboard", "AllTransactions"]))
+        strategy: .criticalAndBackground(
+            critical: [RefetchQuery("AccountBalance", binding: ["accountId": "accountId"]),
+                       RefetchQuery("RecentTransactions", binding: ["accountId": "accountId"])],
+            background: ["Dashboard",
+                         RefetchQuery("AllTransactions", binding: ["accountId": "accountId"], cursor: "after")]))
 
     /// Creates the kit.
     public init() {}

@@ -21,6 +21,9 @@ public struct RefetchReport: Sendable, Hashable {
     public var query: String
     /// The variables it was refetched with.
     public var variables: [String: JSONValue]
+    /// What the cache held when a cache-then-network (background) refetch started; `nil` for a
+    /// network-only (critical) one, or when the cache held nothing.
+    public var cached: GraphQLResult?
     /// Its result or error.
     public var outcome: Result<GraphQLResult, APIError>
 }
@@ -71,16 +74,16 @@ extension GraphQLClient {
         var background: [any GraphQLQuery] = []
         for rule in rules {
             switch rule.strategy {
-            case .refetch(let names):
-                critical += await refetchInParallel(activeQueries(named: names))
+            case .refetch(let targets):
+                critical += await refetchInParallel(queries(for: targets, mutationVariables: variables))
             case .criticalAndBackground(let first, let later):
-                critical += await refetchInParallel(activeQueries(named: first))
-                background += activeQueries(named: later)
+                critical += await refetchInParallel(queries(for: first, mutationVariables: variables))
+                background += queries(for: later, mutationVariables: variables)
             }
         }
         let backgroundTask = background.isEmpty ? nil : Task {
             var reports: [RefetchReport] = []
-            for query in background { reports.append(await self.refetch(query)) }
+            for query in background { reports.append(await self.refetch(query, cacheFirst: true)) }
             return reports
         }
         return MutationResult(data: data, critical: critical, background: backgroundTask)
@@ -88,13 +91,57 @@ extension GraphQLClient {
 
     /// The queries fetched or watched under these operation names since the last full clear.
     func activeQueries(named names: [String]) -> [any GraphQLQuery] {
-        state.withLock { state in names.flatMap { state.active[$0].map { Array($0.values) } ?? [] } }
+        state.withLock { state in names.flatMap { state.active[$0].map { $0.values.map(\.query) } ?? [] } }
+    }
+
+    /// The remembered queries each target selects: bound ones only where their variables match the
+    /// mutation's; a paginated list once per other variables, from its first page, its later pages
+    /// forgotten and removed from the cache.
+    func queries(for targets: [RefetchQuery], mutationVariables: [String: JSONValue]) -> [any GraphQLQuery] {
+        var selected: [any GraphQLQuery] = []
+        for target in targets {
+            let matching = activeQueries(named: [target.name]).filter { query in
+                target.binding.allSatisfy { queryVariable, mutationVariable in
+                    query.variables[queryVariable] == mutationVariables[mutationVariable]
+                }
+            }
+            guard let cursor = target.cursor else {
+                selected += matching
+                continue
+            }
+            var firstPages: [[String: JSONValue]: any GraphQLQuery] = [:]
+            for query in matching {
+                var firstPage = query.variables
+                firstPage[cursor] = .null
+                if query.variables[cursor] ?? .null == .null {
+                    firstPages[firstPage] = query
+                } else {
+                    forgetLaterPage(query, cursor: cursor)
+                    if firstPages[firstPage] == nil { firstPages[firstPage] = query.restarted(withNull: cursor) }
+                }
+            }
+            selected += firstPages.values
+        }
+        return selected
+    }
+
+    /// A later page of a list whose first page is refetched: its cursor may no longer hold, so the
+    /// fields it holds under that cursor leave the cache (a walk from the cache then fetches it
+    /// again) and it is no longer remembered for refetches.
+    private func forgetLaterPage(_ query: any GraphQLQuery, cursor: String) {
+        guard let operation = try? query.operation(), let name = operation.name else { return }
+        let variables = query.variables
+        let changed = state.withLock { state -> Set<FieldPath> in
+            state.active[name]?[variables] = nil
+            return (try? cache.removePageFields(of: operation, variables: variables, cursor: cursor)) ?? []
+        }
+        notifyWatchers(changed)
     }
 
     private func refetchInParallel(_ queries: [any GraphQLQuery]) async -> [RefetchReport] {
         await withTaskGroup(of: (Int, RefetchReport).self) { group in
             for (index, query) in queries.enumerated() {
-                group.addTask { (index, await self.refetch(query)) }
+                group.addTask { (index, await self.refetch(query, cacheFirst: false)) }
             }
             var reports: [(Int, RefetchReport)] = []
             for await report in group { reports.append(report) }
@@ -103,14 +150,22 @@ extension GraphQLClient {
     }
 
     /// Refetches a query from the network, writing the answer; failures are logged and reported.
-    private func refetch(_ query: any GraphQLQuery) async -> RefetchReport {
+    /// `cacheFirst` (cache-then-network) also reports what the cache held before the fetch.
+    private func refetch(_ query: any GraphQLQuery, cacheFirst: Bool) async -> RefetchReport {
         func run<Q: GraphQLQuery>(_ query: Q) async -> RefetchReport {
+            var cached: GraphQLResult?
+            if cacheFirst, let operation = try? query.operation() {
+                switch readFromCache(query, operation, timeout: nil) {
+                case .fresh(let result), .stale(let result): cached = result
+                case .miss: cached = nil
+                }
+            }
             let outcome = await catching { () async throws(APIError) in try await fetch(query, policy: .fetchIgnoringCacheData) }
             let name = (try? query.operation().name) ?? String(describing: Q.self)
             if case .failure(let error) = outcome {
                 environment.logger.warning("Refetch after a mutation failed", metadata: ["query": "\(name)", "error": "\(error)"])
             }
-            return RefetchReport(query: name, variables: query.variables, outcome: outcome)
+            return RefetchReport(query: name, variables: query.variables, cached: cached, outcome: outcome)
         }
         return await run(query)
     }

@@ -80,8 +80,11 @@ public final class GraphQLClient: Sendable {
     struct State {
         /// Bumped by every clear, so a response that started before it is not written after it.
         var generation = 0
-        /// Queries fetched or watched since the last full clear, by operation name, for refetch rules.
-        var active: [String: [[String: JSONValue]: any GraphQLQuery]] = [:]
+        /// Queries fetched or watched since the last full clear, by operation name then variables,
+        /// for refetch rules: the 20 most recently used per name.
+        var active: [String: [[String: JSONValue]: RememberedQuery]] = [:]
+        /// Orders ``RememberedQuery/lastUsed``.
+        var useCounter: UInt64 = 0
         var watchers: [Int: Watcher] = [:]
         var nextWatcher = 0
         /// The user whose data the store holds, once known (`.some(nil)`: signed out).
@@ -197,17 +200,29 @@ public final class GraphQLClient: Sendable {
         }
     }
 
-    /// Keeps the query for refetch rules that name its operation (the last 20 variable sets per name).
+    /// A query kept for refetch rules, with when it was last used.
+    struct RememberedQuery {
+        var query: any GraphQLQuery
+        var lastUsed: UInt64
+    }
+
+    /// How many variable sets are remembered per operation name for refetch rules.
+    static let rememberedPerName = 20
+
+    /// Keeps the query for refetch rules that name its operation: the 20 most recently used variable
+    /// sets per name (the least recently used is forgotten first).
     private func remember<Q: GraphQLQuery>(_ query: Q, _ operation: GraphQLOperation) {
         guard let name = operation.name else { return }
         let variables = query.variables
         // Mutated in place (no copy of the inner dictionary, no key string built): this runs on every hit.
         state.withLock { state in
-            if state.active[name]?[variables] == nil, let known = state.active[name], known.count >= 20,
-               let victim = known.keys.first {
+            state.useCounter += 1
+            let now = state.useCounter
+            if state.active[name]?[variables] == nil, let known = state.active[name], known.count >= Self.rememberedPerName,
+               let victim = known.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key {
                 state.active[name]?[victim] = nil
             }
-            state.active[name, default: [:]][variables] = query
+            state.active[name, default: [:]][variables] = RememberedQuery(query: query, lastUsed: now)
         }
     }
 

@@ -52,6 +52,23 @@ extension GraphQLQuery {
     }
 }
 
+extension GraphQLQuery {
+    /// This query with `variable` set to null: a paginated list's first page, for refetch rules.
+    func restarted(withNull variable: String) -> any GraphQLQuery {
+        var variables = self.variables
+        variables[variable] = .null
+        return FirstPage<Self>(variables: variables)
+    }
+}
+
+/// A query type's first page: its document, feature and timeout, with the cursor variable null.
+struct FirstPage<Q: GraphQLQuery>: GraphQLQuery {
+    static var document: String { Q.document }
+    static var feature: String { Q.feature }
+    static var cacheTimeout: CacheTimeout { Q.cacheTimeout }
+    var variables: [String: JSONValue]
+}
+
 extension GraphQLMutation {
     /// `graphql`.
     public static var feature: String { "graphql" }

@@ -109,6 +109,46 @@ public final class NormalizedCache: Sendable {
         return try store.removeFields([RootKey.query: names])
     }
 
+    /// Removes what one page of a cursor-paginated query holds under its own cursor: every field it
+    /// reads whose arguments use the `cursor` variable (`transactions(after:"c1",first:7)` of
+    /// `Account:100`), with this page's values. The objects and the other fields it reads stay: other
+    /// queries (the first page, the account's balance) read them too. A page that is not fully cached
+    /// removes the fields it can still find.
+    @discardableResult
+    func removePageFields(of operation: GraphQLOperation, variables: [String: JSONValue], cursor: String) throws
+        -> Set<FieldPath>
+    {
+        var pageKeys: Set<String> = []
+        func uses(_ argument: QueryArgument) -> Bool {
+            switch argument {
+            case .variable(let name): name == cursor
+            case .literal, .enumValue: false
+            case .list(let items): items.contains(where: uses)
+            case .object(let fields): fields.values.contains(where: uses)
+            }
+        }
+        func collect(_ selections: [QuerySelection]) {
+            for selection in selections {
+                switch selection {
+                case .field(let field):
+                    if field.arguments.values.contains(where: uses) { pageKeys.insert(FieldKey.make(field, variables: variables)) }
+                    collect(field.selections)
+                case .fragment(_, let inner): collect(inner)
+                }
+            }
+        }
+        collect(operation.selections)
+        guard !pageKeys.isEmpty,
+              let dependencies = try? read(operation, variables: variables, trackingDependencies: true).dependencies
+        else {
+            // Not cached as a whole: the root fields that take the cursor are all that can be named.
+            return try store.removeFields([RootKey.query: pageKeys])
+        }
+        var fields: [String: Set<String>] = [:]
+        for path in dependencies where pageKeys.contains(path.field) { fields[path.record, default: []].insert(path.field) }
+        return try store.removeFields(fields)
+    }
+
     /// Removes everything.
     public func clearAll() throws {
         try store.removeAll()
