@@ -79,6 +79,25 @@ let package = Package(
             ],
             path: "Apps/mib"
         ),
+        // The fuzz targets' bodies (Tools/Fuzz), so that `swift test` replays every corpus and
+        // regression input without a fuzzer.
+        .target(
+            name: "FuzzBodies",
+            dependencies: [
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreTesting", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "CacheKitTesting", package: "CacheKit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tools/Fuzz/Sources/FuzzBodies"
+        ),
+        .testTarget(
+            name: "FuzzRegressionTests",
+            dependencies: ["FuzzBodies"],
+            path: "Tools/Fuzz/Tests/FuzzRegressionTests"
+        ),
         .testTarget(
             name: "ReferenceBackendTests",
             dependencies: [

@@ -78,6 +78,7 @@ func primedClient() async throws -> RESTClient {
 let benchmarks: @Sendable () -> Void = {
     graphQLBenchmarks()
     jsonBenchmarks()
+    budgetBenchmarks()
     let fast = Benchmark.Configuration(metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(3))
 
     // MARK: Cache hit against plain decoding

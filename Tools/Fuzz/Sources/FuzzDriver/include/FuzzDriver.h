@@ -1,0 +1,1 @@
+// The libFuzzer entry of each fuzz target; see driver.c.
