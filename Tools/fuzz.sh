@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets (Tools/Fuzz) with libFuzzer and AddressSanitizer and runs each on its
 # corpus with the header dictionary: `Tools/fuzz.sh [seconds per target] [target ...]`.
-# New inputs that raise coverage are added to Tools/Fuzz/Corpus/<target>; a crash is written as
+# New inputs that raise coverage go to Tools/Fuzz/.build/corpus/<target> (the committed seed corpus,
+# Tools/Fuzz/Corpus/<target>, is only read); a crash is written as
 # Tools/Fuzz/crash-* (copy it into Tools/Fuzz/Regressions/<target> once fixed, so `swift test`
 # replays it). Each target's last lines (executions, coverage) go to Tools/Fuzz/last-run-<target>.txt.
 set -euo pipefail
@@ -16,8 +17,9 @@ swift build --package-path Tools/Fuzz -c release -Xswiftc -sanitize=fuzzer,addre
 # A crashing Swift process would otherwise be held for minutes producing a backtrace.
 export SWIFT_BACKTRACE=enable=no
 for target in ${targets[@]}; do
-  mkdir -p "Tools/Fuzz/Corpus/$target"
-  (cd Tools/Fuzz && ".build/release/$target" "Corpus/$target" -dict=fuzz.dict -max_total_time="$seconds" \
+  mkdir -p "Tools/Fuzz/.build/corpus/$target"
+  (cd Tools/Fuzz && ".build/release/$target" ".build/corpus/$target" "Corpus/$target" -dict=fuzz.dict \
+     -max_total_time="$seconds" \
      -print_final_stats=1 -rss_limit_mb=4096 2>&1 | tail -25 > "last-run-$target.txt")
   echo "== $target"; grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb)|cov:" "Tools/Fuzz/last-run-$target.txt" | tail -3
 done

@@ -13,8 +13,9 @@ final class HTTPCache: CacheClearingParticipant {
     let memory: MemoryStore<StoredResponse>
     let disk: DiskStore
     private let environment: CacheEnvironment
-    /// Bumped by every clear and invalidation: a fetch that started before one does not store.
-    private let generationCounter = Atomic<Int>(0)
+    /// What keeps a fetch from storing: a clear keeps out every fetch that started before it; an
+    /// invalidation (an unsafe method, RFC 9111 §4.4) only the fetches of the keys it names.
+    private let barriers = Mutex(Barriers())
     /// The features whose requests went through this cache: its statistics count only theirs, so
     /// two REST clients sharing an environment (the app's and a kit's) do not report each other's.
     private let features = Mutex<Set<String>>([])
@@ -41,15 +42,48 @@ final class HTTPCache: CacheClearingParticipant {
 
     static func key(forURL urlString: String) -> String { "GET " + urlString }
 
-    var generation: Int { generationCounter.load(ordering: .acquiring) }
+    /// A sequence number bumped by every clear and invalidation; a fetch reads it when it starts.
+    var generation: Int { barriers.withLock { $0.sequence } }
+
+    struct Barriers {
+        /// The latest clear or invalidation.
+        var sequence = 0
+        /// The sequence number of the latest clear.
+        var cleared = 0
+        /// The sequence number of each key's latest invalidation.
+        var invalidated: [String: Int] = [:]
+
+        /// How many invalidated keys are remembered; past that, one barrier for every key replaces
+        /// them (it keeps out more than needed, never less).
+        static let keyLimit = 4_096
+
+        /// Whether a fetch of `key` that started at `sequence` may store its response.
+        func allowsStore(of key: String, startedIn sequence: Int) -> Bool {
+            cleared <= sequence && (invalidated[key] ?? 0) <= sequence
+        }
+
+        mutating func clear() {
+            sequence += 1
+            cleared = sequence
+            invalidated.removeAll()
+        }
+
+        mutating func invalidate(_ key: String) {
+            sequence += 1
+            if invalidated.count >= Self.keyLimit {
+                cleared = sequence
+                invalidated.removeAll()
+            } else {
+                invalidated[key] = sequence
+            }
+        }
+    }
 
     /// The HTTP-level counters of one feature's requests through this cache.
     func metrics(feature: String) -> CacheMetrics {
         features.withLock { _ = $0.insert(feature) }
         return environment.metrics.metrics(store: "http", feature: feature)
     }
-
-    private func invalidateInFlight() { generationCounter.wrappingAdd(1, ordering: .releasing) }
 
     // MARK: Lookup and store
 
@@ -72,11 +106,13 @@ final class HTTPCache: CacheClearingParticipant {
         return (response, entry.metadata)
     }
 
-    /// Stores a response unless a clear happened since `generation` was read.
+    /// Stores a response unless a clear, or an invalidation of this key, happened since
+    /// `generation` was read.
     func store(_ response: StoredResponse, forKey key: String, metadata: CacheEntryMetadata, uplifted: Bool,
                startedIn generation: Int) {
-        guard generation == self.generation else {
-            environment.logger.debug("Response arrived after a clear; not stored", metadata: ["key": "\(RedactedKey(key))"])
+        guard barriers.withLock({ $0.allowsStore(of: key, startedIn: generation) }) else {
+            environment.logger.debug("Response arrived after a clear or an invalidation of its URL; not stored",
+                                     metadata: ["key": "\(RedactedKey(key))"])
             return
         }
         memory.set(response, forKey: key, metadata: metadata)
@@ -109,9 +145,10 @@ final class HTTPCache: CacheClearingParticipant {
         return CacheEntryMetadata(storedAt: storedAt, expiresAt: response.headerExpiry, timeout: .useDefault, scope: scope)
     }
 
-    /// Removes what an unsafe request changed (RFC 9111 §4.4).
+    /// Removes what an unsafe request changed (RFC 9111 §4.4): this key only; a fetch of it that
+    /// started before is not stored, fetches of other keys are untouched.
     func invalidate(_ key: String) {
-        invalidateInFlight()
+        barriers.withLock { $0.invalidate(key) }
         memory.remove(key)
         do { try disk.remove(key) } catch {
             environment.logger.error("Could not invalidate an HTTP cache entry on disk", metadata: ["error": "\(error)"])
@@ -121,13 +158,13 @@ final class HTTPCache: CacheClearingParticipant {
     // MARK: CacheClearingParticipant
 
     func clearAll() async throws {
-        invalidateInFlight()
+        barriers.withLock { $0.clear() }
         memory.removeAll()
         try disk.removeAll()
     }
 
     func clear(forAccountId accountId: String) async throws {
-        invalidateInFlight()
+        barriers.withLock { $0.clear() }
         memory.removeAll(matching: .account(accountId))
         try disk.removeAll(matching: .account(accountId))
     }
@@ -135,7 +172,7 @@ final class HTTPCache: CacheClearingParticipant {
     /// Removes the entries declared with `Cacheable(key:)` equal to `key`, and the entry stored for
     /// `key` taken as a URL.
     func clear(forKey key: String) async throws {
-        invalidateInFlight()
+        barriers.withLock { $0.clear() }
         for storeKey in [key, "GET \(key)"] {
             memory.remove(storeKey)
             try disk.remove(storeKey)

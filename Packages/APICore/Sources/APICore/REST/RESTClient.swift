@@ -276,11 +276,43 @@ public final class RESTClient: Sendable {
     private func fetch<R>(_ request: APIRequest<R>, _ prepared: Prepared, conditional: StoredResponse?, store: Bool)
         async throws(APIError) -> Exchange
     {
+        guard let requestKey = Self.coalescingKey(prepared.fields) else {
+            return try await exchange(request, prepared, conditional: conditional, store: store)
+        }
         let flightKey = [prepared.key, prepared.requester ?? "", store ? "store" : "transient",
-                         conditional?.eTag ?? "", conditional?.lastModified ?? ""].joined(separator: "\u{1F}")
+                         conditional?.eTag ?? "", conditional?.lastModified ?? "", requestKey].joined(separator: "\u{1F}")
         return try await inFlight.run(flightKey) { () async throws(APIError) -> Exchange in
             try await self.exchange(request, prepared, conditional: conditional, store: store)
         }
+    }
+
+    /// Request fields that never change the response, so requests differing only in them may share
+    /// one fetch: connection management, tracing and the client's identification.
+    static let fieldsIgnoredForCoalescing: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "via",
+        "user-agent", "traceparent", "tracestate", "x-request-id", "content-length", "host",
+    ]
+
+    /// Request fields that make a request its own: the caller's validators and ranges ask for a
+    /// response that depends on what the caller holds (a 304, a 206), never to be handed to another.
+    static let fieldsThatNeverCoalesce: Set<HTTPField.Name> = [
+        .ifNoneMatch, .ifModifiedSince, .ifMatch, .ifUnmodifiedSince, .ifRange, .range,
+    ]
+
+    /// What two concurrent requests for one URL must share to be merged into one fetch: every
+    /// request field (names lower-cased, values as sent, in order) but those in
+    /// ``fieldsIgnoredForCoalescing`` — before the response is known, any other field may be one it
+    /// varies on (`Accept-Language`, `Accept`, `Authorization`, `Cookie`). `nil` for a request that
+    /// must go on its own (``fieldsThatNeverCoalesce``).
+    static func coalescingKey(_ fields: HTTPFields) -> String? {
+        var parts: [String] = []
+        for field in fields {
+            if fieldsThatNeverCoalesce.contains(field.name) { return nil }
+            let name = field.name.canonicalName
+            guard !fieldsIgnoredForCoalescing.contains(name) else { continue }
+            parts.append(name + ":" + field.value)
+        }
+        return parts.sorted().joined(separator: "\u{1E}")
     }
 
     private func exchange<R>(_ request: APIRequest<R>, _ prepared: Prepared, conditional: StoredResponse?, store: Bool)
