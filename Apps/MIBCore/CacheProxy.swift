@@ -90,10 +90,10 @@ final class ProxyResponder: HTTPResponder {
         let base = configuration.upstream.absoluteString
         let url = (base.hasSuffix("/") ? String(base.dropLast()) : base) + request.uri.description
         let client = client(for: request.headers[.authorization])
-        let policy = Self.policy(for: request.headers)
         do {
-            let response = try await client.forward(method: request.method, url: url, headerFields: fields, body: body,
-                                                    policy: policy)
+            // The request's own Cache-Control (no-cache, max-age, max-stale, min-fresh, only-if-cached,
+            // no-store) is honoured by the client itself.
+            let response = try await client.forward(method: request.method, url: url, headerFields: fields, body: body)
             var headers = Self.forwardedFields(response.headerFields)
             // URLSession hands over bodies already decoded, so their encoding no longer applies.
             headers[.contentEncoding] = nil
@@ -119,17 +119,6 @@ final class ProxyResponder: HTTPResponder {
             clients[key] = client
             return client
         }
-    }
-
-    /// The request's own `Cache-Control` (and `Pragma`) as a cache policy (RFC 9111 §5.2.1).
-    static func policy(for fields: HTTPFields) -> CachePolicy {
-        let directives = Set((fields[values: .cacheControl] + fields[values: ProxyHeader.pragma])
-            .flatMap { $0.split(separator: ",") }
-            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
-        if directives.contains("no-store") { return .fetchIgnoringCacheCompletely }
-        if directives.contains("no-cache") || directives.contains("max-age=0") { return .fetchIgnoringCacheData }
-        if directives.contains("only-if-cached") { return .returnCacheDataDontFetch }
-        return .returnCacheDataElseFetch
     }
 
     /// `fields` without the hop-by-hop ones (RFC 9110 §7.6.1), those `Connection` names, `Host` and
@@ -164,8 +153,6 @@ final class ProxyResponder: HTTPResponder {
 
 /// The `X-Cache` field the proxy adds.
 public enum ProxyHeader {
-    /// `Pragma` (HTTP/1.0's `no-cache`).
-    static let pragma = HTTPField.Name("Pragma") ?? .cacheControl  // always valid; `??` avoids a force unwrap
     /// `X-Cache`.
     public static let xCache = HTTPField.Name("X-Cache") ?? .via  // always valid; `?? .via` avoids a force unwrap
 

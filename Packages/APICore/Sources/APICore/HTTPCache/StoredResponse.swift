@@ -35,6 +35,12 @@ struct StoredResponse: Sendable, Hashable {
             && vary["*"] == nil
     }
 
+    /// Whether `stale-if-error` (RFC 5861 §4) lets it answer for a 5xx at `now`.
+    func allowsStale(byErrorAt now: Date) -> Bool {
+        guard let window = cacheControl.staleIfError, !cacheControl.mustRevalidate, !cacheControl.noCache else { return false }
+        return now.timeIntervalSince(headerExpiry) <= TimeInterval(window)
+    }
+
     /// Whether it may be served stale when the server cannot be reached (RFC 9111 §4.2.4).
     var allowsStaleOnError: Bool {
         let directives = cacheControl
@@ -111,7 +117,7 @@ extension StoredResponse {
     /// The response's fields as served from the cache at `now`, with `Age` set to its current age in
     /// whole seconds (RFC 9111 §4.2.3 and §5.1: a cache generates `Age` when it reuses a response).
     func fieldsServed(at now: Date) -> HTTPFields {
-        let currentAge = correctedInitialAge + max(0, now.timeIntervalSince(responseTime))
+        let currentAge = currentAge(at: now)
         var fields = headerFields
         fields[.age] = DeltaSeconds.string(currentAge)
         return fields
@@ -123,14 +129,27 @@ extension StoredResponse {
         return responseTime.addingTimeInterval(max(0, freshnessLifetime - correctedInitialAge))
     }
 
-    /// Whether the headers let a private cache store it at all (`no-store` never is), and whether
-    /// it is worth storing: fresh for a while, or revalidatable.
+    /// Whether the headers let a private cache store it (RFC 9111 §3): a status the cache
+    /// understands, no `no-store`, and explicit freshness (`max-age`, `Expires`) whatever the status;
+    /// otherwise, for the heuristically cacheable statuses only, validators or a heuristic lifetime.
     var isStorableByHeaders: Bool {
         guard Self.storableStatuses.contains(status), !cacheControl.noStore else { return false }
-        return hasValidators || freshnessLifetime > 0
+        if hasExplicitFreshness { return true }
+        return Self.heuristicallyCacheable.contains(status) && (hasValidators || freshnessLifetime > 0)
     }
 
-    static let storableStatuses: Set<Int> = [200, 203]
+    /// `max-age` or `Expires` is present.
+    var hasExplicitFreshness: Bool { cacheControl.maxAge != nil || headerFields[.expires] != nil }
+
+    /// How old the response is at `now` (RFC 9111 §4.2.3, `current_age`).
+    func currentAge(at now: Date) -> TimeInterval {
+        correctedInitialAge + max(0, now.timeIntervalSince(responseTime))
+    }
+
+    /// The final statuses this cache stores: what it understands, so not 206 (ranges are never
+    /// combined) nor 304 (it only updates a stored response).
+    static let storableStatuses: Set<Int> = [200, 203, 204, 300, 301, 302, 303, 307, 308, 404, 405, 410, 414,
+                                             500, 501, 502, 503, 504]
     static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
 }
 

@@ -130,23 +130,40 @@ public final class RESTClient: Sendable {
         let started = ContinuousClock.now
         let prepared = try await prepare(request)
         guard request.method == .get else { return try await sendUncached(request, prepared) }
+        // The caller's own Cache-Control (RFC 9111 §5.2.1) narrows the policy.
+        var directives = CacheControl(request.headerFields)
+        // HTTP/1.0's `Pragma: no-cache` counts only where there is no Cache-Control (RFC 9111 §5.4).
+        if request.headerFields[.cacheControl] == nil, let pragma = HTTPField.Name("Pragma"),
+           request.headerFields[values: pragma].contains(where: { $0.lowercased().contains("no-cache") }) {
+            directives.noCache = true
+        }
+        var policy = policy
+        if directives.noStore { policy = .fetchIgnoringCacheCompletely }
+        if directives.onlyIfCached, policy == .returnCacheDataElseFetch { policy = .returnCacheDataDontFetch }
         let metrics = cache.metrics(feature: request.feature)
         var stale: StoredResponse?
         if policy == .returnCacheDataElseFetch || policy == .returnCacheDataAndFetch || policy == .returnCacheDataDontFetch,
            let (stored, metadata) = cache.lookup(prepared.key, requester: prepared.requester, requestFields: prepared.fields) {
-            if metadata.isFresh(at: environment.clock.now()) {
+            let now = environment.clock.now()
+            let use = Self.reuse(stored, metadata, at: now, request: directives)
+            if use != .revalidate {
                 do throws(APIError) {
-                    let value = try request.decode(stored.body)
+                    let response = try cachedResponse(stored, for: request, at: now, isStale: use != .fresh)
                     metrics.recordHit()
                     metrics.recordRequestSaved(bytesSaved: stored.body.count)
                     environment.metrics.latency(feature: request.feature, source: .cache).record(ContinuousClock.now - started)
-                    if policy == .returnCacheDataAndFetch { refreshInBackground(request, prepared, conditional: stored) }
-                    return APIResponse(value: value, source: .cache, isStale: false, status: stored.status,
-                                       headerFields: stored.fieldsServed(at: environment.clock.now()))
-                } catch {
+                    if policy == .returnCacheDataAndFetch || use == .staleWhileRevalidating {
+                        refreshInBackground(request, prepared, conditional: stored)
+                    }
+                    return response
+                } catch .decoding(let path, let reason) {
                     environment.logger.warning("Dropped a cached response that no longer decodes",
-                                               metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(error)"])
+                                               metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(path): \(reason)"])
                     cache.invalidate(prepared.key)
+                } catch {
+                    // A stored non-2xx response: the caller sees its typed error, as from the network.
+                    metrics.recordHit()
+                    throw error
                 }
             } else {
                 metrics.recordExpiration()
@@ -162,17 +179,68 @@ public final class RESTClient: Sendable {
             let exchange = try await fetch(request, prepared, conditional: conditional,
                                            store: policy != .fetchIgnoringCacheCompletely)
             environment.metrics.latency(feature: request.feature, source: .network).record(ContinuousClock.now - started)
+            // stale-if-error (RFC 5861 §4): a 5xx may be answered with the stale response instead.
+            if [500, 502, 503, 504].contains(exchange.status), let stale, policy == .returnCacheDataElseFetch,
+               !directives.noCache, directives.maxAge == nil,
+               stale.allowsStale(byErrorAt: environment.clock.now()),
+               let response = try? cachedResponse(stale, for: request, at: environment.clock.now(), isStale: true) {
+                return response
+            }
             return try response(from: exchange, for: request)
         } catch .transport(let error) {
-            guard let stale, stale.allowsStaleOnError, policy != .fetchIgnoringCacheData,
-                  policy != .fetchIgnoringCacheCompletely, let value = try? request.decode(stale.body) else {
+            // A request that asked for validation (no-cache, max-age) never gets a stale response.
+            guard let stale, stale.allowsStaleOnError, !directives.noCache, directives.maxAge == nil,
+                  policy != .fetchIgnoringCacheData,
+                  policy != .fetchIgnoringCacheCompletely,
+                  let response = try? cachedResponse(stale, for: request, at: environment.clock.now(), isStale: true) else {
                 throw .transport(error)
             }
             environment.logger.info("Served a stale response: the server could not be reached",
                                     metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(error)"])
-            return APIResponse(value: value, source: .cache, isStale: true, status: stale.status,
-                               headerFields: stale.fieldsServed(at: environment.clock.now()))
+            return response
         }
+    }
+
+    /// How a stored response may be used for a request, by RFC 9111 §4.2 and the request's own
+    /// directives: as it is (fresh), stale because the request or `stale-while-revalidate` allows
+    /// it, or not without asking the origin.
+    enum Reuse: Equatable {
+        case fresh
+        case staleAllowedByRequest
+        case staleWhileRevalidating
+        case revalidate
+    }
+
+    static func reuse(_ stored: StoredResponse, _ metadata: CacheEntryMetadata, at now: Date, request: CacheControl) -> Reuse {
+        // The request's no-cache, or a max-age the response is older than, always goes to the origin
+        // (with the stored validators).
+        if request.noCache { return .revalidate }
+        // max-age=0 always revalidates, as browsers do ("reload"), whatever the whole-second age.
+        if let maxAge = request.maxAge, maxAge == 0 || stored.currentAge(at: now) > TimeInterval(maxAge) { return .revalidate }
+        let remaining = metadata.expiresAt.map { $0.timeIntervalSince(now) } ?? .infinity
+        if remaining > 0 {
+            if let minFresh = request.minFresh, remaining < TimeInterval(minFresh) { return .revalidate }
+            return .fresh
+        }
+        let response = stored.cacheControl
+        guard !response.mustRevalidate, !response.noCache else { return .revalidate }
+        let staleness = -remaining
+        if let maxStale = request.maxStale, staleness <= TimeInterval(maxStale) { return .staleAllowedByRequest }
+        if let window = response.staleWhileRevalidate, staleness <= TimeInterval(window) { return .staleWhileRevalidating }
+        return .revalidate
+    }
+
+    /// A stored response as the caller receives it: its value (or, for a stored non-2xx status,
+    /// the same typed error the network would have given), with `Age` generated.
+    /// - Throws: ``APIError/decoding(path:reason:)`` when the stored body no longer decodes.
+    private func cachedResponse<R>(_ stored: StoredResponse, for request: APIRequest<R>, at now: Date, isStale: Bool)
+        throws(APIError) -> APIResponse<R>
+    {
+        guard (200..<300).contains(stored.status) || request.returnsAnyStatus else {
+            throw APIError(status: stored.status, body: stored.body)
+        }
+        return APIResponse(value: try request.decode(stored.body), source: .cache, isStale: isStale, status: stored.status,
+                           headerFields: stored.fieldsServed(at: now))
     }
 
     /// Stale-while-revalidate: the cached response at once (fresh, or stale when its headers allow
@@ -345,15 +413,15 @@ public final class RESTClient: Sendable {
             return Exchange(status: merged.status, headerFields: merged.headerFields, body: merged.body,
                             source: .revalidated, decoded: try? request.decode(merged.body))
         }
-        guard (200..<300).contains(response.status) else {
-            return Exchange(status: response.status, headerFields: response.headerFields, body: response.body, source: .network)
-        }
-        let decoded = try? request.decode(response.body)
+        // Any final response the headers allow is stored, whatever its status (RFC 9111 §3); a
+        // success only when it decodes. A caller still receives a non-2xx as its typed error.
+        let isSuccess = (200..<300).contains(response.status)
+        let decoded = isSuccess ? try? request.decode(response.body) : nil
         let stored = StoredResponse(status: response.status, headerFields: response.headerFields, body: response.body,
                                     requestTime: requestTime, responseTime: responseTime, requestFields: fields)
-        let declared = request.cacheable?.timeout != nil && StoredResponse.storableStatuses.contains(response.status)
+        let declared = request.cacheable?.timeout != nil && [200, 203].contains(response.status)
             && !stored.cacheControl.noStore
-        if store, decoded != nil, declared || stored.isStorableByHeaders {
+        if store, decoded != nil || !isSuccess, declared || stored.isStorableByHeaders {
             cache.store(stored, forKey: prepared.key,
                         metadata: cache.metadata(for: stored, cacheable: request.cacheable, feature: request.feature,
                                                  scope: prepared.scope),

@@ -1,0 +1,115 @@
+@testable import APICore
+import APICoreTesting
+import CacheKitTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Synchronization
+import Testing
+
+/// A switch a test flips and a route reads.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    var isOn: Bool { value.withLock { $0 } }
+    func turnOn() { value.withLock { $0 = true } }
+}
+
+/// What RFC 9111 and RFC 5861 let a private cache store and reuse, over real HTTP.
+@Suite(.timeLimit(.minutes(3))) struct HTTPDirectiveTests {
+    static func get(_ fixture: ClientFixture, _ server: TestServer, _ path: String, _ fields: HTTPFields = [:]) async throws
+        -> APIResponse<Data>
+    {
+        try await fixture.client.forward(method: .get, url: server.baseURL.absoluteString + path, headerFields: fields, body: nil)
+    }
+
+    @Test func anyFinalStatusWithExplicitFreshnessIsStoredAndAKitStillGetsItsTypedError() async throws {
+        try await withTestServer({ router in
+            router.get("gone") { _, _ in reply(.notFound, #"{"success":false,"error":{"code":"NOT_FOUND","message":"no"}}"#,
+                                               [.cacheControl: "max-age=100000"]) }
+            router.get("broken") { _, _ in reply(.internalServerError, "oops", [.cacheControl: "max-age=100000"]) }
+            router.get("redirect") { _, _ in reply(.movedPermanently, "", [.location: "/elsewhere"]) }
+            router.get("partial") { _, _ in
+                reply(.partialContent, "ab", [.cacheControl: "max-age=100000", .contentRange: "bytes 0-1/10"])
+            }
+        }) { server in
+            let fixture = try ClientFixture(baseURL: server.baseURL, transport: URLSessionTransport(followsRedirects: false))
+            for path in ["/gone", "/broken"] {
+                _ = try await Self.get(fixture, server, path)
+                let again = try await Self.get(fixture, server, path)
+                #expect(again.source == .cache, "\(path) was not stored")
+                #expect(server.count(path) == 1)
+            }
+            // A kit's typed request receives the stored 404 as the error the network gave.
+            await #expect(throws: APIError.server(ServerError(status: 404, code: "NOT_FOUND", message: "no"))) {
+                try await fixture.client.send(.item("/gone"))
+            }
+            #expect(server.count("/gone") == 1)
+            // A 301 is heuristically cacheable but has neither freshness nor validators here: not stored.
+            _ = try await Self.get(fixture, server, "/redirect")
+            #expect(try await Self.get(fixture, server, "/redirect").source == .network)
+            // 206 is never stored (ranges are not combined).
+            _ = try await Self.get(fixture, server, "/partial")
+            #expect(try await Self.get(fixture, server, "/partial").source == .network)
+        }
+    }
+
+    @Test func requestDirectivesNoCacheMaxAgeMinFreshMaxStaleAndOnlyIfCached() async throws {
+        try await withTestServer({ router in
+            router.get("doc") { request, _ in
+                if request.headers[.ifNoneMatch] == "\"v1\"" { return reply(.notModified, "", [.eTag: "\"v1\"", .cacheControl: "max-age=100"]) }
+                return reply(.ok, "doc", [.eTag: "\"v1\"", .cacheControl: "max-age=100"])
+            }
+        }) { server in
+            let fixture = try ClientFixture(baseURL: server.baseURL)
+            await #expect(throws: APIError.notCached) { try await Self.get(fixture, server, "/doc", [.cacheControl: "only-if-cached"]) }
+            _ = try await Self.get(fixture, server, "/doc")
+            #expect(try await Self.get(fixture, server, "/doc", [.cacheControl: "only-if-cached"]).source == .cache)
+            // no-cache and max-age=0 revalidate with the stored validators: the origin can answer 304.
+            for directive in ["no-cache", "max-age=0"] {
+                let response = try await Self.get(fixture, server, "/doc", [.cacheControl: directive])
+                #expect(response.source == .revalidated, "\(directive)")
+                #expect(server.requests.last?.headerFields[.ifNoneMatch] == "\"v1\"", "\(directive)")
+            }
+            fixture.clock.advance(by: 50)
+            // 50 s old, 50 s left: min-fresh=60 asks the origin, max-age=30 too, max-age=60 does not.
+            #expect(try await Self.get(fixture, server, "/doc", [.cacheControl: "min-fresh=60"]).source == .revalidated)
+            fixture.clock.advance(by: 50)
+            #expect(try await Self.get(fixture, server, "/doc", [.cacheControl: "max-age=30"]).source == .revalidated)
+            fixture.clock.advance(by: 50)
+            #expect(try await Self.get(fixture, server, "/doc", [.cacheControl: "max-age=60"]).source == .cache)
+            // 150 s after the last revalidation: stale by 50 s; max-stale=60 accepts it, max-stale=10 does not.
+            fixture.clock.advance(by: 100)
+            let accepted = try await Self.get(fixture, server, "/doc", [.cacheControl: "max-stale=60"])
+            #expect(accepted.source == .cache && accepted.isStale)
+            #expect(try await Self.get(fixture, server, "/doc", [.cacheControl: "max-stale=10"]).source == .revalidated)
+        }
+    }
+
+    @Test func staleWhileRevalidateAndStaleIfError() async throws {
+        let failing = Flag()
+        try await withTestServer({ router in
+            router.get("swr") { _, _ in reply(.ok, "swr", [.cacheControl: "max-age=10, stale-while-revalidate=60"]) }
+            router.get("sie") { _, _ in
+                if failing.isOn { return reply(.serviceUnavailable, "down") }
+                return reply(.ok, "sie", [.cacheControl: "max-age=10, stale-if-error=60"])
+            }
+        }) { server in
+            let fixture = try ClientFixture(baseURL: server.baseURL)
+            _ = try await Self.get(fixture, server, "/swr")
+            fixture.clock.advance(by: 30)
+            let swr = try await Self.get(fixture, server, "/swr")
+            #expect(swr.source == .cache && swr.isStale, "within stale-while-revalidate: served stale at once")
+            try await waitUntil("the background revalidation") { server.count("/swr") == 2 }
+            fixture.clock.advance(by: 100)
+            #expect(try await Self.get(fixture, server, "/swr").source == .network, "past the window: fetched")
+
+            _ = try await Self.get(fixture, server, "/sie")
+            failing.turnOn()
+            fixture.clock.advance(by: 30)
+            let sie = try await Self.get(fixture, server, "/sie")
+            #expect(sie.status == 200 && sie.isStale, "a 503 within stale-if-error is answered with the stale response")
+            fixture.clock.advance(by: 100)
+            #expect(try await Self.get(fixture, server, "/sie").status == 503, "past stale-if-error: the 503")
+        }
+    }
+}
