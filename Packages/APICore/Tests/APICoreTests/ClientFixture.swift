@@ -3,6 +3,7 @@ import APICoreTesting
 import CacheKit
 import CacheKitTesting
 import Foundation
+import HTTPTypes
 import Logging
 
 /// A REST client wired for tests: a manual clock, a recording sleeper, a token provider the test
@@ -32,6 +33,13 @@ struct ClientFixture {
     /// The HTTP-level counts of a feature.
     func counts(feature: String = "rest") -> CacheStatistics {
         environment.metrics.metrics(store: "http", feature: feature).snapshot()
+    }
+}
+
+extension ClientFixture {
+    /// GETs `path` of `server` with `fields` through the client's `forward`, as `mib proxy` does.
+    func get(_ server: TestServer, _ path: String, _ fields: HTTPFields = [:]) async throws -> APIResponse<Data> {
+        try await client.forward(method: .get, url: server.baseURL.absoluteString + path, headerFields: fields, body: nil)
     }
 }
 

@@ -9,13 +9,6 @@ import Testing
 /// Concurrent requests share one fetch only when they would get the same response, and an unsafe
 /// method invalidates only the URLs it names. Over real HTTP, through `forward` (`mib proxy`'s path).
 @Suite(.timeLimit(.minutes(3))) struct HTTPCoalescingTests {
-    /// Sends `fields` to `path` through the client, as the proxy does.
-    static func get(_ fixture: ClientFixture, _ server: TestServer, _ path: String, _ fields: HTTPFields = [:]) async throws
-        -> APIResponse<Data>
-    {
-        try await fixture.client.forward(method: .get, url: server.baseURL.absoluteString + path, headerFields: fields, body: nil)
-    }
-
     static func text(_ response: APIResponse<Data>) -> String { String(decoding: response.value, as: UTF8.self) }
 
     @Test func requestsThatDifferInAHeaderTheResponseVariesOnAreNotMerged() async throws {
@@ -28,8 +21,8 @@ import Testing
             }
         }) { server in
             let fixture = try ClientFixture(baseURL: server.baseURL)
-            let english = Task { try await Self.get(fixture, server, "/lang", [.acceptLanguage: "en"]) }
-            let german = Task { try await Self.get(fixture, server, "/lang", [.acceptLanguage: "de"]) }
+            let english = Task { try await fixture.get(server, "/lang", [.acceptLanguage: "en"]) }
+            let german = Task { try await fixture.get(server, "/lang", [.acceptLanguage: "de"]) }
             try await waitUntil("both languages reached the origin") { server.count("/lang") == 2 }
             gate.open()
             #expect(Self.text(try await english.value) == "hello in en")
@@ -50,9 +43,9 @@ import Testing
             }
         }) { server in
             let fixture = try ClientFixture(baseURL: server.baseURL)
-            let conditional = Task { try await Self.get(fixture, server, "/doc", [.ifNoneMatch: "\"v1\""]) }
-            let ranged = Task { try await Self.get(fixture, server, "/doc", [.range: "bytes=0-1"]) }
-            let plain = Task { try await Self.get(fixture, server, "/doc") }
+            let conditional = Task { try await fixture.get(server, "/doc", [.ifNoneMatch: "\"v1\""]) }
+            let ranged = Task { try await fixture.get(server, "/doc", [.range: "bytes=0-1"]) }
+            let plain = Task { try await fixture.get(server, "/doc") }
             try await waitUntil("the three requests reached the origin") { server.count("/doc") == 3 }
             gate.open()
             let full = try await plain.value
@@ -61,10 +54,10 @@ import Testing
             let partial = try await ranged.value
             #expect(partial.status == 206 && Self.text(partial) == "fu")
             // Later: the plain GET is answered from the cache, never with the partial or the 304.
-            let cached = try await Self.get(fixture, server, "/doc")
+            let cached = try await fixture.get(server, "/doc")
             #expect(cached.source == .cache && Self.text(cached) == "full")
             // A Range request never gets another request's partial response.
-            let rangedAgain = try await Self.get(fixture, server, "/doc", [.range: "bytes=0-1"])
+            let rangedAgain = try await fixture.get(server, "/doc", [.range: "bytes=0-1"])
             #expect(rangedAgain.status != 206 || Self.text(rangedAgain) == "fu")
         }
     }
@@ -83,7 +76,7 @@ import Testing
                 Task {
                     var mine = fields
                     mine[.userAgent] = "probe-\(index)"  // not a field a response varies on
-                    return try await Self.get(fixture, server, "/same", mine)
+                    return try await fixture.get(server, "/same", mine)
                 }
             }
             try await waitUntil("200 callers sharing one fetch") { fixture.client.inFlight.waiterCount == 200 }
@@ -110,17 +103,17 @@ import Testing
                 _ = try await fixture.client.forward(method: .post, url: base + path, headerFields: [:], body: Data())
             }
             // A slow GET of /a?slow while a POST to /b succeeds: /a?slow is still stored.
-            let slow = Task { try await Self.get(fixture, server, "/a?slow") }
+            let slow = Task { try await fixture.get(server, "/a?slow") }
             try await waitUntil("the slow GET reached the origin") { server.count("/a") == 1 }
             try await post("/b")
             gate.open()
             _ = try await slow.value
-            #expect(try await Self.get(fixture, server, "/a?slow").source == .cache, "a POST to /b kept /a from being stored")
+            #expect(try await fixture.get(server, "/a?slow").source == .cache, "a POST to /b kept /a from being stored")
             // A POST whose Location names /c (same origin) invalidates /c, and only it.
-            _ = try await Self.get(fixture, server, "/c")
+            _ = try await fixture.get(server, "/c")
             try await post("/moves-c")
-            #expect(try await Self.get(fixture, server, "/c").source == .network)
-            #expect(try await Self.get(fixture, server, "/a?slow").source == .cache)
+            #expect(try await fixture.get(server, "/c").source == .network)
+            #expect(try await fixture.get(server, "/a?slow").source == .cache)
         }
     }
 
@@ -134,12 +127,12 @@ import Testing
             router.post("a") { _, _ in reply(.noContent) }
         }) { server in
             let fixture = try ClientFixture(baseURL: server.baseURL)
-            let slow = Task { try await Self.get(fixture, server, "/a") }
+            let slow = Task { try await fixture.get(server, "/a") }
             try await waitUntil("the slow GET reached the origin") { server.count("/a") == 1 }
             _ = try await fixture.client.forward(method: .post, url: server.baseURL.absoluteString + "/a", headerFields: [:], body: Data())
             gate.open()
             _ = try await slow.value
-            #expect(try await Self.get(fixture, server, "/a").source == .network)
+            #expect(try await fixture.get(server, "/a").source == .network)
         }
     }
 }

@@ -16,12 +16,6 @@ final class Flag: Sendable {
 
 /// What RFC 9111 and RFC 5861 let a private cache store and reuse, over real HTTP.
 @Suite(.timeLimit(.minutes(3))) struct HTTPDirectiveTests {
-    static func get(_ fixture: ClientFixture, _ server: TestServer, _ path: String, _ fields: HTTPFields = [:]) async throws
-        -> APIResponse<Data>
-    {
-        try await fixture.client.forward(method: .get, url: server.baseURL.absoluteString + path, headerFields: fields, body: nil)
-    }
-
     @Test func anyFinalStatusWithExplicitFreshnessIsStoredAndAKitStillGetsItsTypedError() async throws {
         try await withTestServer({ router in
             router.get("gone") { _, _ in reply(.notFound, #"{"success":false,"error":{"code":"NOT_FOUND","message":"no"}}"#,
@@ -34,8 +28,8 @@ final class Flag: Sendable {
         }) { server in
             let fixture = try ClientFixture(baseURL: server.baseURL, transport: URLSessionTransport(followsRedirects: false))
             for path in ["/gone", "/broken"] {
-                _ = try await Self.get(fixture, server, path)
-                let again = try await Self.get(fixture, server, path)
+                _ = try await fixture.get(server, path)
+                let again = try await fixture.get(server, path)
                 #expect(again.source == .cache, "\(path) was not stored")
                 #expect(server.count(path) == 1)
             }
@@ -45,11 +39,11 @@ final class Flag: Sendable {
             }
             #expect(server.count("/gone") == 1)
             // A 301 is heuristically cacheable but has neither freshness nor validators here: not stored.
-            _ = try await Self.get(fixture, server, "/redirect")
-            #expect(try await Self.get(fixture, server, "/redirect").source == .network)
+            _ = try await fixture.get(server, "/redirect")
+            #expect(try await fixture.get(server, "/redirect").source == .network)
             // 206 is never stored (ranges are not combined).
-            _ = try await Self.get(fixture, server, "/partial")
-            #expect(try await Self.get(fixture, server, "/partial").source == .network)
+            _ = try await fixture.get(server, "/partial")
+            #expect(try await fixture.get(server, "/partial").source == .network)
         }
     }
 
@@ -61,27 +55,27 @@ final class Flag: Sendable {
             }
         }) { server in
             let fixture = try ClientFixture(baseURL: server.baseURL)
-            await #expect(throws: APIError.notCached) { try await Self.get(fixture, server, "/doc", [.cacheControl: "only-if-cached"]) }
-            _ = try await Self.get(fixture, server, "/doc")
-            #expect(try await Self.get(fixture, server, "/doc", [.cacheControl: "only-if-cached"]).source == .cache)
+            await #expect(throws: APIError.notCached) { try await fixture.get(server, "/doc", [.cacheControl: "only-if-cached"]) }
+            _ = try await fixture.get(server, "/doc")
+            #expect(try await fixture.get(server, "/doc", [.cacheControl: "only-if-cached"]).source == .cache)
             // no-cache and max-age=0 revalidate with the stored validators: the origin can answer 304.
             for directive in ["no-cache", "max-age=0"] {
-                let response = try await Self.get(fixture, server, "/doc", [.cacheControl: directive])
+                let response = try await fixture.get(server, "/doc", [.cacheControl: directive])
                 #expect(response.source == .revalidated, "\(directive)")
                 #expect(server.requests.last?.headerFields[.ifNoneMatch] == "\"v1\"", "\(directive)")
             }
             fixture.clock.advance(by: 50)
             // 50 s old, 50 s left: min-fresh=60 asks the origin, max-age=30 too, max-age=60 does not.
-            #expect(try await Self.get(fixture, server, "/doc", [.cacheControl: "min-fresh=60"]).source == .revalidated)
+            #expect(try await fixture.get(server, "/doc", [.cacheControl: "min-fresh=60"]).source == .revalidated)
             fixture.clock.advance(by: 50)
-            #expect(try await Self.get(fixture, server, "/doc", [.cacheControl: "max-age=30"]).source == .revalidated)
+            #expect(try await fixture.get(server, "/doc", [.cacheControl: "max-age=30"]).source == .revalidated)
             fixture.clock.advance(by: 50)
-            #expect(try await Self.get(fixture, server, "/doc", [.cacheControl: "max-age=60"]).source == .cache)
+            #expect(try await fixture.get(server, "/doc", [.cacheControl: "max-age=60"]).source == .cache)
             // 150 s after the last revalidation: stale by 50 s; max-stale=60 accepts it, max-stale=10 does not.
             fixture.clock.advance(by: 100)
-            let accepted = try await Self.get(fixture, server, "/doc", [.cacheControl: "max-stale=60"])
+            let accepted = try await fixture.get(server, "/doc", [.cacheControl: "max-stale=60"])
             #expect(accepted.source == .cache && accepted.isStale)
-            #expect(try await Self.get(fixture, server, "/doc", [.cacheControl: "max-stale=10"]).source == .revalidated)
+            #expect(try await fixture.get(server, "/doc", [.cacheControl: "max-stale=10"]).source == .revalidated)
         }
     }
 
@@ -95,21 +89,21 @@ final class Flag: Sendable {
             }
         }) { server in
             let fixture = try ClientFixture(baseURL: server.baseURL)
-            _ = try await Self.get(fixture, server, "/swr")
+            _ = try await fixture.get(server, "/swr")
             fixture.clock.advance(by: 30)
-            let swr = try await Self.get(fixture, server, "/swr")
+            let swr = try await fixture.get(server, "/swr")
             #expect(swr.source == .cache && swr.isStale, "within stale-while-revalidate: served stale at once")
             try await waitUntil("the background revalidation") { server.count("/swr") == 2 }
             fixture.clock.advance(by: 100)
-            #expect(try await Self.get(fixture, server, "/swr").source == .network, "past the window: fetched")
+            #expect(try await fixture.get(server, "/swr").source == .network, "past the window: fetched")
 
-            _ = try await Self.get(fixture, server, "/sie")
+            _ = try await fixture.get(server, "/sie")
             failing.turnOn()
             fixture.clock.advance(by: 30)
-            let sie = try await Self.get(fixture, server, "/sie")
+            let sie = try await fixture.get(server, "/sie")
             #expect(sie.status == 200 && sie.isStale, "a 503 within stale-if-error is answered with the stale response")
             fixture.clock.advance(by: 100)
-            #expect(try await Self.get(fixture, server, "/sie").status == 503, "past stale-if-error: the 503")
+            #expect(try await fixture.get(server, "/sie").status == 503, "past stale-if-error: the 503")
         }
     }
 }

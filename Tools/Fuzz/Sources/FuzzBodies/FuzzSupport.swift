@@ -48,3 +48,26 @@ private final class OutcomeBox: @unchecked Sendable {
     var error: (any Error)?
     func set(_ error: any Error) { self.error = error }
 }
+
+/// What each fuzz target's `LLVMFuzzerTestOneInput` does: runs `body` on the input and traps on a
+/// ``FuzzViolation`` (or any error), so that libFuzzer keeps the input as a crash.
+public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int,
+                         _ body: @escaping @Sendable (Data) async throws -> Void) -> CInt {
+    let data = Data(bytes: bytes, count: count)
+    do {
+        try runBlocking { try await body(data) }
+    } catch {
+        fatalError("\(error)")
+    }
+    return 0
+}
+
+/// ``fuzzOneInput(_:_:_:)`` for a synchronous body: called directly, with no task per input.
+public func fuzzOneInput(_ bytes: UnsafePointer<UInt8>, _ count: Int, _ body: (Data) throws -> Void) -> CInt {
+    do {
+        try body(Data(bytes: bytes, count: count))
+    } catch {
+        fatalError("\(error)")
+    }
+    return 0
+}

@@ -1,13 +1,7 @@
-import Foundation
 import FuzzBodies
 
 /// libFuzzer's callback: one input through `EnvelopeFuzz`; a broken property traps, so the input is kept.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    do {
-        try EnvelopeFuzz.run(Data(bytes: bytes, count: count))
-    } catch {
-        fatalError("\(error)")
-    }
-    return 0
+    fuzzOneInput(bytes, count) { try EnvelopeFuzz.run($0) }
 }
