@@ -61,6 +61,7 @@ public final class CacheProxy: Sendable {
     public static func start(_ configuration: Configuration) async throws -> CacheProxy {
         let responder = ProxyResponder(configuration: configuration)
         return CacheProxy(server: try await LocalServer.start(responder: responder, port: configuration.port,
+                                                              keepsResponseDate: true,
                                                               logger: configuration.environment.logger))
     }
 
@@ -146,6 +147,8 @@ final class ProxyResponder: HTTPResponder {
         }
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; charset=utf-8"
+        // The proxy's own answer carries its own Date (forwarded responses keep the origin's).
+        headers[.date] = HTTPDateFormat.string(Date())
         return Response(status: status, headers: headers,
                         body: .init(byteBuffer: ByteBuffer(string: "mib proxy: \(error)\n")))
     }

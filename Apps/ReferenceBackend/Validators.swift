@@ -31,9 +31,10 @@ struct Validators {
     }
 }
 
-/// `Mon, 13 Jan 2026 14:24:29 GMT`.
-enum HTTPDateFormat {
-    static func string(_ date: Date) -> String {
+/// HTTP dates in the IMF-fixdate form, `Mon, 13 Jan 2026 14:24:29 GMT`.
+public enum HTTPDateFormat {
+    /// `date` as an IMF-fixdate.
+    public static func string(_ date: Date) -> String {
         formatter().string(from: date)
     }
 

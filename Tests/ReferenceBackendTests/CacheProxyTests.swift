@@ -74,6 +74,27 @@ import Testing
         var query: String
     }
 
+    @Test func theOriginsDateIsForwardedOnAMissAndAHit() async throws {
+        let originDate = HTTPDateFormat.string(Date().addingTimeInterval(-3))
+        let router = Router()
+        router.get("dated") { _, _ in
+            Response(status: .ok, headers: [.date: originDate, .cacheControl: "max-age=600"],
+                     body: .init(byteBuffer: ByteBuffer(string: "dated")))
+        }
+        var logger = Logger(label: "origin")
+        logger.logLevel = .warning
+        let origin = try await LocalServer.start(responder: router.buildResponder(), port: 0, keepsResponseDate: true,
+                                                 logger: logger)
+        let fixture = try await Fixture.start(upstream: origin.baseURL)
+        let miss = try await fixture.get("/dated")
+        let hit = try await fixture.get("/dated")
+        #expect(miss.headerFields[ProxyHeader.xCache] == "MISS" && hit.headerFields[ProxyHeader.xCache] == "HIT")
+        #expect(miss.headerFields[.date] == originDate, "the proxy replaced the origin's Date on a miss")
+        #expect(hit.headerFields[.date] == originDate, "the proxy replaced the origin's Date on a hit")
+        await fixture.proxy.stop()
+        await origin.stop()
+    }
+
     @Test func catalogIsMissThenHitWithAgeThenRevalidatedWith304() async throws {
         try await withBackend { backend in
             let fixture = try await Fixture.start(upstream: backend.backend.baseURL)
