@@ -62,8 +62,8 @@ func budgetBenchmarks() {
         }
     }
 
-    let budget = Benchmark.Configuration(metrics: [.wallClock, .custom("MB held after")], maxIterations: 10,
-                                         maxDuration: .seconds(20))
+    let budget = Benchmark.Configuration(metrics: [.wallClock, .custom("MB held after")], maxDuration: .seconds(20),
+                                         maxIterations: 10)
     for (label, overBudget) in [("five participants at ~60 MB trimmed to 50 MB", true),
                                 ("five participants within the budget (baseline)", false)] {
         Benchmark("enforceBudget: \(label)", configuration: budget) { benchmark in
