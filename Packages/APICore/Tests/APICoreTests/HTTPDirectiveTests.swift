@@ -107,3 +107,33 @@ final class Flag: Sendable {
         }
     }
 }
+
+/// A 304 makes the stored response as young as the 304.
+@Suite(.timeLimit(.minutes(1))) struct RevalidationAgeTests {
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+
+    @Test(arguments: ["Age", "Date"]) func aNotModifiedWithoutAgeOrDateRestartsTheAge(_ field: String) async throws {
+        let transport = RecordingTransport()
+        let fixture = try ClientFixture(baseURL: URL(string: "http://127.0.0.1:1")!, transport: transport)
+        var first: HTTPFields = [.eTag: "\"v1\"", .cacheControl: "max-age=60"]
+        // Either an upstream cache's Age of 50 s, or a Date 50 s before the response arrived.
+        if field == "Age" { first[.age] = "50" } else { first[.date] = Self.httpDate(fixture.clock.now().addingTimeInterval(-50)) }
+        transport.stub(.get, "/doc", status: 200, headerFields: first, body: Data(#"{"id":1,"name":"doc"}"#.utf8))
+        transport.stub(.get, "/doc", status: 304, headerFields: [.eTag: "\"v1\"", .cacheControl: "max-age=60"])
+        _ = try await fixture.client.send(.item("/doc"))
+        fixture.clock.advance(by: 30)
+        #expect(try await fixture.client.send(.item("/doc")).source == .revalidated)
+        fixture.clock.advance(by: 20)
+        // 20 s after the 304: fresh. Had the old Age or Date been kept, it would be 70 s old.
+        let hit = try await fixture.client.send(.item("/doc"))
+        #expect(hit.source == .cache, "the revalidated response still carries the old \(field)")
+        #expect(hit.headerFields[.age] == "20")
+        #expect(transport.requests.count == 2)
+    }
+}

@@ -49,9 +49,13 @@ struct StoredResponse: Sendable, Hashable {
 
     /// The response updated by a 304 (RFC 9111 §4.3.4): the 304's fields replace the stored ones of
     /// the same name, except `Content-Length`, and the age is measured from the 304.
+    /// The stored `Age` and `Date` describe the old response: a 304 without them leaves the response
+    /// as old as the 304 itself, so they are dropped rather than kept (a stale `Date` would make the
+    /// revalidated response look old at once).
     func merging(notModified fields: HTTPFields, requestTime: Date, responseTime: Date) -> StoredResponse {
         var merged = self
         let replaced = Set(fields.map(\.name)).subtracting([.contentLength, .transferEncoding])
+            .union([.age, .date])
         merged.headerFields = HTTPFields(headerFields.filter { !replaced.contains($0.name) }
             + fields.filter { replaced.contains($0.name) })
         merged.requestTime = requestTime
