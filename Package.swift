@@ -40,6 +40,7 @@ let package = Package(
             name: "ReferenceBackend",
             dependencies: [
                 .product(name: "APICore", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "GRDB", package: "GRDB.swift"),

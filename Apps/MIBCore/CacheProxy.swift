@@ -6,7 +6,6 @@ import Hummingbird
 import Logging
 import NIOCore
 import ReferenceBackend
-import Synchronization
 
 /// `mib proxy`: a local HTTP proxy that sends every request to an upstream server through APICore's
 /// HTTP cache (``RESTClient/forward(method:url:headerFields:body:policy:)``, the code path the kits
@@ -75,7 +74,7 @@ public final class CacheProxy: Sendable {
 final class ProxyResponder: HTTPResponder {
     typealias Context = BasicRequestContext
     let configuration: CacheProxy.Configuration
-    private let clients = Mutex<[String: RESTClient]>([:])
+    private let clients = Locked<[String: RESTClient]>([:])
 
     init(configuration: CacheProxy.Configuration) {
         self.configuration = configuration

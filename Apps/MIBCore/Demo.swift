@@ -6,7 +6,6 @@ import Foundation
 import SessionKit
 import HTTPTypes
 import Logging
-import Synchronization
 
 /// `mib demo`: the seeds' story against a freshly started reference backend, through the same
 /// clients the kits use: sign in, the catalog page by page, the reload served from the cache and then
@@ -78,7 +77,7 @@ public struct Demo {
 private final class Story: Sendable {
     let app: Composition
     let progress: @Sendable (Demo.Step) -> Void
-    let steps = Mutex<[Demo.Step]>([])
+    let steps = Locked<[Demo.Step]>([])
     var clock: DemoClock { app.clock }
     var transport: CountingTransport { app.transport }
     var unified: UnifiedCacheManager { app.unified }

@@ -1,12 +1,11 @@
 import APICore
 import CacheKit
 import Foundation
-import Synchronization
 
 /// The demo's clock: the real time plus an offset the story advances ("five minutes later"), so
 /// cached entries go stale without waiting.
 public final class DemoClock: CacheClock {
-    private let offset = Mutex<TimeInterval>(0)
+    private let offset = Locked<TimeInterval>(0)
 
     /// Starts at the real time.
     public init() {}
@@ -23,7 +22,7 @@ public final class DemoClock: CacheClock {
 /// Counts the requests that reach the network, by path, so the demo can say how many a step took.
 public final class CountingTransport: HTTPTransport {
     private let base: any HTTPTransport
-    private let counts = Mutex<[String: Int]>([:])
+    private let counts = Locked<[String: Int]>([:])
 
     /// Wraps `base`.
     public init(_ base: any HTTPTransport) {

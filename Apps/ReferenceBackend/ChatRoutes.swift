@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Synchronization
+import CacheKit
 
 /// Seed 003's chat history (the backend is the source of truth a reinstalled app syncs from) and
 /// today's prediction (one per user and date, cached by the server until that date ends).
@@ -164,16 +164,16 @@ final class PredictionCache: Sendable {
         var generatedAt: String
     }
 
-    private let entries = Mutex<[String: (prediction: Prediction, expires: Date)]>([:])
-    private let generations = Atomic<Int>(0)
+    private let entries = Locked<[String: (prediction: Prediction, expires: Date)]>([:])
+    private let generations = Locked(0)
 
     /// How many predictions were generated (cache misses), for checks.
-    var generated: Int { generations.load(ordering: .relaxed) }
+    var generated: Int { generations.withLock { $0 } }
 
     func prediction(for userId: String, on day: Day, now: Date) -> (Prediction, hit: Bool) {
         let key = "todays_prediction:\(userId):\(day.text)"
         if let cached = entries.withLock({ $0[key] }), cached.expires > now { return (cached.prediction, true) }
-        generations.wrappingAdd(1, ordering: .relaxed)
+        generations.withLock { $0 += 1 }
         let moods = ["calm", "bold", "curious", "patient", "generous"]
         // A stable choice (`hashValue` changes between runs).
         let mood = moods[(userId + day.text).unicodeScalars.reduce(0) { $0 + Int($1.value) } % moods.count]

@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import Synchronization
+import CacheKit
 
 /// A fault to inject, for every request or those whose path starts with ``pathPrefix``: added
 /// latency, then either a dropped connection, a status for every request, or a status for a fraction
@@ -33,10 +33,10 @@ public struct FaultRule: Codable, Sendable, Hashable {
 /// The faults in force, changed through `PUT /admin/faults` (a JSON array of ``FaultRule``) and
 /// `DELETE /admin/faults`.
 final class Faults: Sendable {
-    private let state: Mutex<(rules: [FaultRule], seen: [Int: Int])>
+    private let state: Locked<(rules: [FaultRule], seen: [Int: Int])>
 
     init(_ rules: [FaultRule]) {
-        state = Mutex((rules, [:]))
+        state = Locked((rules, [:]))
     }
 
     var rules: [FaultRule] { state.withLock { $0.rules } }

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import Synchronization
+import CacheKit
 
 /// Signed, expiring session tokens, checked without a database read: `base64url(JSON payload)`,
 /// a dot, `base64url(HMAC-SHA256)`. Logout revokes one token; "expire this session now" revokes every
@@ -23,7 +23,7 @@ final class TokenSigner: Sendable {
     private var key: SymmetricKey { SymmetricKey(data: keyBytes) }
     private let lifetime: TimeInterval
     private let now: @Sendable () -> Date
-    private let revoked = Mutex<(tokens: Set<String>, usersBefore: [String: Double])>(([], [:]))
+    private let revoked = Locked<(tokens: Set<String>, usersBefore: [String: Double])>(([], [:]))
 
     init(lifetime: TimeInterval, now: @escaping @Sendable () -> Date) {
         keyBytes = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }

@@ -35,6 +35,7 @@ let package = Package(
             dependencies: [
                 "CatalogKit",
                 .product(name: "APICore", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "APICoreTesting", package: "APICore"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ]

@@ -31,7 +31,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .target(name: "SessionKitTesting", dependencies: ["SessionKit"]),
+        .target(name: "SessionKitTesting", dependencies: ["SessionKit", .product(name: "CacheKit", package: "CacheKit")]),
         .testTarget(
             name: "SessionKitTests",
             dependencies: [

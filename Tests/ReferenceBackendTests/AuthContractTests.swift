@@ -2,7 +2,7 @@ import APICore
 import Foundation
 import HTTPTypes
 import ReferenceBackend
-import Synchronization
+import CacheKit
 import Testing
 
 /// Seed 004's auth contract over real HTTP: login with the shared rules, validate, logout, 401 and 403.
@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func missingInvalidExpiredAndOtherUsersTokens() async throws {
-        let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        let clock = Locked(Date(timeIntervalSince1970: 1_800_000_000))
         try await withBackend(5, now: { clock.withLock { $0 } }) { fixture in
             #expect(try await fixture.get("/api/me").status == 401)
             #expect(try await fixture.get("/api/me", token: "not.a-token").status == 401)
@@ -67,7 +67,7 @@ import Testing
     }
 
     @Test func expireThisSessionNowRevokesEveryTokenIssuedSoFar() async throws {
-        let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        let clock = Locked(Date(timeIntervalSince1970: 1_800_000_000))
         try await withBackend(5, now: { clock.withLock { $0 } }) { fixture in
             let first = try await token(fixture)
             let second = try await token(fixture)

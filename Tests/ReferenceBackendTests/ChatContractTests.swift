@@ -2,7 +2,7 @@ import APICore
 import Foundation
 import HTTPTypes
 import ReferenceBackend
-import Synchronization
+import CacheKit
 import Testing
 
 /// Seed 003's chat history and today's prediction over real HTTP.
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func updatedSinceReturnsOnlyNewerThreads() async throws {
-        let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        let clock = Locked(Date(timeIntervalSince1970: 1_800_000_000))
         try await withBackend(5, now: { clock.withLock { $0 } }) { fixture in
             let alice = try await token(fixture)
             _ = try await fixture.send(.post, "/chat-history/threads", json: #"{"id":"late","title":"Later","area":"chat"}"#, token: alice)
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func todaysPredictionIsCachedByTheServerUntilTheDayEnds() async throws {
-        let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))  // 2027-01-15T08:00:00Z
+        let clock = Locked(Date(timeIntervalSince1970: 1_800_000_000))  // 2027-01-15T08:00:00Z
         try await withBackend(5, now: { clock.withLock { $0 } }) { fixture in
             let alice = try await token(fixture)
             let first = try await fixture.get("/todays-prediction", token: alice)

@@ -1,7 +1,7 @@
 import APICore
 import Foundation
 import HTTPTypes
-import Synchronization
+import CacheKit
 
 /// A transport for unit tests of logic: it answers from stubs and keeps every request it saw. A
 /// request nobody stubbed fails loudly with its method and path, instead of a made-up response.
@@ -14,7 +14,7 @@ public final class RecordingTransport: HTTPTransport {
     /// One stubbed answer: a response or a transport error.
     public typealias Answer = @Sendable (TransportRequest) -> Result<TransportResponse, TransportError>
 
-    private let state = Mutex<(stubs: [String: [Answer]], requests: [TransportRequest])>(([:], []))
+    private let state = Locked<(stubs: [String: [Answer]], requests: [TransportRequest])>(([:], []))
 
     /// Creates a transport with no stubs.
     public init() {}
@@ -58,7 +58,7 @@ public final class RecordingTransport: HTTPTransport {
 
 /// A ``Sleeper`` that records each delay and returns at once, so backoff is tested without waiting.
 public final class RecordingSleeper: Sleeper {
-    private let recorded = Mutex<[Duration]>([])
+    private let recorded = Locked<[Duration]>([])
 
     /// Creates a sleeper.
     public init() {}
@@ -76,7 +76,7 @@ public final class RecordingSleeper: Sleeper {
 /// A ``Sleeper`` whose sleeps end only when the test calls ``wakeAll()`` (or the sleeping task is
 /// cancelled): a timeout measured with it never fires by itself, however loaded the machine.
 public final class ManualSleeper: Sleeper {
-    private let state = Mutex<(delays: [Duration], sleepers: [AsyncStream<Void>.Continuation])>(([], []))
+    private let state = Locked<(delays: [Duration], sleepers: [AsyncStream<Void>.Continuation])>(([], []))
 
     /// Creates a sleeper.
     public init() {}
@@ -108,11 +108,11 @@ public final class ManualSleeper: Sleeper {
 
 /// A ``TokenProvider`` whose credentials a test sets.
 public final class StaticTokenProvider: TokenProvider {
-    private let credentials: Mutex<Credentials?>
+    private let credentials: Locked<Credentials?>
 
     /// Creates a provider with these credentials (`nil`: signed out).
     public init(_ credentials: Credentials? = nil) {
-        self.credentials = Mutex(credentials)
+        self.credentials = Locked(credentials)
     }
 
     /// Signs a user in or out.

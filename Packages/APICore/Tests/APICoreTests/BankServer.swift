@@ -5,7 +5,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import OrderedCollections
-import Synchronization
+import CacheKit
 
 /// A small bank served over GraphQL (GraphQLSwift) by a real Hummingbird server on 127.0.0.1, for
 /// the GraphQL client's tests: accounts with balances and transactions, a dashboard without an id,
@@ -61,7 +61,7 @@ final class BankServer: Sendable {
         var gate: AsyncGate?
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
     private let server: TestServer
 
     var endpoint: URL { server.baseURL.appendingPathComponent("graphql") }
@@ -95,7 +95,7 @@ final class BankServer: Sendable {
     func stop() async { await server.stop() }
 
     private final class Holder: Sendable {
-        private let value = Mutex<BankServer?>(nil)
+        private let value = Locked<BankServer?>(nil)
         func set(_ bank: BankServer) { value.withLock { $0 = bank } }
         func bank() throws -> BankServer {
             guard let bank = value.withLock({ $0 }) else { throw HTTPError(.serviceUnavailable) }

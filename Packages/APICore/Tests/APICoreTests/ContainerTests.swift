@@ -1,7 +1,6 @@
 import APICore
 import CacheKit
 import CacheKitTesting
-import Synchronization
 import Testing
 
 /// Two-phase registration, typed resolution and the errors that name who is involved.
@@ -11,7 +10,7 @@ import Testing
     struct Unregistered: Sendable {}
     /// What a kit saw in phase 2.
     final class Connected: Sendable {
-        private let state = Mutex<Ledger?>(nil)
+        private let state = Locked<Ledger?>(nil)
         var ledger: Ledger? { state.withLock { $0 } }
         func record(_ ledger: Ledger) { state.withLock { $0 = ledger } }
     }

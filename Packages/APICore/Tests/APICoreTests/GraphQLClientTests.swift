@@ -4,7 +4,6 @@ import CacheKit
 import CacheKitTesting
 import Foundation
 import HTTPTypes
-import Synchronization
 import Testing
 
 /// The GraphQL client against a real GraphQL endpoint (Hummingbird + GraphQLSwift) on 127.0.0.1.

@@ -3,7 +3,6 @@ import APICoreTesting
 import CacheKit
 import CacheKitTesting
 import Foundation
-import Synchronization
 import Testing
 
 /// Nothing of a user is written after the logout clear, whatever was in flight.

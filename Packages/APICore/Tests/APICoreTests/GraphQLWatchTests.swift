@@ -1,7 +1,6 @@
 import APICore
 import CacheKit
 import Foundation
-import Synchronization
 import Testing
 
 /// Watchers, mutations and optimistic updates against the bank on 127.0.0.1.

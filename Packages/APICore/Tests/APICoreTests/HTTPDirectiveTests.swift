@@ -4,12 +4,12 @@ import CacheKitTesting
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Synchronization
+import CacheKit
 import Testing
 
 /// A switch a test flips and a route reads.
 final class Flag: Sendable {
-    private let value = Mutex(false)
+    private let value = Locked(false)
     var isOn: Bool { value.withLock { $0 } }
     func turnOn() { value.withLock { $0 = true } }
 }

@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
-import Synchronization
+import CacheKit
 
 /// A real Hummingbird server on 127.0.0.1 with an ephemeral port, started by a test, that records
 /// every request it receives.
@@ -70,7 +70,7 @@ final class TestServer: Sendable {
 
     private final class Recorder: RouterMiddleware, Sendable {
         typealias Context = BasicRequestContext
-        let received = Mutex<[Received]>([])
+        let received = Locked<[Received]>([])
 
         func handle(_ request: Request, context: Context,
                     next: (Request, Context) async throws -> Response) async throws -> Response {

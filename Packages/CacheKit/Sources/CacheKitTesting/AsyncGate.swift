@@ -1,4 +1,4 @@
-import Synchronization
+import CacheKit
 
 /// A gate that suspends tasks until a test opens it, to hold a loader "in flight" while other calls
 /// arrive. Once open, it stays open.
@@ -8,7 +8,7 @@ public final class AsyncGate: Sendable {
         case open
     }
 
-    private let state = Mutex(State.closed([]))
+    private let state = Locked(State.closed([]))
 
     /// Creates a closed gate.
     public init() {}

@@ -1,5 +1,5 @@
 import Logging
-import Synchronization
+import CacheKit
 
 /// Keeps every line logged through its ``logger(label:)``, so a test can check that a promised log
 /// line is there, and that no raw key or identifier is in it.
@@ -27,7 +27,7 @@ public final class LogRecorder: Sendable {
         }
     }
 
-    private let recorded = Mutex<[Line]>([])
+    private let recorded = Locked<[Line]>([])
 
     /// Creates an empty recorder.
     public init() {}

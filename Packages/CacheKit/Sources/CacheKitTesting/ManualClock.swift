@@ -1,14 +1,13 @@
 import CacheKit
 import Foundation
-import Synchronization
 
 /// A clock that moves only when a test moves it, so expiry is tested without sleeping.
 public final class ManualClock: CacheClock {
-    private let current: Mutex<Date>
+    private let current: Locked<Date>
 
     /// Creates a clock reading `now` (by default 2026-01-15 12:00:00 UTC).
     public init(now: Date = Date(timeIntervalSince1970: 1_768_478_400)) {
-        current = Mutex(now)
+        current = Locked(now)
     }
 
     /// The time the test set.

@@ -1,5 +1,4 @@
 import CacheKit
-import Synchronization
 
 /// A clearing participant that records every call it receives and can be told to fail, for tests of
 /// ``UnifiedCacheManager`` and of flows that must clear caches (logout, account switch).
@@ -24,7 +23,7 @@ public final class RecordingParticipant: CacheClearingParticipant {
     /// Its family.
     public let category: CacheCategory
     private let failing: Bool
-    private let recorded = Mutex<[Call]>([])
+    private let recorded = Locked<[Call]>([])
 
     /// Creates a participant.
     ///

@@ -1,7 +1,6 @@
 import CacheKit
 import CacheKitTesting
 import Foundation
-import Synchronization
 import Testing
 
 struct Profile: Codable, Equatable, Sendable {
@@ -39,7 +38,7 @@ final class ManagerFixture: Sendable {
 
 /// Counts loader calls.
 final class LoadCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     var value: Int { count.withLock { $0 } }
     @discardableResult
     func increment() -> Int { count.withLock { $0 += 1; return $0 } }

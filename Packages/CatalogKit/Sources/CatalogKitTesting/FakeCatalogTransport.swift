@@ -2,7 +2,7 @@ import APICore
 import CatalogKit
 import Foundation
 import HTTPTypes
-import Synchronization
+import CacheKit
 
 /// A catalog server in memory, for unit tests of the kit's logic: it serves
 /// `GET /api/funnels/catalog` from a list of funnels with the contract's cursors, `ETag` and 304s,
@@ -24,11 +24,11 @@ public final class FakeCatalogTransport: HTTPTransport {
         var failure: TransportError?
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates a server with these funnels (sorted into catalog order).
     public init(funnels: [CatalogFunnel]) {
-        state = Mutex(State(funnels: funnels.sorted(by: CatalogFunnel.catalogOrder)))
+        state = Locked(State(funnels: funnels.sorted(by: CatalogFunnel.catalogOrder)))
     }
 
     /// `count` funnels titled `Funnel 001`, `Funnel 002`, ... in two pillars.

@@ -3,7 +3,6 @@ import CacheKit
 import Foundation
 import HTTPTypes
 import Logging
-import Synchronization
 
 /// The session: sign-in, token validation at launch, expiry on any 401 or 403, logout, account
 /// switch and account deletion (seed 004 US-001, US-002, US-015, US-016; seed 001's clearing
@@ -67,8 +66,8 @@ public final class SessionManager: TokenProvider {
 
     /// The configuration.
     public let configuration: Configuration
-    private let state = Mutex(State())
-    private let listener = Mutex<Task<Void, Never>?>(nil)
+    private let state = Locked(State())
+    private let listener = Locked<Task<Void, Never>?>(nil)
 
     /// Creates a signed-out session and subscribes to ``Configuration/authEvents``. Call
     /// ``launch()`` to pick up a stored token.

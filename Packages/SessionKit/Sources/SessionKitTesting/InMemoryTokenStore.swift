@@ -1,13 +1,13 @@
 import SessionKit
-import Synchronization
+import CacheKit
 
 /// A token store in memory, for unit tests; it can be told to fail.
 public final class InMemoryTokenStore: TokenStore {
-    private let state: Mutex<(token: StoredToken?, failure: TokenStoreError?)>
+    private let state: Locked<(token: StoredToken?, failure: TokenStoreError?)>
 
     /// Creates a store holding `token`.
     public init(_ token: StoredToken? = nil) {
-        state = Mutex((token, nil))
+        state = Locked((token, nil))
     }
 
     /// The token now held.

@@ -1,4 +1,4 @@
-import Synchronization
+import CacheKit
 
 /// A 401 or 403 a request received, published so the session can expire and caches be cleared.
 public struct AuthEvent: Sendable, Hashable {
@@ -28,15 +28,18 @@ public struct AuthEvent: Sendable, Hashable {
 /// Broadcasts ``AuthEvent``s: every call to ``stream()`` is a new subscriber that receives every
 /// event published after it subscribed, until it stops iterating.
 public final class AuthEvents: Sendable {
-    private let subscribers = Mutex<[Int: AsyncStream<AuthEvent>.Continuation]>([:])
-    private let nextID = Atomic<Int>(0)
+    private let subscribers = Locked<[Int: AsyncStream<AuthEvent>.Continuation]>([:])
+    private let nextID = Locked(0)
 
     /// Creates a broadcaster with no subscribers.
     public init() {}
 
     /// A new subscription.
     public func stream() -> AsyncStream<AuthEvent> {
-        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        let id = nextID.withLock { id in
+            id += 1
+            return id
+        }
         let (stream, continuation) = AsyncStream.makeStream(of: AuthEvent.self)
         continuation.onTermination = { [weak self] _ in
             _ = self?.subscribers.withLock { $0.removeValue(forKey: id) }

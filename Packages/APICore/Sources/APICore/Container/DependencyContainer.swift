@@ -1,5 +1,4 @@
 import CacheKit
-import Synchronization
 
 /// The app's one container: kits register into it, use cases resolve from it, and the clearing
 /// participants kits register reach the app's ``UnifiedCacheManager``.
@@ -19,7 +18,7 @@ import Synchronization
 public final class DependencyContainer: Sendable {
     /// The manager every registered clearing participant joins.
     public let cacheManager: UnifiedCacheManager
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     struct Registration: Sendable {
         let kit: String

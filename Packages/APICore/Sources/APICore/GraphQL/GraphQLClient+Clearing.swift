@@ -1,6 +1,5 @@
 import CacheKit
 import Logging
-import Synchronization
 
 /// What the app can clear in the GraphQL cache (seed 001, "Cache Clearing Scenarios").
 public protocol GraphQLCacheManaging: Sendable {

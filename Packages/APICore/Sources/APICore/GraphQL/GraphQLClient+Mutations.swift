@@ -1,6 +1,5 @@
 import CacheKit
 import Logging
-import Synchronization
 import Foundation
 
 /// What a mutation returned, and the refetches its kit's rules asked for.

@@ -1,6 +1,5 @@
 import CacheKit
 import Logging
-import Synchronization
 
 /// What a watcher delivers: a result, or the error of its first fetch or of a refetch.
 public typealias GraphQLWatchEvent = Result<GraphQLResult, APIError>
@@ -82,7 +81,7 @@ final class Watcher: Sendable {
         var refetching = false
     }
 
-    private let status = Mutex(Status())
+    private let status = Locked(Status())
     private let continuation: AsyncStream<GraphQLWatchEvent>.Continuation
     private let read: @Sendable () -> Result<NormalizedCache.ReadResult, CacheReadMiss>
     let refetch: @Sendable () async -> GraphQLWatchEvent

@@ -2,7 +2,6 @@ import CacheKit
 import Foundation
 import HTTPTypes
 import Logging
-import Synchronization
 
 /// Sends GraphQL queries and mutations over an ``HTTPTransport`` through a normalized cache: the
 /// five ``CachePolicy`` cases, per-field freshness under the timeout precedence, in-flight
@@ -74,7 +73,7 @@ public final class GraphQLClient: Sendable {
     let sender: RetryingSender
     let inFlight = InFlightRequests<[String: JSONValue]>()
     /// Writes, clears and the bookkeeping that must move with them, under one lock.
-    let state = Mutex(State())
+    let state = Locked(State())
     var environment: CacheEnvironment { configuration.environment }
 
     struct State {

@@ -1,5 +1,4 @@
 import CacheKit
-import Synchronization
 
 /// A query type: its document, parsed once for the type (not per call), and its variables.
 /// The seed's `CacheableQuery`: a type may declare its own ``cacheTimeout``.
@@ -84,7 +83,7 @@ extension GraphQLMutation {
 /// Each operation type's parsed document (or its parse error), computed on first use.
 final class ParsedOperations: Sendable {
     static let shared = ParsedOperations()
-    private let parsed = Mutex<[ObjectIdentifier: Result<GraphQLOperation, GraphQLOperationError>]>([:])
+    private let parsed = Locked<[ObjectIdentifier: Result<GraphQLOperation, GraphQLOperationError>]>([:])
 
     func operation(for type: Any.Type, document: String, kind: GraphQLOperation.Kind,
                    variables: [String: JSONValue]) throws(APIError) -> GraphQLOperation {

@@ -1,6 +1,5 @@
 import CacheKit
 import Foundation
-import Synchronization
 
 /// Records in memory, behind a lock, within a byte limit and a record limit: when a write goes over
 /// either, the least recently used records (read or written) are evicted until both are back under
@@ -45,7 +44,7 @@ public final class InMemoryRecordStore: NormalizedRecordStore {
 
     /// The limits.
     public let limits: Limits
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an empty store.
     /// - Parameter limits: 20 MB and 100,000 records unless given.

@@ -1,6 +1,5 @@
 import CacheKit
 import Foundation
-import Synchronization
 
 /// Where normalized records live. ``InMemoryRecordStore`` is the default (seed decision 4: financial
 /// data stays in memory).

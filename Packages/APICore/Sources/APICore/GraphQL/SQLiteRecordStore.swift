@@ -1,7 +1,6 @@
 import CacheKit
 import Foundation
 import GRDB
-import Synchronization
 
 /// Normalized records in a SQLite file (GRDB), for kits that want offline reads: survives a
 /// relaunch, keeps its size under a byte limit by evicting the least recently used records, and
@@ -17,7 +16,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     public let byteLimit: Int
     private let queue: DatabaseQueue
     /// Recency of reads, written with the next write (a read never writes).
-    private let recency = Mutex(Recency())
+    private let recency = Locked(Recency())
 
     private struct Recency {
         var counter: Int64 = 0

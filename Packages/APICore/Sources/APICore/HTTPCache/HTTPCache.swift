@@ -2,7 +2,6 @@ import CacheKit
 import Foundation
 import HTTPTypes
 import Logging
-import Synchronization
 
 /// The REST client's private HTTP cache: responses in a ``MemoryStore``, uplifted ones also in a
 /// ``DiskStore``, keyed by method and full URL, scoped to the user who fetched them. It is the
@@ -15,10 +14,10 @@ final class HTTPCache: CacheClearingParticipant {
     private let environment: CacheEnvironment
     /// What keeps a fetch from storing: a clear keeps out every fetch that started before it; an
     /// invalidation (an unsafe method, RFC 9111 §4.4) only the fetches of the keys it names.
-    private let barriers = Mutex(Barriers())
+    private let barriers = Locked(Barriers())
     /// The features whose requests went through this cache: its statistics count only theirs, so
     /// two REST clients sharing an environment (the app's and a kit's) do not report each other's.
-    private let features = Mutex<Set<String>>([])
+    private let features = Locked<Set<String>>([])
 
     /// Tag of entries whose expiry comes from their headers rather than a declared timeout.
     static let headerFreshnessTag = "http:header-freshness"

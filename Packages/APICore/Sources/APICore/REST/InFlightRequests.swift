@@ -1,10 +1,10 @@
-import Synchronization
+import CacheKit
 
 /// Runs identical concurrent requests once: the first caller starts the work, later ones join it,
 /// and every caller gets the result. A caller that is cancelled stops waiting at once without
 /// disturbing the others; the work itself is cancelled only when every caller has gone.
 final class InFlightRequests<Success: Sendable>: Sendable {
-    private let flights = Mutex<[String: Flight]>([:])
+    private let flights = Locked<[String: Flight]>([:])
 
     func run(_ key: String, operation: @escaping @Sendable () async throws(APIError) -> Success)
         async throws(APIError) -> Success
@@ -54,7 +54,7 @@ final class InFlightRequests<Success: Sendable>: Sendable {
             var onAbandon: (@Sendable () -> Void)?
         }
 
-        private let state = Mutex(State())
+        private let state = Locked(State())
 
         var waiterCount: Int { state.withLock { $0.waiters.count } }
 

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// One place to clear, re-time, count and inspect every cache of the app: REST, GraphQL and each
 /// kit's own.
@@ -18,8 +17,8 @@ import Synchronization
 /// | settings changed | ``apply(_:clearing:)`` or ``reloadSettings(from:clearing:)`` |
 /// | launch, background, memory warning | ``enforceBudget()`` (the app-wide ``budget``) |
 public final class UnifiedCacheManager: Sendable {
-    private let participants = Mutex<[any CacheClearingParticipant]>([])
-    private let budgetState = Mutex(CacheBudget())
+    private let participants = Locked<[any CacheClearingParticipant]>([])
+    private let budgetState = Locked(CacheBudget())
     private let timeouts: CacheTimeoutPolicy
     private let logger: Logger
 

@@ -1,5 +1,4 @@
 import Metrics
-import Synchronization
 
 /// Counts what happens in one store of one feature, both in process (for ``CacheStatistics``
 /// snapshots the CLI prints) and through swift-metrics (for whatever backend the app bootstraps).
@@ -14,14 +13,8 @@ public final class CacheMetrics: Sendable {
     /// The feature dimension, such as `catalog`.
     public let feature: String
 
-    private let hits = Atomic<Int>(0)
-    private let misses = Atomic<Int>(0)
-    private let expirations = Atomic<Int>(0)
-    private let evictions = Atomic<Int>(0)
-    private let writes = Atomic<Int>(0)
-    private let revalidations = Atomic<Int>(0)
-    private let requestsSaved = Atomic<Int>(0)
-    private let bytesSaved = Atomic<Int>(0)
+    /// The in-process counts, behind one lock (an increment is one uncontended lock, ~20 ns).
+    private let counts: Locked<CacheStatistics>
     private let hitCounter: Counter
     private let missCounter: Counter
     private let expirationCounter: Counter
@@ -36,6 +29,7 @@ public final class CacheMetrics: Sendable {
     public init(store: String, feature: String) {
         self.store = store
         self.feature = feature
+        counts = Locked(CacheStatistics(store: store, feature: feature))
         let dimensions = [("store", store), ("feature", feature)]
         hitCounter = Counter(label: "cache_hits_total", dimensions: dimensions)
         missCounter = Counter(label: "cache_misses_total", dimensions: dimensions)
@@ -49,19 +43,19 @@ public final class CacheMetrics: Sendable {
 
     /// Records a hit.
     public func recordHit() {
-        hits.wrappingAdd(1, ordering: .relaxed)
+        counts.withLock { $0.hits &+= 1 }
         hitCounter.increment()
     }
 
     /// Records a miss.
     public func recordMiss() {
-        misses.wrappingAdd(1, ordering: .relaxed)
+        counts.withLock { $0.misses &+= 1 }
         missCounter.increment()
     }
 
     /// Records an expired entry found on read: an expiration and a miss.
     public func recordExpiration() {
-        expirations.wrappingAdd(1, ordering: .relaxed)
+        counts.withLock { $0.expirations &+= 1 }
         expirationCounter.increment()
         recordMiss()
     }
@@ -69,44 +63,38 @@ public final class CacheMetrics: Sendable {
     /// Records `count` entries evicted to stay within limits.
     public func recordEvictions(_ count: Int) {
         guard count > 0 else { return }
-        evictions.wrappingAdd(count, ordering: .relaxed)
+        counts.withLock { $0.evictions &+= count }
         evictionCounter.increment(by: Int64(count))
     }
 
     /// Records a write.
     public func recordWrite() {
-        writes.wrappingAdd(1, ordering: .relaxed)
+        counts.withLock { $0.writes &+= 1 }
         writeCounter.increment()
     }
 
     /// Records a stale entry confirmed by the server (an HTTP 304): the body was not transferred.
     public func recordRevalidation(bytesSaved bytes: Int) {
-        revalidations.wrappingAdd(1, ordering: .relaxed)
+        counts.withLock { $0.revalidations &+= 1 }
         revalidationCounter.increment()
         recordBytesSaved(bytes)
     }
 
     /// Records a response served from the cache with no request at all.
     public func recordRequestSaved(bytesSaved bytes: Int) {
-        requestsSaved.wrappingAdd(1, ordering: .relaxed)
+        counts.withLock { $0.requestsSaved &+= 1 }
         requestsSavedCounter.increment()
         recordBytesSaved(bytes)
     }
 
     private func recordBytesSaved(_ bytes: Int) {
-        bytesSaved.wrappingAdd(bytes, ordering: .relaxed)
+        counts.withLock { $0.bytesSaved &+= bytes }
         bytesSavedCounter.increment(by: Int64(bytes))
     }
 
     /// The counts so far.
     public func snapshot() -> CacheStatistics {
-        CacheStatistics(
-            store: store, feature: feature,
-            hits: hits.load(ordering: .relaxed), misses: misses.load(ordering: .relaxed),
-            expirations: expirations.load(ordering: .relaxed), evictions: evictions.load(ordering: .relaxed),
-            writes: writes.load(ordering: .relaxed), revalidations: revalidations.load(ordering: .relaxed),
-            requestsSaved: requestsSaved.load(ordering: .relaxed), bytesSaved: bytesSaved.load(ordering: .relaxed)
-        )
+        counts.withLock { $0 }
     }
 }
 
@@ -172,8 +160,8 @@ public struct CacheStatistics: Sendable, Hashable, Codable {
 ///
 /// One registry per app (or per test), owned by the composition root: never a process-wide singleton.
 public final class CacheMetricsRegistry: Sendable {
-    private let all = Mutex<[Dimensions: CacheMetrics]>([:])
-    private let latencies = Mutex<[Dimensions: LatencyRecorder]>([:])
+    private let all = Locked<[Dimensions: CacheMetrics]>([:])
+    private let latencies = Locked<[Dimensions: LatencyRecorder]>([:])
 
     /// A pair of dimensions as a dictionary key (no string building on the hot path).
     private struct Dimensions: Hashable {

@@ -1,5 +1,4 @@
 import Metrics
-import Synchronization
 
 /// Where a response came from, for latency by source.
 public enum LatencySource: String, Sendable, Hashable, Codable {
@@ -21,7 +20,7 @@ public final class LatencyRecorder: Sendable {
     public static let sampleCapacity = 4096
 
     private let timer: Metrics.Timer
-    private let samples = Mutex(Samples())
+    private let samples = Locked(Samples())
 
     struct Samples {
         var nanoseconds: [Int64] = []

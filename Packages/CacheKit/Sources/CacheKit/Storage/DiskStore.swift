@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import Logging
-import Synchronization
 
 /// A persistent cache store: one SQLite file (through GRDB, WAL mode) in a caches directory.
 ///
@@ -56,7 +55,7 @@ public final class DiskStore: CacheStore {
     private let clock: any CacheClock
     private let metrics: CacheMetrics
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a store over `configuration.directory`. Nothing is opened or created until first use.
     ///

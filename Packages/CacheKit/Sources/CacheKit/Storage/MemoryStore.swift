@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// An in-memory cache store: a true LRU with O(1) get, set and remove, a count limit, a cost limit in
 /// bytes and an expiry date per entry.
@@ -33,7 +32,7 @@ public final class MemoryStore<Value: Sendable>: CacheStore {
     @usableFromInline let clock: any CacheClock
     @usableFromInline let cost: @Sendable (Value) -> Int
     @usableFromInline let metrics: CacheMetrics
-    @usableFromInline let table = Mutex(LRUTable<Value>())
+    @usableFromInline let table = Locked(LRUTable<Value>())
 
     /// Creates an empty store.
     ///

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Turns declared timeouts into expiry dates under the current ``TimeoutSettings``.
 ///
@@ -9,11 +8,11 @@ import Synchronization
 /// then the global default. The global switch (`expiryEnabled == false`) makes every entry live until
 /// evicted or cleared, except for features set to `never`, which always fetch.
 public final class CacheTimeoutPolicy: Sendable {
-    private let state: Mutex<TimeoutSettings>
+    private let state: Locked<TimeoutSettings>
 
     /// Creates a policy with these settings.
     public init(settings: TimeoutSettings = TimeoutSettings()) {
-        state = Mutex(settings)
+        state = Locked(settings)
     }
 
     /// The settings in force.
