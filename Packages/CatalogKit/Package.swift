@@ -10,7 +10,10 @@ let sharedSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "CatalogKit",
-    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
+    // The floor is set by `Clock`/`Duration` (ContinuousClock, Task.sleep(for:), Duration.components):
+    // iOS 16, macOS 13. Nothing needs `Synchronization` (CacheKit's `Locked` is a pthread mutex), and
+    // typed throws back-deploy.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .library(name: "CatalogKit", targets: ["CatalogKit"]),
         .library(name: "CatalogKitTesting", targets: ["CatalogKitTesting"]),

@@ -33,7 +33,7 @@ public final class FileTokenStore: TokenStore {
         let support: URL
         #if canImport(Darwin)
         support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent("Library/Application Support")
+            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent("Library/Application Support")
         #else
         if let dataHome = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
             support = URL(fileURLWithPath: dataHome)
