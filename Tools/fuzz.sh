@@ -4,7 +4,8 @@
 # New inputs that raise coverage go to Tools/Fuzz/.build/corpus/<target> (the committed seed corpus,
 # Tools/Fuzz/Corpus/<target>, is only read); a crash is written as
 # Tools/Fuzz/crash-* (copy it into Tools/Fuzz/Regressions/<target> once fixed, so `swift test`
-# replays it). Each target's last lines (executions, coverage) go to Tools/Fuzz/last-run-<target>.txt.
+# replays it). Each target's output goes to Tools/Fuzz/last-run-<target>.log; the executions and coverage
+# are printed. Every target runs even when one finds a crash; the exit status says whether any did.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-600}"
@@ -18,8 +19,12 @@ swift build --package-path Tools/Fuzz -c release -Xswiftc -sanitize=fuzzer,addre
 export SWIFT_BACKTRACE=enable=no
 for target in ${targets[@]}; do
   mkdir -p "Tools/Fuzz/.build/corpus/$target"
+  status=0
   (cd Tools/Fuzz && ".build/release/$target" ".build/corpus/$target" "Corpus/$target" -dict=fuzz.dict \
-     -max_total_time="$seconds" \
-     -print_final_stats=1 -rss_limit_mb=4096 2>&1 | tail -25 > "last-run-$target.txt")
-  echo "== $target"; grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb)|cov:" "Tools/Fuzz/last-run-$target.txt" | tail -3
+     -max_total_time="$seconds" -print_final_stats=1 -rss_limit_mb=4096 > "last-run-$target.log" 2>&1) || status=$?
+  echo "== $target (exit $status)"
+  grep -E "DONE|ERROR|SUMMARY|stat::number_of_executed_units|stat::peak_rss_mb" "Tools/Fuzz/last-run-$target.log" | tail -6
+  grep -E "#[0-9]+.*cov:" "Tools/Fuzz/last-run-$target.log" | tail -1
+  [ "$status" = 0 ] || failed=1
 done
+exit "${failed:-0}"

@@ -60,16 +60,21 @@ final class InFlightRequests<Success: Sendable>: Sendable {
 
         func start(_ work: @escaping @Sendable () async -> Result<Success, APIError>,
                    onAbandon: @escaping @Sendable () -> Void) {
+            state.withLock { $0.onAbandon = onAbandon }
             let task = Task { self.finish(await work()) }
-            state.withLock {
-                $0.task = task
-                $0.onAbandon = onAbandon
+            state.withLock { state in
+                if state.result == nil { state.task = task }
             }
         }
 
+        /// Hands the result to every waiter, then lets go of the work and the abandon handler: the
+        /// handler holds this flight, so keeping it would keep every finished flight (and its
+        /// response) alive forever.
         private func finish(_ result: Result<Success, APIError>) {
             let waiters = state.withLock { state in
                 state.result = result
+                state.task = nil
+                state.onAbandon = nil
                 defer { state.waiters = [:] }
                 return Array(state.waiters.values)
             }
@@ -110,6 +115,7 @@ final class InFlightRequests<Success: Sendable>: Sendable {
                     return (nil, nil)
                 }
                 guard state.waiters.isEmpty, state.result == nil, let task = state.task else { return (continuation, nil) }
+                defer { state.onAbandon = nil }
                 return (continuation, (task, state.onAbandon))
             }
             continuation?.resume(throwing: CancellationError())
