@@ -1,3 +1,4 @@
+import Atomics
 import Metrics
 
 /// Counts what happens in one store of one feature, both in process (for ``CacheStatistics``
@@ -13,8 +14,16 @@ public final class CacheMetrics: Sendable {
     /// The feature dimension, such as `catalog`.
     public let feature: String
 
-    /// The in-process counts, behind one lock (an increment is one uncontended lock, ~20 ns).
-    private let counts: Locked<CacheStatistics>
+    // Relaxed atomic counters (swift-atomics: lock-free on every OS version, and ThreadSanitizer sees
+    // atomics): a hit costs an increment, not a second lock.
+    private let hits = ManagedAtomic<Int>(0)
+    private let misses = ManagedAtomic<Int>(0)
+    private let expirations = ManagedAtomic<Int>(0)
+    private let evictions = ManagedAtomic<Int>(0)
+    private let writes = ManagedAtomic<Int>(0)
+    private let revalidations = ManagedAtomic<Int>(0)
+    private let requestsSaved = ManagedAtomic<Int>(0)
+    private let bytesSaved = ManagedAtomic<Int>(0)
     private let hitCounter: Counter
     private let missCounter: Counter
     private let expirationCounter: Counter
@@ -29,7 +38,6 @@ public final class CacheMetrics: Sendable {
     public init(store: String, feature: String) {
         self.store = store
         self.feature = feature
-        counts = Locked(CacheStatistics(store: store, feature: feature))
         let dimensions = [("store", store), ("feature", feature)]
         hitCounter = Counter(label: "cache_hits_total", dimensions: dimensions)
         missCounter = Counter(label: "cache_misses_total", dimensions: dimensions)
@@ -43,19 +51,19 @@ public final class CacheMetrics: Sendable {
 
     /// Records a hit.
     public func recordHit() {
-        counts.withLock { $0.hits &+= 1 }
+        hits.wrappingIncrement(by: 1, ordering: .relaxed)
         hitCounter.increment()
     }
 
     /// Records a miss.
     public func recordMiss() {
-        counts.withLock { $0.misses &+= 1 }
+        misses.wrappingIncrement(by: 1, ordering: .relaxed)
         missCounter.increment()
     }
 
     /// Records an expired entry found on read: an expiration and a miss.
     public func recordExpiration() {
-        counts.withLock { $0.expirations &+= 1 }
+        expirations.wrappingIncrement(by: 1, ordering: .relaxed)
         expirationCounter.increment()
         recordMiss()
     }
@@ -63,38 +71,44 @@ public final class CacheMetrics: Sendable {
     /// Records `count` entries evicted to stay within limits.
     public func recordEvictions(_ count: Int) {
         guard count > 0 else { return }
-        counts.withLock { $0.evictions &+= count }
+        evictions.wrappingIncrement(by: count, ordering: .relaxed)
         evictionCounter.increment(by: Int64(count))
     }
 
     /// Records a write.
     public func recordWrite() {
-        counts.withLock { $0.writes &+= 1 }
+        writes.wrappingIncrement(by: 1, ordering: .relaxed)
         writeCounter.increment()
     }
 
     /// Records a stale entry confirmed by the server (an HTTP 304): the body was not transferred.
     public func recordRevalidation(bytesSaved bytes: Int) {
-        counts.withLock { $0.revalidations &+= 1 }
+        revalidations.wrappingIncrement(by: 1, ordering: .relaxed)
         revalidationCounter.increment()
         recordBytesSaved(bytes)
     }
 
     /// Records a response served from the cache with no request at all.
     public func recordRequestSaved(bytesSaved bytes: Int) {
-        counts.withLock { $0.requestsSaved &+= 1 }
+        requestsSaved.wrappingIncrement(by: 1, ordering: .relaxed)
         requestsSavedCounter.increment()
         recordBytesSaved(bytes)
     }
 
     private func recordBytesSaved(_ bytes: Int) {
-        counts.withLock { $0.bytesSaved &+= bytes }
+        bytesSaved.wrappingIncrement(by: bytes, ordering: .relaxed)
         bytesSavedCounter.increment(by: Int64(bytes))
     }
 
     /// The counts so far.
     public func snapshot() -> CacheStatistics {
-        counts.withLock { $0 }
+        CacheStatistics(
+            store: store, feature: feature,
+            hits: hits.load(ordering: .relaxed), misses: misses.load(ordering: .relaxed),
+            expirations: expirations.load(ordering: .relaxed), evictions: evictions.load(ordering: .relaxed),
+            writes: writes.load(ordering: .relaxed), revalidations: revalidations.load(ordering: .relaxed),
+            requestsSaved: requestsSaved.load(ordering: .relaxed), bytesSaved: bytesSaved.load(ordering: .relaxed)
+        )
     }
 }
 
