@@ -109,6 +109,48 @@ import Testing
         }
     }
 
+    @Test func aFailedInstallLeavesNothingBehindAndCanBeRetried() throws {
+        struct ClashingKit: FeatureKit {
+            let name = "clashing"
+            func register(in registry: KitRegistry) throws(ContainerError) {
+                registry.addClearingParticipant(RecordingParticipant(name: "clashing"))
+                try registry.addCacheKeyProvider(Keys(typenames: ["Account"]))
+            }
+        }
+        let unified = UnifiedCacheManager(timeouts: CacheTimeoutPolicy())
+        let container = DependencyContainer(cacheManager: unified)
+        let connected = Connected()
+        #expect(throws: ContainerError.duplicateTypename("Account", kits: ["ledger", "clashing"])) {
+            try container.install([StatementsKit(connected: connected), LedgerKit(), ClashingKit()])
+        }
+        // Nothing of the failed install remains: kits, services, typenames, rules, participants.
+        #expect(container.kitNames.isEmpty)
+        #expect(container.claimedTypenames.isEmpty)
+        #expect(container.refetchRules(forMutation: "MakePayment").isEmpty)
+        #expect(container.defaultTimeout(forFeature: "statements") == nil)
+        #expect(unified.participantNames.isEmpty)
+        #expect(throws: ContainerError.self) { try container.resolver(for: "app").resolve(Ledger.self) }
+        // The same kits, without the one that clashed, install cleanly.
+        try container.install([StatementsKit(connected: connected), LedgerKit()])
+        #expect(container.kitNames == ["statements", "ledger"])
+        #expect(unified.participantNames == ["statements"])
+        #expect(try container.resolver(for: "app").resolve(Statements.self).ledger.name == "ledger")
+    }
+
+    @Test func aKitClaimingATypenameTwiceIsToldSoOnce() throws {
+        struct TwiceKit: FeatureKit {
+            let name = "twice"
+            func register(in registry: KitRegistry) throws(ContainerError) {
+                try registry.addCacheKeyProvider(Keys(typenames: ["Note"]))
+                try registry.addCacheKeyProvider(Keys(typenames: ["Note"]))
+            }
+        }
+        let error = #expect(throws: ContainerError.self) { try makeContainer().install([TwiceKit()]) }
+        #expect(error == .duplicateTypename("Note", kits: ["twice"]))
+        #expect(error?.description.contains("claimed twice by kit 'twice'") == true, "\(String(describing: error))")
+        #expect(error?.description.contains("twice, twice") == false)
+    }
+
     @Test func duplicateTypesKitsAndCyclesAreErrors() throws {
         let container = makeContainer()
         try container.install([LedgerKit()])

@@ -23,8 +23,12 @@ public enum ContainerError: Error, Hashable, CustomStringConvertible {
             "\(type) is not registered, but kit '\(kit)' needs it: register it in some kit's register(in:)"
         case .duplicateRegistration(let type, let kits):
             "\(type) is registered by more than one kit: \(kits.joined(separator: ", "))"
+        case .duplicateTypename(let typename, let kits) where kits.count == 1:
+            "GraphQL type '\(typename)' is claimed twice by kit '\(kits[0])': give each typename one "
+                + "CacheKeyProvider (one provider can key several typenames)"
         case .duplicateTypename(let typename, let kits):
-            "GraphQL type '\(typename)' is claimed by more than one kit: \(kits.joined(separator: ", "))"
+            "GraphQL type '\(typename)' is claimed by kits \(kits.map { "'\($0)'" }.joined(separator: " and ")): "
+                + "one kit owns each typename; let the other resolve the owner's use cases through the container"
         case .duplicateKit(let name):
             "two kits are named '\(name)'"
         case .dependencyCycle(let path):

@@ -40,6 +40,11 @@ public final class DependencyContainer: Sendable {
         var keyProviders: [String: (kit: String, provider: any CacheKeyProvider)] = [:]
         var refetchRules: [MutationRefetchRule] = []
         var timeoutDefaults: [String: CacheTimeout] = [:]
+        /// Clearing participants registered by an install in progress, handed to the
+        /// ``UnifiedCacheManager`` only once every kit of it has registered and connected.
+        var pendingParticipants: [any CacheClearingParticipant] = []
+        /// Whether an install is in progress (participants wait for it to succeed).
+        var isInstalling = false
     }
 
     /// Creates an empty container whose clearing participants join `cacheManager`.
@@ -59,8 +64,29 @@ public final class DependencyContainer: Sendable {
             }
             guard isNew else { throw .duplicateKit(kit.name) }
         }
-        for kit in kits { try kit.register(in: registry(for: kit.name)) }
-        for kit in kits { try kit.connect(using: resolver(for: kit.name)) }
+        // All or nothing: a kit that fails leaves the container (and the unified cache manager) as it
+        // was before this call, so the install can be retried.
+        let before = state.withLock { state -> State in
+            var before = state
+            before.kits.removeAll { name in kits.contains { $0.name == name } }
+            state.isInstalling = true
+            return before
+        }
+        do {
+            for kit in kits { try kit.register(in: registry(for: kit.name)) }
+            for kit in kits { try kit.connect(using: resolver(for: kit.name)) }
+        } catch {
+            state.withLock { $0 = before }
+            throw error
+        }
+        let participants = state.withLock { state in
+            defer {
+                state.pendingParticipants = []
+                state.isInstalling = false
+            }
+            return state.pendingParticipants
+        }
+        for participant in participants { cacheManager.register(participant) }
     }
 
     /// The registry through which `kit` declares what it provides. The composition root uses one
@@ -129,8 +155,8 @@ public final class DependencyContainer: Sendable {
         }
     }
 
-    func mutate(_ body: (inout State) throws(ContainerError) -> Void) throws(ContainerError) {
-        try state.withLock { (state: inout State) throws(ContainerError) in try body(&state) }
+    func mutate<Failure: Error>(_ body: (inout State) throws(Failure) -> Void) throws(Failure) {
+        try state.withLock { (state: inout State) throws(Failure) in try body(&state) }
     }
 
     func resolve(_ id: ObjectIdentifier, typeName: String, kit: String, path: [String]) throws(ContainerError)

@@ -37,7 +37,7 @@ public struct KitRegistry: Sendable {
         try container.mutate { (state: inout DependencyContainer.State) throws(ContainerError) in
             for typename in provider.typenames.sorted() {
                 if let owner = state.keyProviders[typename] {
-                    throw .duplicateTypename(typename, kits: [owner.kit, kit])
+                    throw .duplicateTypename(typename, kits: owner.kit == kit ? [kit] : [owner.kit, kit])
                 }
             }
             for typename in provider.typenames { state.keyProviders[typename] = (kit, provider) }
@@ -45,9 +45,13 @@ public struct KitRegistry: Sendable {
     }
 
     /// Adds a cache to the app's ``UnifiedCacheManager``: cleared at logout, per account, re-timed by
-    /// settings and counted in statistics.
+    /// settings and counted in statistics. It joins the manager once the whole install succeeded.
     public func addClearingParticipant(_ participant: any CacheClearingParticipant) {
-        container.cacheManager.register(participant)
+        var registerNow = false
+        container.mutate { state in
+            if state.isInstalling { state.pendingParticipants.append(participant) } else { registerNow = true }
+        }
+        if registerNow { container.cacheManager.register(participant) }
     }
 
     /// Declares what a mutation makes stale.
