@@ -3,7 +3,7 @@ import AccountsKit
 import CacheKit
 import Foundation
 
-/// `mib inspect`: seed 001's debug cache inspector. It signs in against a backend, uses the app as a
+/// `mib inspect`: the debug cache inspector. It signs in against a backend, uses the app as a
 /// user would (the catalog, the dashboard, two accounts, the catalog again), and then reads what
 /// the ``UnifiedCacheManager`` reports: statistics per store and a redacted export of every entry
 /// (keys, users and accounts hashed, values never included).

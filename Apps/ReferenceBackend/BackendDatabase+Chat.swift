@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// A conversation of a user (seed 003's chat history: `area` is `chat` or `compatibility`).
+/// A conversation of a user (the chat history: `area` is `chat` or `compatibility`).
 public struct ChatThread: Codable, Sendable, Hashable, FetchableRecord, PersistableRecord {
     public static let databaseTableName = "chat_thread"
 

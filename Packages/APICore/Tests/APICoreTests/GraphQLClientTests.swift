@@ -195,7 +195,7 @@ import Testing
                     return try await group.reduce(into: []) { $0.append($1) }
                 }
             }
-            #expect(await eventually { client.inFlight.waiterCount == 5 && bank.count("AccountBalance") == 1 })
+            try await waitUntil("5 callers sharing one request") { client.inFlight.waiterCount == 5 && bank.count("AccountBalance") == 1 }
             gate.open()
             #expect(try await results.value == Array(repeating: 1_000, count: 5))
             #expect(bank.count("AccountBalance") == 1)
@@ -208,7 +208,7 @@ import Testing
             let gate = AsyncGate()
             bank.state.withLock { $0.gate = gate }
             let pending = Task { try await fixture.client.fetch(BalanceQuery(id: "100")) }
-            #expect(await eventually { bank.count("AccountBalance") == 1 })
+            try await waitUntil("the query reached the bank") { bank.count("AccountBalance") == 1 }
             let report = await fixture.unified.clearAllCaches()
             #expect(report.isComplete)
             gate.open()

@@ -112,12 +112,3 @@ extension GraphQLResult {
         return balance
     }
 }
-
-/// Waits, by yielding, until `condition` holds (bounded, so a broken feature fails instead of hanging).
-func eventually(_ condition: () -> Bool) async -> Bool {
-    for _ in 0..<20_000 {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(1))
-    }
-    return condition()
-}

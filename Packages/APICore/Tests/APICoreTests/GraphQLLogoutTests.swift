@@ -24,7 +24,7 @@ import Testing
                 try await fixture.client.perform(PaymentMutation(accountId: "100", amount: 250),
                                                  optimisticResponse: optimisticData)
             }
-            #expect(await eventually { bank.count("MakePayment") == 1 }, "the payment never reached the bank")
+            try await waitUntil("the payment reached the bank") { bank.count("MakePayment") == 1 }
             // Logout while the payment is on the wire.
             #expect(await fixture.unified.clearAllCaches().isComplete)
             fixture.tokens.set(nil)

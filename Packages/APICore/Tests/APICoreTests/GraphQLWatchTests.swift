@@ -1,5 +1,6 @@
 import APICore
 import CacheKit
+import CacheKitTesting
 import Foundation
 import Testing
 
@@ -42,10 +43,10 @@ import Testing
                 for await _ in client.watch(BalanceQuery(id: "100")) { count += 1 }
                 return count
             }
-            #expect(await eventually { client.watcherCount == 1 && bank.count("AccountBalance") == 1 })
+            try await waitUntil("the watcher fetched once") { client.watcherCount == 1 && bank.count("AccountBalance") == 1 }
             consumer.cancel()
             #expect(await consumer.value <= 1)
-            #expect(await eventually { client.watcherCount == 0 })
+            try await waitUntil("the watcher ended") { client.watcherCount == 0 }
             // Writing afterwards reaches no one and fails nothing.
             _ = try await client.perform(PaymentMutation(accountId: "100", amount: 1))
         }

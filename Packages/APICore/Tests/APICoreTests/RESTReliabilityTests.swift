@@ -153,8 +153,9 @@ import Testing
             var request = APIRequest<Item>.item("/never")
             request.timeout = .milliseconds(300)
             let pending = Task { try await fixture.client.send(request) }
-            #expect(await eventually { server.count("/never") == 1 && sleeper.delays.count == 1 },
-                    "the request never reached the server")
+            try await waitUntil("the request reached the server and its timeout started") {
+                server.count("/never") == 1 && sleeper.delays.count == 1
+            }
             #expect(sleeper.delays == [.milliseconds(300)])
             sleeper.wakeAll()
             await #expect(throws: APIError.transport(.timedOut)) { try await pending.value }

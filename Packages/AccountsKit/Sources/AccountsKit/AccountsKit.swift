@@ -15,7 +15,7 @@ public struct AccountsKit: FeatureKit {
     /// `accounts`.
     public let name = "accounts"
 
-    /// What a payment makes stale (seed 001, strategy 2): the paid account's balance and recent
+    /// What a payment makes stale (critical, then background refetches): the paid account's balance and recent
     /// transactions are refetched before the payment returns (network-only); the dashboard and the
     /// paid account's full list (from its first page) after, cache-then-network.
     public static let paymentRule = MutationRefetchRule(

@@ -1,7 +1,7 @@
 import CacheKit
 import Foundation
 
-/// The settings file (the seed's Settings.bundle, as JSON) and the timeouts it sets.
+/// The timeout settings file (JSON) and the timeouts it sets.
 public enum SettingsFuzz {
     /// One input: settings that decode encode and decode to the same settings, and every expiry
     /// they give can be computed for any feature.

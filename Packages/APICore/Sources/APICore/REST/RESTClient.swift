@@ -133,7 +133,7 @@ public final class RESTClient: Sendable {
         // The caller's own Cache-Control (RFC 9111 §5.2.1) narrows the policy.
         var directives = CacheControl(request.headerFields)
         // HTTP/1.0's `Pragma: no-cache` counts only where there is no Cache-Control (RFC 9111 §5.4).
-        if request.headerFields[.cacheControl] == nil, let pragma = HTTPField.Name("Pragma"),
+        if request.headerFields[.cacheControl] == nil, let pragma = Self.pragma,
            request.headerFields[values: pragma].contains(where: { $0.lowercased().contains("no-cache") }) {
             directives.noCache = true
         }
@@ -353,6 +353,9 @@ public final class RESTClient: Sendable {
             try await self.exchange(request, prepared, conditional: conditional, store: store)
         }
     }
+
+    /// `Pragma`, HTTP/1.0's `no-cache` (a valid name, built once rather than on every send).
+    static let pragma = HTTPField.Name("Pragma")
 
     /// Request fields that never change the response, so requests differing only in them may share
     /// one fetch: connection management, tracing and the client's identification.
