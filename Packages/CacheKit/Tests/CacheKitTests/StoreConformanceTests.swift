@@ -27,7 +27,9 @@ struct StoreConformanceTests {
         fixture.clock.advance(by: 1)
         #expect(try fixture.text("a") == nil)
         #expect(fixture.metrics.snapshot().expirations == 1)
-        #expect(try fixture.store.usage().count == 0, "an expired entry read is removed")
+        #expect(try fixture.store.usage().count == 1, "an expired entry stays, as last known data")
+        let stale = try #require(try fixture.store.peek("a", requester: nil), "readable as stale after a get")
+        #expect(String(decoding: stale.value, as: UTF8.self) == "alpha")
     }
 
     @Test("peek returns a stale entry without removing it", arguments: StoreKind.allCases)

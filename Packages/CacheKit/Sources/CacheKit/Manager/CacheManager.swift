@@ -104,6 +104,22 @@ public actor CacheManager<Value: Codable & Sendable> {
         }
     }
 
+    /// The value for `key`, fresh or past its timeout, with its ``Freshness``, if `requester` may see
+    /// it: the last known data, for a screen that shows what it has while offline. Does not count as a
+    /// hit or a miss.
+    public func cached(forKey key: String, requester: String?) -> CacheUpdate<Value>? {
+        let now = environment.clock.now()
+        func update(_ value: Value, _ metadata: CacheEntryMetadata) -> CacheUpdate<Value> {
+            CacheUpdate(value: value, source: .cache,
+                        freshness: Freshness(metadata.isFresh(at: now) ? .fresh : .stale, storedAt: metadata.storedAt, now: now))
+        }
+        if let entry = memory.peek(key, requester: requester) { return update(entry.value, entry.metadata) }
+        guard let disk, let entry = disk.peek(key, requester: requester),
+              let value = try? decoder.decode(Value.self, from: entry.value) else { return nil }
+        memory.set(value, forKey: key, metadata: entry.metadata, cost: entry.value.count)
+        return update(value, entry.metadata)
+    }
+
     /// Stores `value` under `key`.
     ///
     /// - Parameters:
@@ -172,15 +188,58 @@ public actor CacheManager<Value: Codable & Sendable> {
         refresh: CacheRefresh = .useCache,
         loader: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
-        if refresh == .useCache, let cached = value(forKey: key, requester: scope.userId) {
-            return cached
-        }
-        return try await load(key, scope: scope, timeout: timeout, loader: loader)
+        try await read(forKey: key, scope: scope, timeout: timeout, refresh: refresh, stale: .never, loader: loader).value
     }
 
-    /// Stale-while-revalidate: delivers the cached value at once (when there is a fresh one), then
-    /// loads in the background, stores the result and delivers it too. With `.forceRefresh` only the
-    /// loaded value is delivered. The stream ends after the loaded value, or with the loader's error.
+    /// The cached value for `key` or the loader's result, with where it came from and how old it is;
+    /// `stale` decides whether a value past its timeout may answer.
+    ///
+    /// - `.never`: as ``value(forKey:scope:timeout:refresh:loader:)``.
+    /// - `.ifLoadFails`: when the loader throws and a value is cached (however old, even with
+    ///   `.forceRefresh`), that value is returned labelled ``Freshness/State-swift.enum/offline``.
+    /// - `.whileRevalidating`: an expired value is returned at once, labelled stale, and the loader
+    ///   refreshes the cache in the background (its failure is logged).
+    /// - Throws: the loader's error when no value may answer instead.
+    public func read(
+        forKey key: String,
+        scope: CacheScope = .shared,
+        timeout: CacheTimeout = .useDefault,
+        refresh: CacheRefresh = .useCache,
+        stale: StaleReads,
+        loader: @escaping @Sendable () async throws -> Value
+    ) async throws -> CacheUpdate<Value> {
+        let requester = scope.userId
+        if refresh == .useCache, let fresh = value(forKey: key, requester: requester),
+           let update = cached(forKey: key, requester: requester) {
+            return CacheUpdate(value: fresh, source: .cache, freshness: update.freshness)
+        }
+        let last = stale == .never ? nil : cached(forKey: key, requester: requester)
+        if stale == .whileRevalidating, refresh == .useCache, let last {
+            Task {
+                do {
+                    _ = try await self.load(key, scope: scope, timeout: timeout, loader: loader)
+                } catch {
+                    self.environment.logger.debug("Background refresh failed; the stale value stays",
+                                                  metadata: ["key": "\(key.redacted)", "error": "\(error)"])
+                }
+            }
+            return last
+        }
+        do {
+            let loaded = try await load(key, scope: scope, timeout: timeout, loader: loader)
+            return CacheUpdate(value: loaded, source: .loader, freshness: .fetched(at: environment.clock.now()))
+        } catch {
+            guard let last else { throw error }
+            environment.logger.info("Served the last known value: the load failed",
+                                    metadata: ["key": "\(key.redacted)", "feature": "\(feature)", "error": "\(error)"])
+            return CacheUpdate(value: last.value, source: .cache, freshness: last.freshness.offline)
+        }
+    }
+
+    /// Stale-while-revalidate: delivers the cached value at once (fresh, or past its timeout and then
+    /// labelled stale), then loads, stores the result and delivers it too. With `.forceRefresh` only
+    /// the loaded value is delivered. The stream ends after the loaded value, or with the loader's
+    /// error (the consumer keeps showing the cached value, now offline).
     /// Cancelling the consumer stops delivery; a shared load goes on for its other callers.
     public nonisolated func updates(
         forKey key: String,
@@ -192,11 +251,12 @@ public actor CacheManager<Value: Codable & Sendable> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    if refresh == .useCache, let cached = await self.value(forKey: key, requester: scope.userId) {
-                        continuation.yield(CacheUpdate(value: cached, source: .cache))
+                    if refresh == .useCache, let cached = await self.cached(forKey: key, requester: scope.userId) {
+                        continuation.yield(cached)
                     }
                     let fresh = try await self.load(key, scope: scope, timeout: timeout, loader: loader)
-                    continuation.yield(CacheUpdate(value: fresh, source: .loader))
+                    continuation.yield(CacheUpdate(value: fresh, source: .loader,
+                                                   freshness: .fetched(at: self.environment.clock.now())))
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)

@@ -14,8 +14,9 @@ public protocol CacheStore<Value>: AnyObject, Sendable {
 
     /// The fresh entry for `key`, if the requester may see it.
     ///
-    /// An expired entry is removed and reported as a miss (counted as an expiration); an entry
-    /// that belongs to another user is a miss and stays. A hit marks the entry most recently used.
+    /// An expired entry is reported as a miss (counted as an expiration) and stays, readable as stale
+    /// through ``peek(_:requester:)`` until it is evicted or cleared: last known data for offline use.
+    /// An entry that belongs to another user is a miss. A hit marks the entry most recently used.
     /// - Parameters:
     ///   - key: the entry's key.
     ///   - requester: the signed-in user's id, or `nil` when nobody is signed in.

@@ -93,7 +93,7 @@ public final class DiskStore: CacheStore {
             case let entry? where !entry.metadata.scope.isVisible(to: requester):
                 outcome = .miss
             case let entry? where !entry.metadata.isFresh(at: now):
-                _ = try? remove(key)
+                // Kept, readable as stale through `peek`, until evicted or cleared.
                 outcome = .expired
             case let entry?:
                 state.withLock { state in

@@ -63,10 +63,8 @@ public final class MemoryStore<Value: Sendable>: CacheStore {
         let outcome: LookupOutcome<Value> = table.withLock { table in
             guard let slot = table.slot(of: key) else { return .miss }
             guard table.nodes[slot].metadata.scope.isVisible(to: requester) else { return .miss }
-            guard table.nodes[slot].metadata.isFresh(at: now) else {
-                table.remove(at: slot)
-                return .expired
-            }
+            // An expired entry stays, readable as stale through `peek`, until evicted or cleared.
+            guard table.nodes[slot].metadata.isFresh(at: now) else { return .expired }
             table.touch(slot)
             return .hit(CacheEntry(value: table.nodes[slot].value, metadata: table.nodes[slot].metadata))
         }
