@@ -181,3 +181,27 @@ import Testing
         }
     }
 }
+
+/// Offline: the catalog list shows its last known pages, labelled with their age, after a relaunch
+/// with the backend gone, although its pages are `must-revalidate`.
+@Suite(.timeLimit(.minutes(2))) struct CatalogOfflineTests {
+    @Test func aRelaunchOfflineShowsTheLastKnownFirstPageWithItsAgeAndTheError() async throws {
+        let caches = try TemporaryDirectory()
+        let fixture = try await BackendFixture.start()
+        let online = try CatalogKitAgainstBackendTests.App(fixture.backend, caches: caches)
+        let seen = try await online.client.page(limit: 20)
+        await fixture.backend.stop()
+
+        let relaunched = try CatalogKitAgainstBackendTests.App(fixture.backend, caches: caches)
+        relaunched.clock.advance(by: 2 * 86_400)
+        let model = CatalogListModel(client: relaunched.client, limit: 20)
+        await model.load()
+        let state = await model.current
+        #expect(state.listing.funnels.map(\.slug) == seen.value.funnels.map(\.slug))
+        #expect(state.isFromCache && state.status?.isOffline == true)
+        #expect(state.status?.label == "Offline · last updated 2 d ago")
+        #expect(state.error != nil, "the failure is reported too")
+        caches.remove()
+        fixture.directory.remove()
+    }
+}

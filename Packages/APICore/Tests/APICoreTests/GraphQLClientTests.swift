@@ -404,9 +404,9 @@ extension Result {
     }
 
     @Test func decodesIntoTheCallersTypeOrNamesThePath() throws {
-        let result = GraphQLResult(data: ["account": ["__typename": "Account", "id": "1", "balance": 5]], source: .cache)
+        let result = GraphQLResult(data: ["account": ["__typename": "Account", "id": "1", "balance": 5]], source: .cache, freshness: .fetched(at: .distantPast))
         #expect(try result.decode(Balance.self) == Balance(account: .init(id: "1", balance: 5)))
-        let wrong = GraphQLResult(data: ["account": ["id": "1", "balance": "five"]], source: .cache)
+        let wrong = GraphQLResult(data: ["account": ["id": "1", "balance": "five"]], source: .cache, freshness: .fetched(at: .distantPast))
         #expect(throws: APIError.self) { try wrong.decode(Balance.self) }
         do {
             _ = try wrong.decode(Balance.self)

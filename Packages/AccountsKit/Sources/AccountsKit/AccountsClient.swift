@@ -1,4 +1,6 @@
 import APICore
+import CacheKit
+import Foundation
 
 /// The accounts use cases (seed 001, "Feature Kit Responsibilities"), over the app's GraphQL client
 /// and its normalized store.
@@ -31,7 +33,7 @@ public final class AccountsClient: Sendable {
         let loaded = try await account(AccountBalanceQuery(accountId: accountId), accountId: accountId, policy: policy,
                                        as: BalanceFields.self)
         return Loaded(value: AccountBalance(accountId: loaded.value.id, amount: loaded.value.balance, currency: loaded.value.currency),
-                      source: loaded.source, isStale: loaded.isStale)
+                      source: loaded.source, status: loaded.status)
     }
 
     /// An account's details (5 min).
@@ -47,7 +49,7 @@ public final class AccountsClient: Sendable {
     {
         let loaded = try await account(RecentTransactionsQuery(accountId: accountId, count: count), accountId: accountId,
                                        policy: policy, as: RecentFields.self)
-        return Loaded(value: loaded.value.recentTransactions, source: loaded.source, isStale: loaded.isStale)
+        return Loaded(value: loaded.value.recentTransactions, source: loaded.source, status: loaded.status)
     }
 
     /// One page of an account's transactions, newest first (5 min).
@@ -61,7 +63,7 @@ public final class AccountsClient: Sendable {
     {
         let loaded = try await account(AllTransactionsQuery(accountId: accountId, first: first, after: after),
                                        accountId: accountId, policy: policy, as: PageFields.self)
-        return Loaded(value: loaded.value.transactions, source: loaded.source, isStale: loaded.isStale)
+        return Loaded(value: loaded.value.transactions, source: loaded.source, status: loaded.status)
     }
 
     /// Every transaction of an account, page after page, each once.
@@ -85,14 +87,14 @@ public final class AccountsClient: Sendable {
     /// - Throws: ``AccountsError/api(_:)``.
     public func dashboard(policy: CachePolicy? = nil) async throws(AccountsError) -> Loaded<Dashboard> {
         let result = try await fetch(DashboardQuery(), policy: policy, accountId: nil)
-        return try Self.decode(result, as: DashboardFields.self).map(\.dashboard)
+        return try decode(result, as: DashboardFields.self, feature: DashboardQuery.feature).map(\.dashboard)
     }
 
     /// The signed-in user's profile (15 min).
     /// - Throws: ``AccountsError/api(_:)``.
     public func profile(policy: CachePolicy? = nil) async throws(AccountsError) -> Loaded<UserProfile> {
         let result = try await fetch(UserProfileQuery(), policy: policy, accountId: nil)
-        return try Self.decode(result, as: ProfileFields.self).map(\.me)
+        return try decode(result, as: ProfileFields.self, feature: UserProfileQuery.feature).map(\.me)
     }
 
     /// Checks, against the server and never the cache, that an account can pay `amount`.
@@ -121,7 +123,8 @@ public final class AccountsClient: Sendable {
         } catch {
             throw AccountsError(error, accountId: accountId)
         }
-        let payment = try Self.decode(GraphQLResult(data: result.data, source: .network), as: PaymentFields.self).value.makePayment
+        let payment = try decode(GraphQLResult(data: result.data, source: .network, freshness: .fetched(at: .now)),
+                                 as: PaymentFields.self, feature: MakePaymentMutation.feature).value.makePayment
         return PaymentReceipt(transaction: payment.transaction, newBalance: payment.account.balance,
                               critical: result.critical, background: result.background)
     }
@@ -149,13 +152,18 @@ public final class AccountsClient: Sendable {
     ) async throws(AccountsError) -> Loaded<Fields> {
         let result = try await fetch(query, policy: policy, accountId: accountId)
         guard let account = result.data["account"], account != .null else { throw .unknownAccount(accountId) }
-        return try Self.decode(GraphQLResult(data: ["account": account], source: result.source, isStale: result.isStale),
-                               as: AccountEnvelope<Fields>.self).map(\.account)
+        return try decode(GraphQLResult(data: ["account": account], source: result.source, freshness: result.freshness),
+                          as: AccountEnvelope<Fields>.self, feature: Q.feature).map(\.account)
     }
 
-    private static func decode<T: Decodable & Sendable>(_ result: GraphQLResult, as type: T.Type) throws(AccountsError) -> Loaded<T> {
+    /// The result decoded, with the label its feature's ``StaleIndicator`` gives it.
+    private func decode<T: Decodable & Sendable>(_ result: GraphQLResult, as type: T.Type, feature: String)
+        throws(AccountsError) -> Loaded<T>
+    {
+        let indicator = graphQL.configuration.container?.staleIndicator(forFeature: feature) ?? .none
         do throws(APIError) {
-            return Loaded(value: try result.decode(T.self), source: result.source, isStale: result.isStale)
+            return Loaded(value: try result.decode(T.self), source: result.source,
+                          status: DataStatus(result.freshness, indicator: indicator))
         } catch {
             throw .api(error)
         }
@@ -181,6 +189,6 @@ private struct PaymentFields: Decodable, Sendable {
 extension Loaded {
     /// The same load with its value transformed.
     func map<T>(_ transform: (Value) -> T) -> Loaded<T> {
-        Loaded<T>(value: transform(value), source: source, isStale: isStale)
+        Loaded<T>(value: transform(value), source: source, status: status)
     }
 }

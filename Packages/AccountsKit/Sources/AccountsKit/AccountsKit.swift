@@ -39,5 +39,8 @@ public struct AccountsKit: FeatureKit {
         registry.setDefaultTimeout(.seconds(300), forFeature: AccountsFeature.accounts)
         registry.setDefaultTimeout(.seconds(300), forFeature: AccountsFeature.transactions)
         registry.setDefaultTimeout(.seconds(900), forFeature: AccountsFeature.profile)
+        // A balance older than an hour is labelled; offline data always is.
+        registry.setStaleIndicator(.lastUpdated(after: 3_600), forFeature: AccountsFeature.balances)
+        registry.setStaleIndicator(.lastUpdated(after: 86_400), forFeature: AccountsFeature.accounts)
     }
 }

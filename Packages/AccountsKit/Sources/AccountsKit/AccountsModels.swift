@@ -1,4 +1,5 @@
 import APICore
+import CacheKit
 
 /// A bank account as the screens show it. Amounts are in cents.
 public struct Account: Codable, Sendable, Hashable {
@@ -99,8 +100,12 @@ public struct Loaded<Value: Sendable>: Sendable {
     public var value: Value
     /// ``ResponseSource/cache`` (no request) or ``ResponseSource/network``.
     public var source: ResponseSource
-    /// Whether it is cached data served because the server could not be reached.
-    public var isStale: Bool
+    /// How old it is, and the label a view shows beside it ("Offline · last updated 5 min ago").
+    public var status: DataStatus
+
+    /// Whether it is cached data older than its timeout (stale, or served because the server could
+    /// not be reached).
+    public var isStale: Bool { status.freshness.isStale }
 }
 
 extension Loaded: Equatable where Value: Equatable {}

@@ -64,6 +64,16 @@ public final class CatalogClient: Sendable {
         }
     }
 
+    /// The last page the user saw, however old, labelled offline with its age; `nil` when none is
+    /// stored. Never sends a request: for a screen that could not load (the catalog's pages are
+    /// `must-revalidate`, so they are never served stale as HTTP responses; shown as last known
+    /// data they are, like a browser's history).
+    public func lastKnownPage(cursor: String? = nil, limit: Int = defaultLimit,
+                              filter: CatalogFilter = CatalogFilter()) async -> APIResponse<CatalogPage>? {
+        guard let request = try? pageRequest(cursor: cursor, limit: limit, filter: filter) else { return nil }
+        return await rest.lastKnown(request)
+    }
+
     /// Every page of the catalog, joined in order with no duplicate and no gap. When the server
     /// refuses a cursor (`INVALID_CURSOR`: the catalog changed under the listing), the listing's
     /// cached pages are cleared and the walk restarts from the first page, once.

@@ -23,6 +23,15 @@ public enum CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether `error` means no server answered (see ``APIError/reachedNoServer``).
+    static func isOffline(_ error: any Error) -> Bool {
+        switch error {
+        case CatalogError.api(let api): api.reachedNoServer
+        case let api as APIError: api.reachedNoServer
+        default: false
+        }
+    }
+
     /// A sentence that says what went wrong.
     public var description: String {
         switch self {

@@ -27,5 +27,8 @@ public struct CatalogKit: FeatureKit {
         registry.setDefaultTimeout(client.timeouts.catalog, forFeature: CatalogFeature.catalog)
         registry.setDefaultTimeout(client.timeouts.detail, forFeature: CatalogFeature.detail)
         registry.setDefaultTimeout(client.timeouts.definition, forFeature: CatalogFeature.definition)
+        for feature in [CatalogFeature.catalog, CatalogFeature.detail, CatalogFeature.definition] {
+            registry.setStaleIndicator(client.timeouts.staleIndicator, forFeature: feature)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import APICore
+import CacheKit
 import Logging
 
 /// The catalog screen's model (seed 004 US-005 and US-006, with seed 000's pagination): what the
@@ -40,6 +41,9 @@ public actor CatalogListModel {
         public var phase = Phase.idle
         /// Whether the first page shown is the cached one, not yet confirmed by the server.
         public var isFromCache = false
+        /// How old the first page shown is, with the label to show beside it ("Offline · last
+        /// updated 3 h ago"); `nil` while nothing is shown.
+        public var status: DataStatus?
         /// The last failure, cleared by the next success.
         public var error: CatalogError?
     }
@@ -93,12 +97,31 @@ public actor CatalogListModel {
                         state.listing = Self.listing(startingWith: update)
                     }
                     state.isFromCache = update.source == .cache
+                    state.status = DataStatus(update.freshness, indicator: client.timeouts.staleIndicator)
                     state.phase = update.source == .cache ? .refreshing : .idle
                     state.error = nil
                 }
             }
         } catch {
+            await showLastKnown(after: error, generation: generation)
             fail(error, generation: generation)
+        }
+    }
+
+    /// After a failed load: what is shown stays, now labelled offline; with nothing shown, the last
+    /// page the user saw, however old (last known data, labelled offline with its age).
+    private func showLastKnown(after error: any Error, generation: Int) async {
+        guard generation == self.generation, CatalogError.isOffline(error) else { return }
+        if state.listing.pageCount > 0, let status = state.status {
+            publish { $0.status = DataStatus(status.freshness.offline, indicator: client.timeouts.staleIndicator) }
+            return
+        }
+        guard let last = await client.lastKnownPage(limit: limit, filter: state.filter),
+              generation == self.generation else { return }
+        publish { state in
+            state.listing = Self.listing(startingWith: last)
+            state.isFromCache = true
+            state.status = DataStatus(last.freshness, indicator: client.timeouts.staleIndicator)
         }
     }
 
@@ -165,6 +188,7 @@ public actor CatalogListModel {
             publish { state in
                 state.listing = Self.listing(startingWith: response, restarts: restarts)
                 state.isFromCache = false
+                state.status = DataStatus(response.freshness, indicator: client.timeouts.staleIndicator)
                 state.phase = .idle
                 state.error = nil
             }

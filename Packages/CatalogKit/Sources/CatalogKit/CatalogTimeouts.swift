@@ -10,13 +10,16 @@ public struct CatalogTimeouts: Sendable, Hashable {
     public var detail: CacheTimeout
     /// A funnel's definition.
     public var definition: CacheTimeout
+    /// How old catalog data is labelled: "Last updated … ago" past a day online; offline always.
+    public var staleIndicator: StaleIndicator
 
-    /// Creates timeouts; the defaults are the seed's.
+    /// Creates timeouts; the defaults are the product's (docs/requirements.md).
     public init(catalog: CacheTimeout = .seconds(300), detail: CacheTimeout = .seconds(300),
-                definition: CacheTimeout = .seconds(600)) {
+                definition: CacheTimeout = .seconds(600), staleIndicator: StaleIndicator = .lastUpdated(after: 86_400)) {
         self.catalog = catalog
         self.detail = detail
         self.definition = definition
+        self.staleIndicator = staleIndicator
     }
 }
 

@@ -40,6 +40,7 @@ public final class DependencyContainer: Sendable {
         var keyProviders: [String: (kit: String, provider: any CacheKeyProvider)] = [:]
         var refetchRules: [MutationRefetchRule] = []
         var timeoutDefaults: [String: CacheTimeout] = [:]
+        var staleIndicators: [String: StaleIndicator] = [:]
         /// Clearing participants registered by an install in progress, handed to the
         /// ``UnifiedCacheManager`` only once every kit of it has registered and connected.
         var pendingParticipants: [any CacheClearingParticipant] = []
@@ -140,6 +141,12 @@ public final class DependencyContainer: Sendable {
     /// The default timeout a kit declared for a feature, if any.
     public func defaultTimeout(forFeature feature: String) -> CacheTimeout? {
         state.withLock { $0.timeoutDefaults[feature] }
+    }
+
+    /// How a feature's data is labelled once old, as its kit declared it; ``StaleIndicator/none``
+    /// when it declared nothing (offline data is labelled all the same).
+    public func staleIndicator(forFeature feature: String) -> StaleIndicator {
+        state.withLock { $0.staleIndicators[feature] ?? .none }
     }
 
     // MARK: Used by KitRegistry and KitResolver

@@ -59,6 +59,12 @@ public struct KitRegistry: Sendable {
         try? container.mutate { $0.refetchRules.append(rule) }
     }
 
+    /// Declares how a feature's data is labelled for people once it is older than a threshold
+    /// ("Last updated 3 h ago", "Estimated"), beside its timeout (its freshness window).
+    public func setStaleIndicator(_ indicator: StaleIndicator, forFeature feature: String) {
+        try? container.mutate { $0.staleIndicators[feature] = indicator }
+    }
+
     /// Declares a feature's default timeout (the kit level of the timeout precedence).
     public func setDefaultTimeout(_ timeout: CacheTimeout, forFeature feature: String) {
         try? container.mutate { $0.timeoutDefaults[feature] = timeout }

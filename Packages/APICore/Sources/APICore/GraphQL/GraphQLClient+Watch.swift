@@ -23,7 +23,7 @@ extension GraphQLClient {
             continuation.finish()
             return stream
         }
-        let watcher = Watcher(continuation: continuation, read: { [cache] in
+        let watcher = Watcher(continuation: continuation, clock: environment.clock, read: { [cache] in
             Result { () throws(CacheReadMiss) in try cache.read(operation, variables: query.variables) }
         }, refetch: { [weak self] in
             guard let self else { return .failure(.cancelled) }
@@ -41,7 +41,8 @@ extension GraphQLClient {
                 case .miss: break
                 }
                 watcher.deliver(await catching { () async throws(APIError) in
-                    GraphQLResult(data: try await self.network(query, operation, store: true), source: .network)
+                    GraphQLResult(data: try await self.network(query, operation, store: true), source: .network,
+                                  freshness: .fetched(at: self.environment.clock.now()))
                 })
             } else {
                 watcher.deliver(await catching { () async throws(APIError) in
@@ -84,12 +85,14 @@ final class Watcher: Sendable {
     private let status = Locked(Status())
     private let continuation: AsyncStream<GraphQLWatchEvent>.Continuation
     private let read: @Sendable () -> Result<NormalizedCache.ReadResult, CacheReadMiss>
+    private let clock: any CacheClock
     let refetch: @Sendable () async -> GraphQLWatchEvent
 
-    init(continuation: AsyncStream<GraphQLWatchEvent>.Continuation,
+    init(continuation: AsyncStream<GraphQLWatchEvent>.Continuation, clock: any CacheClock,
          read: @escaping @Sendable () -> Result<NormalizedCache.ReadResult, CacheReadMiss>,
          refetch: @escaping @Sendable () async -> GraphQLWatchEvent) {
         self.continuation = continuation
+        self.clock = clock
         self.read = read
         self.refetch = refetch
     }
@@ -115,7 +118,11 @@ final class Watcher: Sendable {
                 status.dependencies = result.dependencies
                 guard status.last != result.data else { return false }
                 status.last = result.data
-                continuation.yield(.success(GraphQLResult(data: result.data, source: .cache)))
+                // Delivered because a field it reads was just written.
+                let now = clock.now()
+                continuation.yield(.success(GraphQLResult(
+                    data: result.data, source: .cache,
+                    freshness: Freshness(.fresh, storedAt: result.oldestWrite ?? now, now: now))))
                 return false
             case .failure:
                 guard refetchOnMiss, !status.refetching else { return false }

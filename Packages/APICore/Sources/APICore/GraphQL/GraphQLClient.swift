@@ -148,12 +148,14 @@ public final class GraphQLClient: Sendable {
         do {
             let data = try await network(query, operation, store: policy != .fetchIgnoringCacheCompletely)
             environment.metrics.latency(feature: Q.feature, source: .network).record(ContinuousClock.now - started)
-            return GraphQLResult(data: data, source: .network)
+            return GraphQLResult(data: data, source: .network, freshness: .fetched(at: environment.clock.now()))
         } catch .transport(let error) {
             guard let stale, policy == .returnCacheDataElseFetch else { throw .transport(error) }
             environment.logger.info("Served stale GraphQL data: the server could not be reached",
                                     metadata: ["operation": "\(operation.name ?? "query")", "error": "\(error)"])
-            return stale
+            var offline = stale
+            offline.freshness = stale.freshness.offline
+            return offline
         }
     }
 
@@ -182,10 +184,12 @@ public final class GraphQLClient: Sendable {
         let expiry = read.oldestWrite.flatMap {
             environment.timeouts.expiry(for: declared, feature: Q.feature, storedAt: $0)
         }
-        if let expiry, environment.clock.now() >= expiry {
-            return .stale(GraphQLResult(data: read.data, source: .cache, isStale: true))
+        let now = environment.clock.now()
+        let storedAt = read.oldestWrite ?? now
+        if let expiry, now >= expiry {
+            return .stale(GraphQLResult(data: read.data, source: .cache, freshness: Freshness(.stale, storedAt: storedAt, now: now)))
         }
-        return .fresh(GraphQLResult(data: read.data, source: .cache))
+        return .fresh(GraphQLResult(data: read.data, source: .cache, freshness: Freshness(.fresh, storedAt: storedAt, now: now)))
     }
 
     private func refreshInBackground<Q: GraphQLQuery>(_ query: Q, _ operation: GraphQLOperation) {

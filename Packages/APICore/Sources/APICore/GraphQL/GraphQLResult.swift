@@ -1,3 +1,4 @@
+import CacheKit
 import Foundation
 
 /// A query's or mutation's data and where it came from.
@@ -6,16 +7,21 @@ public struct GraphQLResult: Sendable, Hashable {
     public var data: [String: JSONValue]
     /// ``ResponseSource/cache`` (read from the normalized store) or ``ResponseSource/network``.
     public var source: ResponseSource
-    /// Whether cached data older than its timeout was served (the server could not be reached, or
-    /// ``CachePolicy/returnCacheDataAndFetch`` delivered it before the fresh one).
-    public var isStale: Bool
+    /// When its oldest field was written, its age, and its state: ``Freshness/State-swift.enum/stale``
+    /// when ``CachePolicy/returnCacheDataAndFetch`` delivered data older than its timeout before the
+    /// fresh one, ``Freshness/State-swift.enum/offline`` when it was served because the server could
+    /// not be reached.
+    public var freshness: Freshness
 
     /// Creates a result.
-    public init(data: [String: JSONValue], source: ResponseSource, isStale: Bool = false) {
+    public init(data: [String: JSONValue], source: ResponseSource, freshness: Freshness) {
         self.data = data
         self.source = source
-        self.isStale = isStale
+        self.freshness = freshness
     }
+
+    /// Whether the data is older than its timeout (stale or offline).
+    public var isStale: Bool { freshness.isStale }
 
     /// The data decoded into your own `Decodable` type (shaped like the operation, aliases as keys).
     /// - Throws: ``APIError/decoding(path:reason:)`` with the coding path (`account.transactions[2].amount`).

@@ -1,3 +1,4 @@
+import CacheKit
 import Foundation
 import HTTPTypes
 
@@ -52,6 +53,12 @@ struct StoredResponse: Sendable, Hashable {
     /// The stored `Age` and `Date` describe the old response: a 304 without them leaves the response
     /// as old as the 304 itself, so they are dropped rather than kept (a stale `Date` would make the
     /// revalidated response look old at once).
+    /// The response's freshness as a caller sees it at `now`: stored (or last validated) at its
+    /// response time, aged by RFC 9111 §4.2.3.
+    func freshness(_ state: Freshness.State, at now: Date) -> Freshness {
+        Freshness(state: state, storedAt: responseTime, age: currentAge(at: now))
+    }
+
     func merging(notModified fields: HTTPFields, requestTime: Date, responseTime: Date) -> StoredResponse {
         var merged = self
         let replaced = Set(fields.map(\.name)).subtracting([.contentLength, .transferEncoding])

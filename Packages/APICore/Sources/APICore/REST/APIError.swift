@@ -31,6 +31,16 @@ public enum APIError: Error, Sendable, Hashable {
         if case .transport(.offline) = self { true } else { false }
     }
 
+    /// Whether no server answered: unreachable, timed out, or the connection dropped (not a
+    /// cancellation). What a screen shows its last known data for, and what marks the app offline.
+    public var reachedNoServer: Bool {
+        switch self {
+        case .transport(.cancelled): false
+        case .transport: true
+        default: false
+        }
+    }
+
     /// Whether the request timed out.
     public var isTimeout: Bool {
         if case .transport(.timedOut) = self { true } else { false }

@@ -1,3 +1,4 @@
+import CacheKit
 import HTTPTypes
 
 /// Where a response came from.
@@ -16,12 +17,17 @@ public struct APIResponse<Value: Sendable>: Sendable {
     public var value: Value
     /// Where it came from.
     public var source: ResponseSource
-    /// Whether it is a stale cached response served because the server could not be reached (only
-    /// when its headers allow it: never with `must-revalidate` or `no-cache`), or delivered first by
-    /// ``RESTClient/updates(for:)`` while a fresh one is fetched.
-    public var isStale: Bool
+    /// When the response was stored or last validated, its age (RFC 9111 §4.2.3, the origin's `Age`
+    /// included), and its state: ``Freshness/State-swift.enum/stale`` when a stale response was
+    /// served because its headers and the request allow it (or first by ``RESTClient/updates(for:)``
+    /// while a fresh one is fetched), ``Freshness/State-swift.enum/offline`` when served because the
+    /// server could not be reached, and by ``RESTClient/lastKnown(_:)``.
+    public var freshness: Freshness
     /// The HTTP status of the (stored) response.
     public var status: Int
     /// Its header fields (after a 304, merged with the 304's).
     public var headerFields: HTTPFields
+
+    /// Whether the response is past its freshness lifetime (stale or offline).
+    public var isStale: Bool { freshness.isStale }
 }

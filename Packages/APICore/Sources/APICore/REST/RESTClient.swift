@@ -148,7 +148,7 @@ public final class RESTClient: Sendable {
             let use = Self.reuse(stored, metadata, at: now, request: directives)
             if use != .revalidate {
                 do throws(APIError) {
-                    let response = try cachedResponse(stored, for: request, at: now, isStale: use != .fresh)
+                    let response = try cachedResponse(stored, for: request, at: now, state: use == .fresh ? .fresh : .stale)
                     metrics.recordHit()
                     metrics.recordRequestSaved(bytesSaved: stored.body.count)
                     environment.metrics.latency(feature: request.feature, source: .cache).record(ContinuousClock.now - started)
@@ -183,7 +183,7 @@ public final class RESTClient: Sendable {
             if [500, 502, 503, 504].contains(exchange.status), let stale, policy == .returnCacheDataElseFetch,
                !directives.noCache, directives.maxAge == nil,
                stale.allowsStale(byErrorAt: environment.clock.now()),
-               let response = try? cachedResponse(stale, for: request, at: environment.clock.now(), isStale: true) {
+               let response = try? cachedResponse(stale, for: request, at: environment.clock.now(), state: .offline) {
                 return response
             }
             return try response(from: exchange, for: request)
@@ -192,7 +192,7 @@ public final class RESTClient: Sendable {
             guard let stale, stale.allowsStaleOnError, !directives.noCache, directives.maxAge == nil,
                   policy != .fetchIgnoringCacheData,
                   policy != .fetchIgnoringCacheCompletely,
-                  let response = try? cachedResponse(stale, for: request, at: environment.clock.now(), isStale: true) else {
+                  let response = try? cachedResponse(stale, for: request, at: environment.clock.now(), state: .offline) else {
                 throw .transport(error)
             }
             environment.logger.info("Served a stale response: the server could not be reached",
@@ -233,14 +233,30 @@ public final class RESTClient: Sendable {
     /// A stored response as the caller receives it: its value (or, for a stored non-2xx status,
     /// the same typed error the network would have given), with `Age` generated.
     /// - Throws: ``APIError/decoding(path:reason:)`` when the stored body no longer decodes.
-    private func cachedResponse<R>(_ stored: StoredResponse, for request: APIRequest<R>, at now: Date, isStale: Bool)
+    private func cachedResponse<R>(_ stored: StoredResponse, for request: APIRequest<R>, at now: Date,
+                                   state: Freshness.State)
         throws(APIError) -> APIResponse<R>
     {
         guard (200..<300).contains(stored.status) || request.returnsAnyStatus else {
             throw APIError(status: stored.status, body: stored.body)
         }
-        return APIResponse(value: try request.decode(stored.body), source: .cache, isStale: isStale, status: stored.status,
+        return APIResponse(value: try request.decode(stored.body), source: .cache,
+                           freshness: stored.freshness(state, at: now), status: stored.status,
                            headerFields: stored.fieldsServed(at: now))
+    }
+
+    /// The last response stored for a GET request, however old and whatever its headers say, labelled
+    /// ``Freshness/State-swift.enum/offline`` with its age; `nil` when none is stored for the signed-in
+    /// user, or it is not a 2xx, or it no longer decodes. Never sends a request.
+    ///
+    /// This is a history view, not a cache hit (RFC 9111 §6): a screen that could not load may show
+    /// the last data a person saw, labelled "Offline · last updated 3 h ago", even when the response
+    /// said `must-revalidate` or `no-cache` and so can never answer ``send(_:policy:)`` stale.
+    public func lastKnown<R>(_ request: APIRequest<R>) async -> APIResponse<R>? {
+        guard request.method == .get, let prepared = try? await prepare(request),
+              let (stored, _) = cache.lookup(prepared.key, requester: prepared.requester, requestFields: prepared.fields),
+              (200..<300).contains(stored.status) else { return nil }
+        return try? cachedResponse(stored, for: request, at: environment.clock.now(), state: .offline)
     }
 
     /// Stale-while-revalidate: the cached response at once (fresh, or stale when its headers allow
@@ -263,7 +279,9 @@ public final class RESTClient: Sendable {
                         let isFresh = metadata.isFresh(at: self.environment.clock.now())
                         if isFresh || stored.allowsStaleOnError, let value = try? request.decode(stored.body) {
                             continuation.yield(APIResponse(
-                                value: value, source: .cache, isStale: !isFresh, status: stored.status,
+                                value: value, source: .cache,
+                                freshness: stored.freshness(isFresh ? .fresh : .stale, at: self.environment.clock.now()),
+                                status: stored.status,
                                 headerFields: stored.fieldsServed(at: self.environment.clock.now())))
                         }
                         conditional = stored.hasValidators ? stored : nil
@@ -481,7 +499,8 @@ public final class RESTClient: Sendable {
         } else {
             value = try request.decode(exchange.body)
         }
-        return APIResponse(value: value, source: exchange.source, isStale: false, status: exchange.status,
+        return APIResponse(value: value, source: exchange.source, freshness: .fetched(at: environment.clock.now()),
+                           status: exchange.status,
                            headerFields: exchange.headerFields)
     }
 }
