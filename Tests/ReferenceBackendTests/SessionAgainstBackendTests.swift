@@ -1,4 +1,5 @@
 import APICore
+import APICoreTesting
 import CacheKit
 import CacheKitTesting
 import Foundation
@@ -22,7 +23,7 @@ import Testing
         let rest: RESTClient
         let graphQL: GraphQLClient
 
-        init(backend: ReferenceBackend, directory: TemporaryDirectory) throws {
+        init(backend: ReferenceBackend, directory: TemporaryDirectory, connectivity: TransportConnectivity? = nil) throws {
             self.directory = directory
             var logger = Logger(label: "session-test")
             logger.logLevel = .critical
@@ -31,8 +32,9 @@ import Testing
             let events = AuthEvents()
             tokenFile = directory.url.appendingPathComponent("session/token.json")
             session = SessionManager(configuration: .init(
-                baseURL: backend.baseURL, tokenStore: FileTokenStore(url: tokenFile), caches: unified, authEvents: events,
-                logger: logger))
+                baseURL: backend.baseURL, transport: connectivity?.observing(URLSessionTransport()) ?? URLSessionTransport(),
+                tokenStore: FileTokenStore(url: tokenFile), caches: unified, authEvents: events,
+                logger: logger, connectivity: connectivity))
             rest = RESTClient(configuration: .init(baseURL: backend.baseURL, environment: environment, tokenProvider: session,
                                                    retry: .none, authEvents: events))
             let container = DependencyContainer(cacheManager: unified)
@@ -115,6 +117,29 @@ import Testing
             await app.session.launch()
             #expect(app.session.current == .signedOut)
             #expect(try FileTokenStore(url: app.tokenFile).load() == nil)
+        }
+    }
+
+    @Test func aLaunchThatWentOfflineIsRevalidatedByItselfWhenTheNetworkReturns() async throws {
+        try await Self.withApp { app, fixture in
+            try await app.session.signIn(email: "alice@example.com", password: "Password1")
+            #expect(try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"/auth/validate","dropConnection":true}]"#).status == 204)
+            let sleeper = ManualSleeper()
+            let connectivity = TransportConnectivity(probe: fixture.backend.baseURL.appendingPathComponent("health"), sleeper: sleeper)
+            let relaunched = try App(backend: fixture.backend, directory: app.directory, connectivity: connectivity)
+            await relaunched.session.launch()
+            #expect(relaunched.session.current.user != nil && connectivity.status == .offline)
+            guard case .offline = relaunched.session.current else {
+                Issue.record("expected offline, got \(relaunched.session.current)")
+                return
+            }
+            #expect(try await fixture.send(.delete, "/admin/faults", json: "").status == 204)
+            try await waitUntil("the probe waits") { !sleeper.delays.isEmpty }
+            sleeper.wakeAll()
+            try await waitUntil("signed in again without a call to revalidate()") {
+                if case .signedIn = relaunched.session.current { true } else { false }
+            }
+            #expect(connectivity.status == .online)
         }
     }
 

@@ -38,11 +38,14 @@ public final class SessionManager: TokenProvider {
         public var requestTimeout: Duration
         /// Where the session logs (never a token or an e-mail).
         public var logger: Logger
+        /// When set, a launch that went offline is revalidated as soon as the network returns.
+        public var connectivity: (any Connectivity)?
 
         /// Creates a configuration.
         public init(baseURL: URL, transport: any HTTPTransport = URLSessionTransport(), tokenStore: any TokenStore,
                     caches: UnifiedCacheManager, authEvents: AuthEvents, requestTimeout: Duration = .seconds(10),
-                    logger: Logger = Logger(label: "SessionKit")) {
+                    logger: Logger = Logger(label: "SessionKit"), connectivity: (any Connectivity)? = nil) {
+            self.connectivity = connectivity
             self.baseURL = baseURL
             self.transport = transport
             self.tokenStore = tokenStore
@@ -68,6 +71,7 @@ public final class SessionManager: TokenProvider {
     public let configuration: Configuration
     private let state = Locked(State())
     private let listener = Locked<Task<Void, Never>?>(nil)
+    private let reconnection = Locked<Task<Void, Never>?>(nil)
 
     /// Creates a signed-out session and subscribes to ``Configuration/authEvents``. Call
     /// ``launch()`` to pick up a stored token.
@@ -80,10 +84,13 @@ public final class SessionManager: TokenProvider {
             }
         }
         listener.withLock { $0 = task }
+        let revalidation = configuration.connectivity?.whenOnlineAgain { [weak self] in await self?.revalidate() }
+        reconnection.withLock { $0 = revalidation }
     }
 
     deinit {
         listener.withLock { $0?.cancel() }
+        reconnection.withLock { $0?.cancel() }
     }
 
     // MARK: Observing
@@ -153,7 +160,8 @@ public final class SessionManager: TokenProvider {
         await validate(stored)
     }
 
-    /// Checks the token again when offline (call it when the network returns); does nothing otherwise.
+    /// Checks the token again when offline; does nothing otherwise. Called by itself when the network
+    /// returns if ``Configuration/connectivity`` is set.
     public func revalidate() async {
         guard case .offline = current, let token = state.withLock({ $0.token }) else { return }
         await validate(token)
