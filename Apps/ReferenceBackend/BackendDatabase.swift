@@ -116,6 +116,7 @@ public final class BackendDatabase: Sendable {
         migrator.registerMigration("v4-tier") { db in
             try db.execute(sql: "ALTER TABLE funnel ADD COLUMN tier TEXT NOT NULL DEFAULT 'free'")
         }
+        migrator.registerMigration("v5-favorites", migrate: createFavorites)
         return migrator
     }
 

@@ -24,13 +24,22 @@ enum Envelope {
 
     static func success<Payload: Encodable>(_ payload: Payload, status: HTTPResponse.Status = .ok,
                                             fields: HTTPFields = [:]) throws -> Response {
-        json(try encoder.encode(Success(data: payload)), status: status, fields: fields)
+        json(try successBody(payload), status: status, fields: fields)
     }
 
     static func failure(_ status: HTTPResponse.Status, code: String, message: String,
                         details: [String: String]? = nil) -> Response {
-        let body = (try? encoder.encode(Failure(error: .init(code: code, message: message, details: details)))) ?? Data()
-        return json(body, status: status, fields: [.cacheControl: "no-store"])
+        json(failureBody(code: code, message: message, details: details), status: status, fields: [.cacheControl: "no-store"])
+    }
+
+    /// The body of a success, for answers kept beside their idempotency key.
+    static func successBody<Payload: Encodable>(_ payload: Payload) throws -> Data {
+        try encoder.encode(Success(data: payload))
+    }
+
+    /// The body of a failure.
+    static func failureBody(code: String, message: String, details: [String: String]? = nil) -> Data {
+        (try? encoder.encode(Failure(error: .init(code: code, message: message, details: details)))) ?? Data()
     }
 
     static func json(_ body: Data, status: HTTPResponse.Status, fields: HTTPFields) -> Response {

@@ -78,6 +78,7 @@ public final class ReferenceBackend: Sendable {
         auth.register(on: router)
         GraphQLRoute(bank: try BankGraphQL(database: catalog), auth: auth).register(on: router)
         ChatRoutes(database: catalog, auth: auth, predictions: PredictionCache()).register(on: router)
+        FavoriteRoutes(database: catalog, auth: auth).register(on: router)
         let server = try await LocalServer.start(responder: router.buildResponder(), port: configuration.port,
                                                  logger: configuration.logger)
         return ReferenceBackend(server: server, catalog: catalog)

@@ -51,3 +51,13 @@ func withBackend(_ funnelCount: Int = 300, now: @escaping @Sendable () -> Date =
     }
     await fixture.backend.stop()
 }
+
+extension BackendFixture {
+    /// Signs a demo user in over HTTP and returns their token and id.
+    func credentials(_ email: String = "alice@example.com", _ password: String = "Password1") async throws -> Credentials {
+        let response = try await send(.post, "/auth/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
+        let body = try JSONValue.parse(response.body)
+        return Credentials(accessToken: try #require(body["data"]?["token"]?.stringValue),
+                           userId: try #require(body["data"]?["user"]?["id"]?.stringValue))
+    }
+}

@@ -41,6 +41,7 @@ public final class DependencyContainer: Sendable {
         var refetchRules: [MutationRefetchRule] = []
         var timeoutDefaults: [String: CacheTimeout] = [:]
         var staleIndicators: [String: StaleIndicator] = [:]
+        var mutationPolicies: [String: MutationPolicy] = [:]
         /// Clearing participants registered by an install in progress, handed to the
         /// ``UnifiedCacheManager`` only once every kit of it has registered and connected.
         var pendingParticipants: [any CacheClearingParticipant] = []
@@ -141,6 +142,11 @@ public final class DependencyContainer: Sendable {
     /// The default timeout a kit declared for a feature, if any.
     public func defaultTimeout(forFeature feature: String) -> CacheTimeout? {
         state.withLock { $0.timeoutDefaults[feature] }
+    }
+
+    /// Whether a mutation may be queued offline, as its kit declared it; `nil` when undeclared.
+    public func mutationPolicy(forMutation name: String) -> MutationPolicy? {
+        state.withLock { $0.mutationPolicies[name] }
     }
 
     /// How a feature's data is labelled once old, as its kit declared it; ``StaleIndicator/none``

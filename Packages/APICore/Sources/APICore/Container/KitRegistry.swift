@@ -59,6 +59,13 @@ public struct KitRegistry: Sendable {
         try? container.mutate { $0.refetchRules.append(rule) }
     }
 
+    /// Declares whether a mutation (by operation name, or the name a REST change is queued under)
+    /// may wait in the ``MutationQueue`` while offline. Payments and purchases are
+    /// ``MutationPolicy/requiresConnection``.
+    public func declareMutation(_ name: String, _ policy: MutationPolicy) {
+        try? container.mutate { $0.mutationPolicies[name] = policy }
+    }
+
     /// Declares how a feature's data is labelled for people once it is older than a threshold
     /// ("Last updated 3 h ago", "Estimated"), beside its timeout (its freshness window).
     public func setStaleIndicator(_ indicator: StaleIndicator, forFeature feature: String) {

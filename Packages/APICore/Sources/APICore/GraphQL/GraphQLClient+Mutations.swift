@@ -51,13 +51,29 @@ extension GraphQLClient {
         let optimistic = optimisticResponse.flatMap {
             applyOptimistic($0, operation, variables: variables, ifGeneration: generation)
         }
+        return try await perform(operation, variables: variables, credentials: credentials, optimistic: optimistic,
+                                 generation: generation, idempotencyKey: nil)
+    }
+
+    /// Sends a mutation whose optimistic write (if any) is already applied, writes its result and
+    /// runs its refetch rules; on failure, rolls the optimistic write back, except for a transport
+    /// failure of a queued mutation (`idempotencyKey` set), which will be sent again.
+    func perform(_ operation: GraphQLOperation, variables: [String: JSONValue], credentials: Credentials?,
+                 optimistic: OptimisticWrite?, generation: Int, idempotencyKey: String?)
+        async throws(APIError) -> MutationResult
+    {
         let data: [String: JSONValue]
         do {
-            data = try await send(operation, variables: variables, credentials: credentials)
+            data = try await send(operation, variables: variables, credentials: credentials, idempotencyKey: idempotencyKey)
         } catch {
-            if let optimistic { rollBack(optimistic, keeping: [:], ifGeneration: generation) }
+            let willRetry = idempotencyKey != nil && MutationQueue.isRetryable(error)
+            if let optimistic, !willRetry { rollBack(optimistic, keeping: [:], ifGeneration: generation) }
             environment.logger.info("Mutation failed; the cache is unchanged",
                                     metadata: ["operation": "\(operation.name ?? "mutation")", "error": "\(error)"])
+            if error.reachedNoServer, let name = operation.name,
+               configuration.container?.mutationPolicy(forMutation: name) == .requiresConnection {
+                throw .requiresConnection(operation: name)
+            }
             throw error
         }
         let written = records(of: data, operation, variables: variables)
@@ -189,7 +205,7 @@ extension GraphQLClient {
         cache.normalize(data, for: operation, variables: variables).mapValues { Set($0.keys) }
     }
 
-    private func applyOptimistic(_ data: [String: JSONValue], _ operation: GraphQLOperation,
+    func applyOptimistic(_ data: [String: JSONValue], _ operation: GraphQLOperation,
                                  variables: [String: JSONValue], ifGeneration generation: Int) -> OptimisticWrite? {
         let changed = state.withLock { state -> (OptimisticWrite, Set<FieldPath>)? in
             guard state.generation == generation else { return nil }
@@ -213,7 +229,7 @@ extension GraphQLClient {
 
     /// Restores each optimistic field that still holds its optimistic value and that the real
     /// result (`keeping`) did not write; nothing when a clear came since `generation`.
-    private func rollBack(_ write: OptimisticWrite, keeping: [String: Set<String>], ifGeneration generation: Int) {
+    func rollBack(_ write: OptimisticWrite, keeping: [String: Set<String>], ifGeneration generation: Int) {
         let changed = state.withLock { state -> Set<FieldPath> in
             // After a clear the store holds none of it: restoring would write the old values back.
             guard state.generation == generation else { return [] }

@@ -250,21 +250,26 @@ public final class GraphQLClient: Sendable {
     }
 
     /// Posts `{query, operationName, variables}` and decodes the answer.
-    func send(_ operation: GraphQLOperation, variables: [String: JSONValue], credentials: Credentials?)
-        async throws(APIError) -> [String: JSONValue]
+    func send(_ operation: GraphQLOperation, variables: [String: JSONValue], credentials: Credentials?,
+              idempotencyKey: String? = nil) async throws(APIError) -> [String: JSONValue]
     {
         var fields = HTTPFields()
         fields[.contentType] = "application/json"
         fields[.accept] = "application/graphql-response+json, application/json"
         if let credentials { fields[.authorization] = "Bearer \(credentials.accessToken)" }
-        let body = JSONValue.object([
+        var envelope: [String: JSONValue] = [
             "query": .string(operation.document), "operationName": operation.name.map(JSONValue.string) ?? .null,
             "variables": .object(variables),
-        ]).serialized()
+        ]
+        if let idempotencyKey {
+            if let name = HTTPField.Name("Idempotency-Key") { fields[name] = idempotencyKey }
+            envelope["extensions"] = .object(["idempotencyKey": .string(idempotencyKey)])
+        }
+        let body = JSONValue.object(envelope).serialized()
         let response = try await sender.send(
             TransportRequest(method: .post, url: configuration.endpoint, headerFields: fields, body: body,
                              timeout: configuration.requestTimeout),
-            idempotent: operation.kind == .query, requester: credentials?.userId)
+            idempotent: operation.kind == .query || idempotencyKey != nil, requester: credentials?.userId)
         return try Self.decode(status: response.status, body: response.body)
     }
 

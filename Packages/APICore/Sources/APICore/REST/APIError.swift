@@ -25,6 +25,9 @@ public enum APIError: Error, Sendable, Hashable {
     case invalidOperation(GraphQLOperationError)
     /// A GraphQL response with an `errors` array: each error's message and path, and the partial data.
     case graphQL(GraphQLErrors)
+    /// No server answered, and the mutation is one its kit declared never queued (a payment, a
+    /// purchase): show "Connect to continue". Nothing was applied.
+    case requiresConnection(operation: String)
 
     /// Whether the network could not be reached at all (show an offline banner).
     public var isOffline: Bool {

@@ -455,6 +455,18 @@ public final class RESTClient: Sendable {
 
     /// Sends a request that is never cached nor de-duplicated; a successful unsafe one invalidates
     /// what it touched.
+    /// Sends a queued mutation with its idempotency key, if the signed-in user is `owner`; returns
+    /// whether it was sent (never with another user's token).
+    func sendQueued(method: HTTPRequest.Method, path: String, headerFields: HTTPFields, body: Data?,
+                    idempotencyKey: String, owner: String) async throws(APIError) -> Bool {
+        let request = APIRequest<Data>(method: method, path: path, headerFields: headerFields, body: body,
+                                       feature: "mutations", idempotencyKey: idempotencyKey)
+        let prepared = try await prepare(request)
+        guard prepared.requester == owner else { return false }
+        _ = try await sendUncached(request, prepared)
+        return true
+    }
+
     private func sendUncached<R>(_ request: APIRequest<R>, _ prepared: Prepared) async throws(APIError) -> APIResponse<R> {
         let idempotent = [.head, .put, .delete, .options, .trace].contains(request.method) || request.idempotencyKey != nil
         let url = try prepared.url()

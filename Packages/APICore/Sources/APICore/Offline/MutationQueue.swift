@@ -1,0 +1,363 @@
+import CacheKit
+import Foundation
+import Logging
+
+/// Changes made offline, kept in order on disk per user and sent when the network returns: nothing
+/// is lost (an enqueue that returned is on disk) and nothing is applied twice (each mutation carries
+/// an idempotency key chosen once, and the server answers a repeat with its first answer).
+///
+/// ```swift
+/// let queue = MutationQueue(configuration: .init(directory: support.appending(path: "mutations"),
+///                                                tokenProvider: session, rest: rest, graphQL: graphQL))
+/// await queue.start(connectivity: connectivity)        // replays on reconnect, retries with backoff
+/// try await queue.enqueue(.rest(method: .put, path: "/api/favorites/calm", headerFields: [:], body: nil),
+///                         name: "AddFavorite")
+/// for await state in await queue.states() { toast(state.message) }   // "Will sync when online"
+/// ```
+///
+/// - **Order.** Mutations are sent one at a time, oldest first. A transport failure, a 5xx, a 408
+///   or a 429 stops the replay and keeps the mutation (retried with exponential backoff and jitter,
+///   and at once when the network returns). Any other refusal (a 4xx, a GraphQL `errors` array) is
+///   permanent: the mutation is removed, reported in ``MutationQueueState/failures`` and its
+///   optimistic update rolled back; the next one is sent.
+/// - **Users.** Each user's queue is a file of its own. A mutation is only ever sent while its
+///   user is signed in, with that user's token; a 401 or 403 stops the replay and keeps it.
+///   At logout the app keeps the queue for the user's next sign-in or discards it
+///   (``endSession(of:keepingQueue:)``); account deletion erases it (``erase(userId:)``).
+public actor MutationQueue {
+    /// How a queue is set up.
+    public struct Configuration: Sendable {
+        /// The folder of the per-user queue files (application support, not caches).
+        public var directory: URL
+        /// Whose queue is active, and the token mutations are sent with.
+        public var tokenProvider: any TokenProvider
+        /// Sends ``QueuedRequest/rest(method:path:headerFields:body:)`` mutations.
+        public var rest: RESTClient?
+        /// Sends ``QueuedRequest/graphQL(document:variables:)`` mutations and holds their optimistic updates.
+        public var graphQL: GraphQLClient?
+        /// The kits' declarations (``KitRegistry/declareMutation(_:_:)``).
+        public var container: DependencyContainer?
+        /// Stamps enqueues.
+        public var clock: any CacheClock
+        /// Waits between automatic retries.
+        public var sleeper: any Sleeper
+        /// The delays between automatic retries (exponential with jitter); `maxAttempts` is ignored.
+        public var backoff: RetryPolicy
+        /// A number in `0...1` for the jitter.
+        public var random: @Sendable () -> Double
+        /// Where failures are logged (names and statuses only).
+        public var logger: Logger
+
+        /// Creates a configuration.
+        public init(directory: URL, tokenProvider: any TokenProvider, rest: RESTClient? = nil, graphQL: GraphQLClient? = nil,
+                    container: DependencyContainer? = nil, clock: any CacheClock = SystemClock(),
+                    sleeper: any Sleeper = TaskSleeper(),
+                    backoff: RetryPolicy = RetryPolicy(baseDelay: .seconds(2), maxDelay: .seconds(300)),
+                    random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+                    logger: Logger = Logger(label: "APICore.MutationQueue")) {
+            self.directory = directory
+            self.tokenProvider = tokenProvider
+            self.rest = rest
+            self.graphQL = graphQL
+            self.container = container
+            self.clock = clock
+            self.sleeper = sleeper
+            self.backoff = backoff
+            self.random = random
+            self.logger = logger
+        }
+    }
+
+    /// What one replay did.
+    public struct ReplayReport: Sendable, Hashable {
+        /// Mutations the server accepted (and that left the queue).
+        public var sent = 0
+        /// Mutations refused for good (removed, rolled back).
+        public var refused: [MutationFailure] = []
+        /// Why the replay stopped with mutations left, if it did.
+        public var stoppedBy: APIError?
+        /// Mutations still waiting.
+        public var remaining = 0
+    }
+
+    /// The configuration.
+    public nonisolated let configuration: Configuration
+    private var stores: [String: MutationQueueStore] = [:]
+    private var state = MutationQueueState()
+    private var observers: [Int: AsyncStream<MutationQueueState>.Continuation] = [:]
+    private var nextObserver = 0
+    private var running: Task<ReplayReport, Never>?
+    private var automatic = false
+    private var retry: Task<Void, Never>?
+    private var reconnection: Task<Void, Never>?
+
+    /// Creates a queue; nothing is sent until ``replay()`` or ``start(connectivity:)``.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    deinit {
+        retry?.cancel()
+        reconnection?.cancel()
+    }
+
+    // MARK: Enqueueing
+
+    /// Saves a mutation for the signed-in user and, once ``start(connectivity:)`` ran, sends it
+    /// (with everything queued before it) in the background.
+    ///
+    /// - Parameters:
+    ///   - request: what to send.
+    ///   - name: the mutation's name; for GraphQL, its operation name is used when it has one.
+    ///   - optimisticResponse: for a GraphQL mutation, data shaped like its result, written to the
+    ///     normalized cache at once and rolled back exactly if the mutation is refused for good.
+    /// - Returns: the queued mutation; it is on disk when this returns.
+    /// - Throws: ``MutationQueueError/requiresConnection(mutation:)`` when its kit declared it never
+    ///   queued; ``MutationQueueError/signedOut``; ``MutationQueueError/storage(reason:)``;
+    ///   ``MutationQueueError/invalidOperation(_:)``.
+    @discardableResult
+    public func enqueue(_ request: QueuedRequest, name: String, optimisticResponse: [String: JSONValue]? = nil)
+        async throws(MutationQueueError) -> QueuedMutation
+    {
+        var name = name
+        var operation: GraphQLOperation?
+        if case .graphQL(let document, _) = request {
+            do {
+                operation = try GraphQLOperation(document)
+            } catch {
+                throw .invalidOperation(error)
+            }
+            name = operation?.name ?? name
+        }
+        if configuration.container?.mutationPolicy(forMutation: name) == .requiresConnection {
+            throw .requiresConnection(mutation: name)
+        }
+        guard let userId = await configuration.tokenProvider.currentCredentials()?.userId else { throw .signedOut }
+        var optimistic: Data?
+        if let operation, let optimisticResponse, case .graphQL(_, let variables) = request, let graphQL = configuration.graphQL {
+            optimistic = await graphQL.applyQueuedOptimistic(optimisticResponse, operation, variables: variables)
+        }
+        let mutation: QueuedMutation
+        do {
+            mutation = try store(for: userId).append(name: name, key: UUID().uuidString, request: request,
+                                                     at: configuration.clock.now(), optimistic: optimistic)
+        } catch {
+            if let optimistic, let graphQL = configuration.graphQL { await graphQL.rollBackQueued(optimistic) }
+            throw .storage(reason: "\(error)")
+        }
+        await publish(for: userId)
+        if automatic { scheduleReplay() }
+        return mutation
+    }
+
+    // MARK: Replaying
+
+    /// Sends the signed-in user's mutations in order until the queue is empty or one must wait
+    /// (see the type's documentation). Concurrent calls share one replay.
+    @discardableResult
+    public func replay() async -> ReplayReport {
+        if let running { return await running.value }
+        let task = Task { await self.sendAll() }
+        running = task
+        let report = await task.value
+        running = nil
+        if automatic, report.remaining > 0, let error = report.stoppedBy, Self.isRetryable(error) {
+            scheduleRetry()
+        }
+        return report
+    }
+
+    /// Replays by itself from now on: after each enqueue, each time `connectivity` says the network
+    /// returned, and after a retryable failure with backoff. Replays once at once.
+    public func start(connectivity: (any Connectivity)? = nil) {
+        automatic = true
+        reconnection?.cancel()
+        reconnection = connectivity?.whenOnlineAgain { [weak self] in await self?.replay() }
+        scheduleReplay()
+    }
+
+    /// Stops replaying by itself (what is queued stays).
+    public func stop() {
+        automatic = false
+        retry?.cancel()
+        reconnection?.cancel()
+    }
+
+    private func scheduleReplay() {
+        Task { await self.replay() }
+    }
+
+    private func scheduleRetry() {
+        retry?.cancel()
+        let attempt = max(1, state.pending.first?.attempts ?? 1)
+        let delay = configuration.backoff.delay(beforeRetry: attempt, unit: configuration.random())
+        retry = Task { [sleeper = configuration.sleeper] in
+            guard (try? await sleeper.sleep(for: delay)) != nil else { return }
+            await self.replay()
+        }
+    }
+
+    private func sendAll() async -> ReplayReport {
+        var report = ReplayReport()
+        setReplaying(true)
+        defer { setReplaying(false) }
+        while !Task.isCancelled {
+            guard let credentials = await configuration.tokenProvider.currentCredentials() else { break }
+            let user = credentials.userId
+            let store: MutationQueueStore
+            let next: QueuedMutation?
+            do {
+                store = try self.store(for: user)
+                next = try store.all().first
+            } catch {
+                configuration.logger.error("The mutation queue could not be read", metadata: ["error": "\(error)"])
+                break
+            }
+            guard let next else { break }
+            let outcome = await send(next, as: credentials, optimistic: { try? store.optimistic(of: next.id) })
+            switch outcome {
+            case .sent:
+                try? store.remove(next.id)
+                report.sent += 1
+            case .refused(let error):
+                try? store.remove(next.id)
+                let failure = MutationFailure(mutation: next, error: error)
+                report.refused.append(failure)
+                state.failures.append(failure)
+                configuration.logger.warning("A queued mutation was refused; removed",
+                                             metadata: ["mutation": "\(next.name)", "error": "\(error)"])
+            case .wait(let error):
+                try? store.recordFailure(of: next.id, reason: "\(error)")
+                report.stoppedBy = error
+            case .notOwner:
+                report.stoppedBy = .unauthorized(body: Data())
+            }
+            await publish(for: user)
+            if report.stoppedBy != nil { break }
+        }
+        report.remaining = state.pending.count
+        return report
+    }
+
+    private enum Outcome {
+        case sent
+        case refused(APIError)
+        case wait(APIError)
+        case notOwner
+    }
+
+    private func send(_ mutation: QueuedMutation, as credentials: Credentials,
+                      optimistic: () -> Data?) async -> Outcome {
+        do throws(APIError) {
+            switch mutation.request {
+            case .rest(let method, let path, let fields, let body):
+                guard let rest = configuration.rest else { return .wait(.invalidRequest(reason: "no REST client to send it")) }
+                let sent = try await rest.sendQueued(method: method, path: path, headerFields: fields, body: body,
+                                                     idempotencyKey: mutation.idempotencyKey, owner: credentials.userId)
+                return sent ? .sent : .notOwner
+            case .graphQL(let document, let variables):
+                guard let graphQL = configuration.graphQL else { return .wait(.invalidRequest(reason: "no GraphQL client to send it")) }
+                try await graphQL.performQueued(document: document, variables: variables, credentials: credentials,
+                                                idempotencyKey: mutation.idempotencyKey, optimistic: optimistic())
+                return .sent
+            }
+        } catch {
+            switch error {
+            case .unauthorized, .forbidden, .cancelled: return .notOwner
+            case .decoding:
+                // A 2xx whose body did not decode: the server applied it.
+                return .sent
+            default:
+                return Self.isRetryable(error) ? .wait(error) : .refused(error)
+            }
+        }
+    }
+
+    /// Whether sending again could succeed: no server answered, or it answered 5xx, 408 or 429.
+    static func isRetryable(_ error: APIError) -> Bool {
+        switch error {
+        case .transport(let transport): transport != .cancelled
+        case .server(let server): server.status >= 500 || [408, 429].contains(server.status)
+        case .status(let code, _): code >= 500 || [408, 429].contains(code)
+        default: false
+        }
+    }
+
+    // MARK: Observing
+
+    /// The signed-in user's pending mutations, in order.
+    public func pending() async -> [QueuedMutation] {
+        guard let user = await configuration.tokenProvider.currentCredentials()?.userId else { return [] }
+        return (try? store(for: user).all()) ?? []
+    }
+
+    /// The state now, then every change.
+    public func states() -> AsyncStream<MutationQueueState> {
+        let (stream, continuation) = AsyncStream.makeStream(of: MutationQueueState.self, bufferingPolicy: .bufferingNewest(16))
+        nextObserver += 1
+        let id = nextObserver
+        observers[id] = continuation
+        continuation.yield(state)
+        continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
+        return stream
+    }
+
+    private func removeObserver(_ id: Int) { observers[id] = nil }
+
+    private func setReplaying(_ replaying: Bool) {
+        state.isReplaying = replaying
+        for observer in observers.values { observer.yield(state) }
+    }
+
+    private func publish(for user: String) async {
+        let current = await configuration.tokenProvider.currentCredentials()?.userId
+        state.pending = current == user ? ((try? store(for: user).all()) ?? []) : []
+        for observer in observers.values { observer.yield(state) }
+    }
+
+    // MARK: Users
+
+    /// At logout: keeps the user's queue for their next sign-in, or discards it (its optimistic
+    /// updates are gone with the cleared caches). Either way nothing of it is sent while another
+    /// user is signed in.
+    public func endSession(of userId: String, keepingQueue: Bool) {
+        state.pending = []
+        for observer in observers.values { observer.yield(state) }
+        guard !keepingQueue else { return }
+        erase(userId: userId)
+    }
+
+    /// Account deletion: the user's queue file is deleted.
+    public func erase(userId: String) {
+        let store = stores.removeValue(forKey: userId)
+        do {
+            if let store {
+                try store.destroy()
+            } else {
+                for suffix in ["", "-wal", "-shm"] {
+                    let file = URL(fileURLWithPath: fileURL(for: userId).path + suffix)
+                    if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+                }
+            }
+        } catch {
+            configuration.logger.error("A mutation queue could not be deleted", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The file that holds a user's queue: named by a hash of the user id, never the id itself.
+    public nonisolated func fileURL(for userId: String) -> URL {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in userId.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return configuration.directory.appendingPathComponent("queue-\(String(hash, radix: 16)).sqlite")
+    }
+
+    private func store(for userId: String) throws -> MutationQueueStore {
+        if let store = stores[userId] { return store }
+        let store = try MutationQueueStore(url: fileURL(for: userId))
+        stores[userId] = store
+        return store
+    }
+}
