@@ -19,14 +19,18 @@ import Testing
         let container = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: CacheTimeoutPolicy()))
 
         init(_ backend: ReferenceBackend, directory: TemporaryDirectory, credentials: Credentials?) {
+            self.init(baseURL: backend.baseURL, directory: directory.url, credentials: credentials)
+        }
+
+        init(baseURL: URL, directory: URL, credentials: Credentials?) {
             var logger = Logger(label: "queue-test")
             logger.logLevel = .critical
             tokens = StaticTokenProvider(credentials)
             rest = RESTClient(configuration: .init(
-                baseURL: backend.baseURL, environment: CacheEnvironment(logger: logger, cachesDirectory: directory.url.appendingPathComponent("caches")),
+                baseURL: baseURL, environment: CacheEnvironment(logger: logger, cachesDirectory: directory.appendingPathComponent("caches")),
                 tokenProvider: tokens, retry: .none))
             queue = MutationQueue(configuration: .init(
-                directory: directory.url.appendingPathComponent("mutations"), tokenProvider: tokens, rest: rest,
+                directory: directory.appendingPathComponent("mutations"), tokenProvider: tokens, rest: rest,
                 container: container, sleeper: RecordingSleeper(), logger: logger))
         }
 
