@@ -205,3 +205,33 @@ import Testing
         fixture.directory.remove()
     }
 }
+
+/// Favorites changed offline through CatalogKit reach the server once, in order, when it returns.
+@Suite(.timeLimit(.minutes(2))) struct CatalogFavoritesTests {
+    @Test func favoritesChangedOfflineAreQueuedThenSyncedThroughTheKit() async throws {
+        try await withBackend(10) { fixture in
+            let alice = try await fixture.credentials()
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let app = MutationQueueTests.App(fixture.backend, directory: directory, credentials: alice)
+            let kit = CatalogKit(sharing: app.rest.configuration, queue: app.queue)
+            let container = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: CacheTimeoutPolicy()))
+            try container.install([kit])
+            let favorites = try container.resolver(for: "app").resolve(CatalogFavorites.self)
+            #expect(container.mutationPolicy(forMutation: CatalogFavorites.addMutation) == .queueable)
+
+            #expect(try await fixture.send(.put, "/admin/faults", json: MutationQueueTests.dropFavorites).status == 204)
+            try await favorites.setFavorite("funnel-2", true)
+            try await favorites.setFavorite("funnel-5", true)
+            try await favorites.setFavorite("funnel-2", false)
+            await #expect(throws: CatalogError.invalidSlug("../admin")) { try await favorites.setFavorite("../admin", true) }
+            #expect(await app.queue.replay().remaining == 3)
+            await #expect(throws: CatalogError.self) { _ = try await favorites.favorites() }
+
+            #expect(try await fixture.send(.delete, "/admin/faults", json: "").status == 204)
+            #expect(await app.queue.replay().sent == 3)
+            #expect(try await favorites.favorites().value == ["funnel-5"])
+            #expect(try fixture.backend.catalog.favoriteChanges(userId: alice.userId).map(\.action) == ["add", "add", "remove"])
+        }
+    }
+}

@@ -13,6 +13,8 @@ public enum CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
     case notFound(slug: String)
     /// Any other failure: offline, a 500, a body that does not decode (see ``APIError``).
     case api(APIError)
+    /// A change could not be queued (nobody signed in, or the queue's file could not be written).
+    case queue(MutationQueueError)
 
     /// The error for an APICore failure, recognising the catalog's own codes.
     init(_ error: APIError, slug: String? = nil) {
@@ -40,6 +42,7 @@ public enum CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidCursor(let message): "the pagination cursor was refused: \(message)"
         case .notFound(let slug): "no funnel '\(slug)'"
         case .api(let error): "the catalog could not be loaded: \(error)"
+        case .queue(let error): "the change could not be queued: \(error)"
         }
     }
 }

@@ -13,10 +13,16 @@ public struct CatalogKit: FeatureKit {
     public let name = "catalog"
     /// The client it provides.
     public let client: CatalogClient
+    /// The favorites use cases, when the app has a mutation queue.
+    public let favorites: CatalogFavorites?
 
     /// Builds the catalog's client from the app's REST configuration (see ``CatalogClient/init(sharing:timeouts:)``).
-    public init(sharing configuration: RESTClient.Configuration, timeouts: CatalogTimeouts = CatalogTimeouts()) {
-        client = CatalogClient(sharing: configuration, timeouts: timeouts)
+    /// With `queue`, it also provides ``CatalogFavorites`` (changes queued offline).
+    public init(sharing configuration: RESTClient.Configuration, timeouts: CatalogTimeouts = CatalogTimeouts(),
+                queue: MutationQueue? = nil) {
+        let client = CatalogClient(sharing: configuration, timeouts: timeouts)
+        self.client = client
+        favorites = queue.map { CatalogFavorites(client: client, queue: $0) }
     }
 
     /// Registers the client, its cache and its timeouts.
@@ -24,6 +30,11 @@ public struct CatalogKit: FeatureKit {
         let client = self.client
         try registry.register(CatalogClient.self) { _ in client }
         registry.addClearingParticipant(client.cacheParticipant)
+        if let favorites = self.favorites {
+            try registry.register(CatalogFavorites.self) { _ in favorites }
+        }
+        registry.declareMutation(CatalogFavorites.addMutation, .queueable)
+        registry.declareMutation(CatalogFavorites.removeMutation, .queueable)
         registry.setDefaultTimeout(client.timeouts.catalog, forFeature: CatalogFeature.catalog)
         registry.setDefaultTimeout(client.timeouts.detail, forFeature: CatalogFeature.detail)
         registry.setDefaultTimeout(client.timeouts.definition, forFeature: CatalogFeature.definition)

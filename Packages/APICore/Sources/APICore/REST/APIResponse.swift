@@ -28,6 +28,12 @@ public struct APIResponse<Value: Sendable>: Sendable {
     /// Its header fields (after a 304, merged with the 304's).
     public var headerFields: HTTPFields
 
+    /// The same response with its value transformed (a kit unwrapping its envelope).
+    public func map<T: Sendable>(_ transform: (Value) throws -> T) rethrows -> APIResponse<T> {
+        APIResponse<T>(value: try transform(value), source: source, freshness: freshness, status: status,
+                       headerFields: headerFields)
+    }
+
     /// Whether the response is past its freshness lifetime (stale or offline).
     public var isStale: Bool { freshness.isStale }
 }
