@@ -68,7 +68,7 @@ extension GraphQLClient {
         } catch {
             let willRetry = idempotencyKey != nil && MutationQueue.isRetryable(error)
             if let optimistic, !willRetry { rollBack(optimistic, keeping: [:], ifGeneration: generation) }
-            environment.logger.info("Mutation failed; the cache is unchanged",
+            environment.logger.info(willRetry ? "Queued mutation failed; it will be sent again" : "Mutation failed; the cache is unchanged",
                                     metadata: ["operation": "\(operation.name ?? "mutation")", "error": "\(error)"])
             if error.reachedNoServer, let name = operation.name,
                configuration.container?.mutationPolicy(forMutation: name) == .requiresConnection {
