@@ -144,9 +144,16 @@ import Testing
             _ = try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"/graphql","status":500}]"#)
             await #expect(throws: AccountsError.self) { try await app.accounts.makePayment(accountId: "100", amount: 500) }
             _ = try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"/graphql","dropConnection":true}]"#)
-            await #expect(throws: AccountsError.self) { try await app.accounts.makePayment(accountId: "100", amount: 500) }
+            await #expect(throws: AccountsError.requiresConnection, "a payment is never queued: connect to pay") {
+                try await app.accounts.makePayment(accountId: "100", amount: 500)
+            }
             #expect(try await app.accounts.balance(accountId: "100", policy: .returnCacheDataDontFetch).value == balance)
             #expect(try await app.accounts.recentTransactions(accountId: "100", policy: .returnCacheDataDontFetch).value == recent)
+            // Offline, two hours later: the last known balance, labelled with its age.
+            app.clock.advance(by: 2 * 3_600)
+            let offline = try await app.accounts.balance(accountId: "100")
+            #expect(offline.value == balance && offline.status.isOffline)
+            #expect(offline.status.label == "Offline · last updated 2 h ago")
         }
     }
 

@@ -8,11 +8,18 @@ public enum AccountsError: Error, Sendable, Hashable, CustomStringConvertible {
     case insufficientFunds(accountId: String)
     /// No account of the signed-in user has this id (`UNKNOWN_ACCOUNT`, or none returned).
     case unknownAccount(String)
+    /// A payment while no server answers: payments are never queued. Show "Connect to pay"; nothing
+    /// was applied.
+    case requiresConnection
     /// Any other failure: offline, a 500, a GraphQL error, a body that does not decode.
     case api(APIError)
 
     /// The error for an APICore failure, recognising the bank's codes.
     init(_ error: APIError, accountId: String? = nil) {
+        if case .requiresConnection = error {
+            self = .requiresConnection
+            return
+        }
         switch error.serverCode {
         case "INSUFFICIENT_FUNDS": self = .insufficientFunds(accountId: accountId ?? "")
         case "UNKNOWN_ACCOUNT": self = .unknownAccount(accountId ?? "")
@@ -26,6 +33,7 @@ public enum AccountsError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidAmount(let amount): "an amount must be a positive number of cents, not \(amount)"
         case .insufficientFunds(let account): "account \(account) does not have the funds"
         case .unknownAccount(let account): "there is no account \(account)"
+        case .requiresConnection: "a payment needs a connection: connect to pay"
         case .api(let error): "the bank could not be reached or refused: \(error)"
         }
     }

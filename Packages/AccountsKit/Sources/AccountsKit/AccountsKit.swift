@@ -35,6 +35,8 @@ public struct AccountsKit: FeatureKit {
         try registry.register(AccountsClient.self) { resolver in AccountsClient(graphQL: try resolver.resolve(GraphQLClient.self)) }
         try registry.addCacheKeyProvider(AccountsCacheKeys())
         registry.addRefetchRule(Self.paymentRule)
+        // A payment is never queued offline: it fails at once with `AccountsError.requiresConnection`.
+        registry.declareMutation("MakePayment", .requiresConnection)
         registry.setDefaultTimeout(.seconds(30), forFeature: AccountsFeature.balances)
         registry.setDefaultTimeout(.seconds(300), forFeature: AccountsFeature.accounts)
         registry.setDefaultTimeout(.seconds(300), forFeature: AccountsFeature.transactions)
