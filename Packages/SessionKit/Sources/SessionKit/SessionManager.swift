@@ -64,7 +64,7 @@ public final class SessionManager: TokenProvider {
         var work: [Int: @Sendable () -> Void] = [:]
         var handledAuthEvents = 0
         var nextWork = 0
-        var erasers: [(name: String, erase: @Sendable () async throws -> Void)] = []
+        var erasers: [(name: String, erase: @Sendable (_ userId: String?) async throws -> Void)] = []
     }
 
     /// The configuration.
@@ -267,8 +267,8 @@ public final class SessionManager: TokenProvider {
     }
 
     /// Registers local data that account deletion must erase beyond the caches and the token
-    /// (settings, queued mutations, downloaded files).
-    public func addEraser(_ name: String, _ erase: @escaping @Sendable () async throws -> Void) {
+    /// (preferences, queued mutations, downloaded files). `erase` receives the deleted user's id.
+    public func addEraser(_ name: String, _ erase: @escaping @Sendable (_ userId: String?) async throws -> Void) {
         state.withLock { $0.erasers.append((name, erase)) }
     }
 
@@ -320,14 +320,14 @@ public final class SessionManager: TokenProvider {
     /// then publishes `final`, so an observer that sees it can rely on nothing of the user being left.
     @discardableResult
     private func end(to final: SessionState, expecting: StoredToken?,
-                     alsoErasing erasers: [(name: String, erase: @Sendable () async throws -> Void)] = []) async -> ClearingReport {
-        let cancels = state.withLock { state -> [@Sendable () -> Void]? in
+                     alsoErasing erasers: [(name: String, erase: @Sendable (_ userId: String?) async throws -> Void)] = []) async -> ClearingReport {
+        let ending = state.withLock { state -> (cancels: [@Sendable () -> Void], userId: String?)? in
             if let expecting, state.token != expecting { return nil }
-            state.token = nil
+            defer { state.token = nil }
             defer { state.work = [:] }
-            return Array(state.work.values)
+            return (Array(state.work.values), state.token?.userId ?? state.session.user?.userId)
         }
-        guard let cancels else { return ClearingReport(operation: "clearAllCaches") }
+        guard let (cancels, userId) = ending else { return ClearingReport(operation: "clearAllCaches") }
         for cancel in cancels { cancel() }
         var report = await configuration.caches.clearAllCaches()
         do {
@@ -339,7 +339,7 @@ public final class SessionManager: TokenProvider {
         }
         for eraser in erasers {
             do {
-                try await eraser.erase()
+                try await eraser.erase(userId)
                 report.succeeded.append(eraser.name)
             } catch {
                 report.failed.append(.init(participant: eraser.name, error: "\(error)"))

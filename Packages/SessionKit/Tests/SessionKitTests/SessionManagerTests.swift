@@ -178,8 +178,8 @@ import Testing
 
     @Test func accountDeletionErasesCachesTokenAndRegisteredData() async {
         let settings = InMemoryTokenStore(StoredToken(accessToken: "setting", userId: "u1", expiresAt: nil))
-        session.addEraser("settings") { try settings.delete() }
-        session.addEraser("queue") { throw TokenStoreError.io(operation: "unlink", errno: 13) }
+        session.addEraser("settings") { _ in try settings.delete() }
+        session.addEraser("queue") { _ in throw TokenStoreError.io(operation: "unlink", errno: 13) }
         let report = await session.deleteAccountData()
         #expect(report.succeeded == ["rest", "token", "settings"])
         #expect(report.failed.map(\.participant) == ["queue"])

@@ -1,0 +1,70 @@
+import Foundation
+
+/// A user's small settings (what `UserDefaults` holds in an app): `Codable` values by key in one
+/// JSON file, written atomically (a crash leaves the old file or the new one, never half), erased
+/// with the account.
+///
+/// ```swift
+/// let preferences = PreferencesStore(url: support.appending(path: "preferences.json"))
+/// try preferences.set(true, forKey: "onboarding.done")
+/// let done: Bool? = preferences.value(forKey: "onboarding.done")
+/// try preferences.erase()        // account deletion
+/// ```
+public final class PreferencesStore: Sendable {
+    /// The file.
+    public let url: URL
+    private let values = Locked<[String: Data]?>(nil)
+
+    /// A store over `url` (read on first use; created on first write).
+    public init(url: URL) {
+        self.url = url
+    }
+
+    /// The value for `key`, or `nil` when there is none or it is not a `T`.
+    public func value<T: Decodable>(forKey key: String, as type: T.Type = T.self) -> T? {
+        guard let data = values.withLock({ load(&$0)[key] }) else { return nil }
+        return try? JSONDecoder().decode(T.self, from: data)
+    }
+
+    /// Stores `value` under `key` and writes the file.
+    /// - Throws: when the value cannot be encoded or the file cannot be written (nothing changes).
+    public func set<T: Encodable>(_ value: T, forKey key: String) throws {
+        let encoded = try JSONEncoder().encode(value)
+        try values.withLock { values in
+            var updated = load(&values)
+            updated[key] = encoded
+            try write(updated)
+            values = updated
+        }
+    }
+
+    /// Removes the value for `key`.
+    public func removeValue(forKey key: String) throws {
+        try values.withLock { values in
+            var updated = load(&values)
+            guard updated.removeValue(forKey: key) != nil else { return }
+            try write(updated)
+            values = updated
+        }
+    }
+
+    /// Deletes every value and the file (account deletion).
+    public func erase() throws {
+        try values.withLock { values in
+            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+            values = [:]
+        }
+    }
+
+    private func load(_ cached: inout [String: Data]?) -> [String: Data] {
+        if let cached { return cached }
+        let loaded = (try? Data(contentsOf: url)).flatMap { try? JSONDecoder().decode([String: Data].self, from: $0) } ?? [:]
+        cached = loaded
+        return loaded
+    }
+
+    private func write(_ values: [String: Data]) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try JSONEncoder().encode(values).write(to: url, options: .atomic)
+    }
+}
