@@ -17,8 +17,18 @@ public final class Composition: Sendable {
     public let clock = DemoClock()
     /// The session (SessionKit): sign-in, expiry on any 401, logout; the clients' token provider.
     public let session: SessionManager
-    /// Counts what reaches the network, by path.
-    public let transport = CountingTransport(URLSessionTransport())
+    /// Online or offline, inferred from every request (and a probe of `/health` while offline).
+    public let connectivity: TransportConnectivity
+    /// Counts what reaches the network, by path; reports each outcome to ``connectivity``.
+    public let transport: CountingTransport
+    /// Changes made offline (favorites), sent in order when the network returns.
+    public let queue: MutationQueue
+    /// The user's small settings, erased with the account.
+    public let preferences: PreferencesStore
+    /// Foreground and push hooks.
+    public let lifecycle: AppLifecycle
+    /// Whether a logout keeps the user's queued changes for their next sign-in (else discards them).
+    public let keepsQueueAtLogout: Bool
     /// The caches' clock, metrics, logger and folder.
     public let environment: CacheEnvironment
     /// Clears and inspects every cache at once.
@@ -31,6 +41,8 @@ public final class Composition: Sendable {
     public let graphQL: GraphQLClient
     /// The funnel catalog (CatalogKit), through a cache of its own.
     public let catalog: CatalogClient
+    /// The user's favorite funnels (CatalogKit), changed through ``queue``.
+    public let favorites: CatalogFavorites
     /// Accounts, balances, transactions and payments (AccountsKit), over the GraphQL client.
     public let accounts: AccountsClient
     /// The backend's base URL.
@@ -47,11 +59,17 @@ public final class Composition: Sendable {
     ///     `cachesDirectory` named after it with `-support` (a real app passes
     ///     `FileTokenStore.defaultURL(app:)`'s folder, or uses the Keychain on Apple platforms).
     /// - Throws: ``ContainerError`` when a kit's registration conflicts with another's.
-    public init(baseURL: URL, cachesDirectory: URL, supportDirectory: URL? = nil, logger: Logger) throws {
+    ///   - keepsQueueAtLogout: whether a logout keeps the user's queued changes for their next sign-in.
+    public init(baseURL: URL, cachesDirectory: URL, supportDirectory: URL? = nil, keepsQueueAtLogout: Bool = true,
+                logger: Logger) throws {
         self.baseURL = baseURL
+        self.keepsQueueAtLogout = keepsQueueAtLogout
         let support = supportDirectory ?? cachesDirectory.deletingLastPathComponent()
             .appendingPathComponent(cachesDirectory.lastPathComponent + "-support")
         tokenFile = support.appendingPathComponent("session/token.json")
+        connectivity = TransportConnectivity(probe: baseURL.appendingPathComponent("health"))
+        transport = CountingTransport(connectivity.observing(URLSessionTransport()))
+        preferences = PreferencesStore(url: support.appendingPathComponent("preferences.json"))
         environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: cachesDirectory)
         unified = UnifiedCacheManager(timeouts: environment.timeouts, logger: logger)
         container = DependencyContainer(cacheManager: unified)
@@ -59,18 +77,29 @@ public final class Composition: Sendable {
         session = SessionManager(configuration: .init(
             baseURL: baseURL, transport: transport,
             tokenStore: FileTokenStore(url: tokenFile),
-            caches: unified, authEvents: authEvents, logger: logger))
+            caches: unified, authEvents: authEvents, logger: logger, connectivity: connectivity))
+        lifecycle = AppLifecycle(caches: unified, clock: clock)
         rest = RESTClient(configuration: .init(baseURL: baseURL, transport: transport, environment: environment,
                                                tokenProvider: session, retry: .none, authEvents: authEvents))
-        try container.install([SessionKit(session: session), CatalogKit(sharing: rest.configuration), AccountsKit()])
         graphQL = GraphQLClient(configuration: .init(
             endpoint: baseURL.appendingPathComponent("graphql"), transport: transport, environment: environment,
             tokenProvider: session, container: container, retry: .none, authEvents: authEvents))
+        queue = MutationQueue(configuration: .init(
+            directory: support.appendingPathComponent("mutations"), tokenProvider: session, rest: rest, graphQL: graphQL,
+            container: container, clock: clock, logger: logger))
+        try container.install([SessionKit(session: session), CatalogKit(sharing: rest.configuration, queue: queue), AccountsKit()])
         let graphQL = self.graphQL
         try container.registry(for: "app").register(GraphQLClient.self) { _ in graphQL }
         try container.verify()
         catalog = try container.resolver(for: "app").resolve(CatalogClient.self)
         accounts = try container.resolver(for: "app").resolve(AccountsClient.self)
+        favorites = try container.resolver(for: "app").resolve(CatalogFavorites.self)
+        // Account deletion erases what is not a cache: the queue and the preferences.
+        let queue = self.queue, preferences = self.preferences
+        session.addEraser("mutation queue") { userId in
+            if let userId { await queue.erase(userId: userId) }
+        }
+        session.addEraser("preferences") { _ in try preferences.erase() }
         unified.register(rest.cacheParticipant)
         unified.register(graphQL)
     }
@@ -103,7 +132,9 @@ public final class Composition: Sendable {
     /// - Returns: the user's id.
     @discardableResult
     public func signIn(email: String = "alice@example.com", password: String = "Password1") async throws -> String {
-        try await session.signIn(email: email, password: password).userId
+        let user = try await session.signIn(email: email, password: password).userId
+        await queue.start(connectivity: connectivity)
+        return user
     }
 
     /// Logs out through the session: the server is told (its failure does not matter), every cache
@@ -111,7 +142,9 @@ public final class Composition: Sendable {
     /// - Returns: the clearing's report and how long the whole logout took.
     public func logOut() async -> (report: ClearingReport, duration: Duration) {
         let started = ContinuousClock.now
+        let user = session.current.user?.userId
         let report = await session.logOut()
+        if let user { await queue.endSession(of: user, keepingQueue: keepsQueueAtLogout) }
         return (report, ContinuousClock.now - started)
     }
 

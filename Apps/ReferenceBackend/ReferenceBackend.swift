@@ -69,6 +69,8 @@ public final class ReferenceBackend: Sendable {
             return Response(status: .noContent)
         }
         router.get("admin/faults") { _, _ in try Envelope.success(faults.rules) }
+        // What clients probe while offline: any answer means the server is reachable.
+        router.get("health") { _, _ in Response(status: .noContent) }
         router.delete("admin/faults") { _, _ in
             faults.replace([])
             return Response(status: .noContent)

@@ -1,0 +1,84 @@
+import APICore
+import AccountsKit
+import CacheKit
+import CatalogKit
+import Foundation
+import HTTPTypes
+import SessionKit
+
+// Offline: last known data with its age, changes queued and applied once after a restart, payments refused.
+
+extension EndToEnd {
+    /// Every user route dropped at the connection (the admin routes stay, to undo it).
+    static let offlineFaults = #"[{"pathPrefix":"/api/","dropConnection":true},{"pathPrefix":"/graphql","dropConnection":true},{"pathPrefix":"/auth/","dropConnection":true},{"pathPrefix":"/health","dropConnection":true}]"#
+
+    /// Runs `body` with the backend unreachable for the user's routes, then restores it.
+    static func whileOffline<T>(_ app: Composition, _ body: () async throws -> T) async throws -> T {
+        try await app.admin(.put, "admin/faults", json: offlineFaults)
+        do {
+            let result = try await body()
+            try await app.admin(.delete, "admin/faults")
+            return result
+        } catch {
+            try? await app.admin(.delete, "admin/faults")
+            throw error
+        }
+    }
+
+    static let offlineScenarios: [Scenario] = [
+        Scenario(kit: "offline", name: "offline, every screen shows its last known data with its age") { app in
+            try await app.signIn()
+            let page = try await app.catalog.page(limit: 20)
+            let balance = try await app.accounts.balance(accountId: "100").value
+            app.clock.advance(by: 3 * 3_600)
+            let (list, offlineBalance, status) = try await whileOffline(app) {
+                let model = CatalogListModel(client: app.catalog, limit: 20)
+                await model.load()
+                return (await model.current, try await app.accounts.balance(accountId: "100"), app.connectivity.status)
+            }
+            try require(status == .offline, "connectivity says \(status)")
+            try require(list.listing.funnels.map(\.slug) == page.value.funnels.map(\.slug), "the catalog shows other funnels")
+            try require(list.status?.label == "Offline · last updated 3 h ago", "catalog label: \(list.status?.label ?? "none")")
+            try require(offlineBalance.value == balance && offlineBalance.status.isOffline,
+                        "balance \(offlineBalance.value) offline \(offlineBalance.status.isOffline)")
+            return "catalog: \(list.status?.label ?? ""); balance: \(offlineBalance.status.label ?? "")"
+        },
+        Scenario(kit: "offline", name: "favorites changed offline survive a restart and are applied once, in order") { app in
+            try await app.signIn()
+            let before = Set(try await app.favorites.favorites().value)
+            let (first, second) = ("funnel-2", "funnel-5")
+            try await whileOffline(app) {
+                try await app.favorites.setFavorite(first, !before.contains(first))
+                try await app.favorites.setFavorite(second, !before.contains(second))
+                try await app.favorites.setFavorite(first, before.contains(first))
+                let state = await app.queue.states().first { _ in true }
+                try require(state?.pendingCount == 3 && state?.message == "Will sync when online",
+                            "queue: \(state?.pendingCount ?? -1) pending")
+            }
+            let relaunched = try Composition(baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
+                                             logger: Composition.quietLogger)
+            await relaunched.session.launch()
+            let report = await relaunched.queue.replay()
+            try require(report.sent == 3 && report.remaining == 0, "replay: \(report)")
+            let after = Set(try await relaunched.favorites.favorites().value)
+            try require(after == before.symmetricDifference([second]), "favorites \(after.sorted()) from \(before.sorted())")
+            return "3 changes queued offline, replayed after a relaunch: sent \(report.sent), favorites now \(after.sorted())"
+        },
+        Scenario(kit: "offline", name: "a payment offline fails at once: connect to pay") { app in
+            try await app.signIn()
+            let before = try await app.balance()
+            let error = try await whileOffline(app) { () async -> AccountsError? in
+                do throws(AccountsError) {
+                    _ = try await app.accounts.makePayment(accountId: "100", amount: 100)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            try require(error == .requiresConnection, "the payment gave \(String(describing: error))")
+            try require(await app.queue.pending().isEmpty, "the payment was queued")
+            try require(try await app.balance(policy: .fetchIgnoringCacheData) == before, "the balance changed")
+            return "\(error.map { "\($0)" } ?? "")"
+        },
+    ]
+}
