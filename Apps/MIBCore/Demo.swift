@@ -124,20 +124,24 @@ private final class Story: Sendable {
             return "\(first.source == .cache ? "hit" : "network"), \(second.source == .cache ? "hit" : "network")"
         }
         let before = try await balance(policy: .default)
-        var watch = graphQL.watch(AccountDetailsQuery(accountId: "100"), policy: .returnCacheDataDontFetch).makeAsyncIterator()
-        _ = await watch.next()
         let requestsBefore = transport.count("/graphql")
         var after = before
-        try await step("Check funds, then pay 12.50 from account 100") {
-            let check = try await app.accounts.checkFunds(accountId: "100", amount: 1_250)
-            guard check.isSufficient else { return "funds check: only \(Self.euros(check.available))" }
-            let receipt = try await app.accounts.makePayment(accountId: "100", amount: 1_250, description: "Demo payment")
-            after = try await balance(policy: .returnCacheDataDontFetch)
-            let background = await receipt.background?.value.count ?? 0
-            return "balance \(Self.euros(before)) → \(Self.euros(after)) from the cache; refetched "
-                + "\(receipt.critical.map(\.query).joined(separator: " and ")) before returning, \(background) in the background"
+        var seen = before
+        do {
+            // The watcher lives for the payment only (it would refetch after every later clear).
+            var watch = graphQL.watch(AccountDetailsQuery(accountId: "100"), policy: .returnCacheDataDontFetch).makeAsyncIterator()
+            _ = await watch.next()
+            try await step("Check funds, then pay 12.50 from account 100") {
+                let check = try await app.accounts.checkFunds(accountId: "100", amount: 1_250)
+                guard check.isSufficient else { return "funds check: only \(Self.euros(check.available))" }
+                let receipt = try await app.accounts.makePayment(accountId: "100", amount: 1_250, description: "Demo payment")
+                after = try await balance(policy: .returnCacheDataDontFetch)
+                let background = await receipt.background?.value.count ?? 0
+                return "balance \(Self.euros(before)) → \(Self.euros(after)) from the cache; refetched "
+                    + "\(receipt.critical.map(\.query).joined(separator: " and ")) before returning, \(background) in the background"
+            }
+            seen = (try? await watch.next()?.get()).flatMap { $0.data["account"]?["balance"]?.intValue } ?? before
         }
-        let seen = (try? await watch.next()?.get()).flatMap { $0.data["account"]?["balance"]?.intValue } ?? before
         let paymentRequests = transport.count("/graphql") - requestsBefore
 
         try await step("Switch away from account 100") {
@@ -146,10 +150,10 @@ private final class Story: Sendable {
             let kept = (try? await graphQL.fetch(AccountDetailsQuery(accountId: "1002"), policy: .returnCacheDataDontFetch)) != nil
             return "account 100 \(gone ? "cleared" : "STILL CACHED"), account 1002 \(kept ? "kept" : "fetched again")"
         }
-        try await offlineChapter()
         try await step("The server expires the session") { try await expireSession() }
         try await step("Sign in again") { try await signIn() }
         _ = try await dashboardOutcome(policy: .default)
+        try await offlineChapter()
         var clearMilliseconds = 0.0
         try await step("Log out") {
             let (report, duration) = await app.logOut()
@@ -166,6 +170,8 @@ private final class Story: Sendable {
     /// Offline: the network goes, the screens keep their last known data with its age, favorites
     /// wait in the queue, a payment is refused; the network returns and the queue drains once.
     func offlineChapter() async throws {
+        _ = try await app.catalog.page()
+        _ = try await app.accounts.balance(accountId: "100")
         try await app.admin(.put, "admin/faults", json: EndToEnd.offlineFaults)
         do {
             clock.advance(by: 2 * 3_600)

@@ -79,6 +79,7 @@ let benchmarks: @Sendable () -> Void = {
     graphQLBenchmarks()
     jsonBenchmarks()
     budgetBenchmarks()
+    mutationQueueBenchmarks()
     let fast = Benchmark.Configuration(metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(3))
 
     // MARK: Cache hit against plain decoding

@@ -17,8 +17,8 @@ import Logging
 ///
 /// - **Order.** Mutations are sent one at a time, oldest first. A transport failure, a 5xx, a 408
 ///   or a 429 stops the replay and keeps the mutation (retried with exponential backoff and jitter,
-///   and at once when the network returns); a dropped connection is first sent again at once, once
-///   per replay (a pooled connection that died while offline). Any other refusal (a 4xx, a GraphQL `errors` array) is
+///   and at once when the network returns); a dropped connection is first sent again at once, up to
+///   three times per replay (pooled connections that died while offline). Any other refusal (a 4xx, a GraphQL `errors` array) is
 ///   permanent: the mutation is removed, reported in ``MutationQueueState/failures`` and its
 ///   optimistic update rolled back; the next one is sent.
 /// - **Users.** Each user's queue is a file of its own. A mutation is only ever sent while its
@@ -200,7 +200,7 @@ public actor MutationQueue {
 
     private func sendAll() async -> ReplayReport {
         var report = ReplayReport()
-        var retriedDroppedConnection = false
+        var droppedConnectionResends = 0
         setReplaying(true)
         defer { setReplaying(false) }
         while !Task.isCancelled {
@@ -217,10 +217,10 @@ public actor MutationQueue {
             }
             guard let next else { break }
             var outcome = await send(next, as: credentials, optimistic: { try? store.optimistic(of: next.id) })
-            // A connection pooled before the network went away fails once when reused: send again at
-            // once, a single time per replay, before counting it as a failure.
-            if case .wait(.transport(.connectionLost)) = outcome, !retriedDroppedConnection {
-                retriedDroppedConnection = true
+            // Connections pooled before the network went away fail when reused: send again at once,
+            // at most three times per replay (the idempotency key makes it safe), before waiting.
+            while case .wait(.transport(.connectionLost)) = outcome, droppedConnectionResends < 3 {
+                droppedConnectionResends += 1
                 outcome = await send(next, as: credentials, optimistic: { try? store.optimistic(of: next.id) })
             }
             switch outcome {
