@@ -54,6 +54,8 @@ extension EndToEnd {
                 let state = await app.queue.states().first { _ in true }
                 try require(state?.pendingCount == 3 && state?.message == "Will sync when online",
                             "queue: \(state?.pendingCount ?? -1) pending")
+                // The process ends here, still offline; a new one opens the same folder.
+                await app.queue.stop()
             }
             let relaunched = try Composition(baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
                                              logger: Composition.quietLogger)

@@ -177,11 +177,12 @@ public actor MutationQueue {
         scheduleReplay()
     }
 
-    /// Stops replaying by itself (what is queued stays).
-    public func stop() {
+    /// Stops replaying by itself and waits for a replay in progress to end (what is queued stays).
+    public func stop() async {
         automatic = false
         retry?.cancel()
         reconnection?.cancel()
+        if let running { _ = await running.value }
     }
 
     private func scheduleReplay() {
