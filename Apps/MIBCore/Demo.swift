@@ -7,7 +7,7 @@ import SessionKit
 import HTTPTypes
 import Logging
 
-/// `mib demo`: the seeds' story against a freshly started reference backend, through the same
+/// `mib demo`: the product's story against a freshly started reference backend, through the same
 /// clients the kits use: sign in, the catalog page by page, the reload served from the cache and then
 /// revalidated with 304s, the dashboard, a payment seen everywhere, an account switch, an expired
 /// session, and a logout that leaves every cache empty. Each step is reported as it happens.

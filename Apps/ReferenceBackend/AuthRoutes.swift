@@ -3,7 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// Seed 004's auth endpoints: `POST /auth/login` (the rules of ``CredentialRules``), `GET
+/// The auth endpoints (REQ AUTH): `POST /auth/login` (the rules of ``CredentialRules``), `GET
 /// /auth/validate` (signature and expiry only, no database read), `POST /auth/logout`; and the
 /// guard every user route goes through: 401 for a missing, invalid or expired token, 403 for another
 /// user's data.

@@ -120,7 +120,7 @@ public final class BackendDatabase: Sendable {
         return migrator
     }
 
-    /// January 13, 2026, 14:24:29 UTC: the seed's example timestamp, where the demo data starts.
+    /// January 13, 2026, 14:24:29 UTC: the contract's example timestamp, where the demo data starts.
     static let epoch = Date(timeIntervalSince1970: 1_768_314_269)
 
     private static func seed(_ db: Database, funnelCount: Int) throws {

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The funnel catalog of seed 000: pages in a stable order with opaque cursors, `Cache-Control`,
+/// The funnel catalog (REQ CAT): pages in a stable order with opaque cursors, `Cache-Control`,
 /// `ETag` (`"<resource>:v<version>:<timestamp>"`) and `Last-Modified`, 304s for matching validators,
 /// and the `INVALID_CURSOR` envelope. Admin routes change funnels so ETags and cursors can be
 /// exercised.
@@ -98,7 +98,7 @@ struct CatalogRoutes: Sendable {
 
     private func definition(_ request: Request, slug: String) throws -> Response {
         guard let funnel = try database.funnel(slug: slug) else { return Self.notFound(slug) }
-        // Seed 000: the definition carries Cache-Control and ETag, no Last-Modified.
+        // REQ CAT-4: the definition carries Cache-Control and ETag, no Last-Modified.
         let validators = Validators(eTag: "\"definition:\(funnel.slug):v\(funnel.version):\(ISO8601.string(funnel.updatedAt))\"",
                                     lastModified: nil)
         if let notModified = validators.notModified(request, cacheControl: Self.definitionCacheControl) { return notModified }
@@ -168,7 +168,7 @@ struct CatalogPage: Encodable {
 
         enum CodingKeys: CodingKey { case limit, hasMore, nextCursor }
 
-        /// `nextCursor` is written as `null` on the last page, as the seed shows.
+        /// `nextCursor` is written as `null` on the last page, as REQ CAT-1 says.
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(limit, forKey: .limit)

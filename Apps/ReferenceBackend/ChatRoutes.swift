@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import CacheKit
 
-/// Seed 003's chat history (the backend is the source of truth a reinstalled app syncs from) and
+/// The chat history (REQ CHAT-1) (the backend is the source of truth a reinstalled app syncs from) and
 /// today's prediction (one per user and date, cached by the server until that date ends).
 ///
 /// - `GET /chat-history/threads[?area=chat|compatibility][&updatedSince=ISO8601]`
@@ -140,7 +140,7 @@ struct ChatRoutes: Sendable {
 }
 
 /// The server's own cache of today's prediction: key `todays_prediction:<user>:<date>`, kept until
-/// the date ends (UTC), as seed 003's backend does with a 24 h TTL that expires at midnight.
+/// the date ends (UTC), as the chat contract asks (REQ CHAT-2) with a 24 h TTL that expires at midnight.
 final class PredictionCache: Sendable {
     /// A calendar day in UTC.
     struct Day: Hashable, Sendable {

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The seed's response envelope: `{"success": true, "data": …}` or
+/// The response envelope (REQ CAT-1): `{"success": true, "data": …}` or
 /// `{"success": false, "error": {"code", "message", "details"}}`.
 enum Envelope {
     private struct Success<Payload: Encodable>: Encodable {

@@ -3,9 +3,9 @@ import Hummingbird
 import Logging
 
 /// The reference backend: a real HTTP server (Hummingbird) on 127.0.0.1 with its data in SQLite,
-/// implementing the seeds' server contracts for the demo and the end-to-end checks. Today: the funnel
-/// catalog of seed 000, the auth endpoints of seed 004, the bank's GraphQL endpoint, and seed 003's chat
-/// history and today's prediction, with faults on demand (``FaultRule``).
+/// implementing the server contracts (docs/requirements.md) for the demo and the end-to-end checks. Today: the funnel
+/// catalog (REQ CAT), the auth endpoints (REQ AUTH), the bank's GraphQL endpoint, and the chat
+/// history (REQ CHAT) and today's prediction, with faults on demand (``FaultRule``).
 ///
 /// ```swift
 /// let backend = try await ReferenceBackend.start(.init(databaseURL: folder.appendingPathComponent("backend.sqlite")))

@@ -20,7 +20,7 @@ struct MIB: AsyncParsableCommand {
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Start the reference backend on a free local port and walk through the seeds' story.")
+        abstract: "Start the reference backend on a free local port and walk through the product's story.")
 
     @Flag(help: "Print the report as JSON instead of the readable timeline.")
     var json = false

@@ -5,7 +5,7 @@ import ReferenceBackend
 import CacheKit
 import Testing
 
-/// Seed 004's auth contract over real HTTP: login with the shared rules, validate, logout, 401 and 403.
+/// The auth contract (REQ AUTH) over real HTTP: login with the shared rules, validate, logout, 401 and 403.
 @Suite(.timeLimit(.minutes(3))) struct AuthContractTests {
     func login(_ fixture: BackendFixture, _ email: String, _ password: String) async throws -> (status: Int, body: JSONValue) {
         let response = try await fixture.send(.post, "/auth/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)

@@ -6,7 +6,7 @@ import Logging
 import ReferenceBackend
 import Testing
 
-/// Seed 000's catalog contract, checked over real HTTP against the reference backend on 127.0.0.1.
+/// The catalog contract (REQ CAT), checked over real HTTP against the reference backend on 127.0.0.1.
 @Suite(.timeLimit(.minutes(3))) struct CatalogContractTests {
     struct Page: Decodable {
         struct Funnel: Decodable, Hashable { var id: String; var slug: String; var title: String; var isActive: Bool }

@@ -5,7 +5,7 @@ import ReferenceBackend
 import CacheKit
 import Testing
 
-/// Seed 003's chat history and today's prediction over real HTTP.
+/// The chat-history contract (REQ CHAT) over real HTTP.
 @Suite(.timeLimit(.minutes(3))) struct ChatContractTests {
     func token(_ fixture: BackendFixture, _ email: String = "alice@example.com", _ password: String = "Password1") async throws -> String {
         let response = try await fixture.send(.post, "/auth/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)

@@ -8,7 +8,7 @@ import Testing
 
 /// The GraphQL client against a real GraphQL endpoint (Hummingbird + GraphQLSwift) on 127.0.0.1.
 @Suite(.timeLimit(.minutes(3))) struct GraphQLClientTests {
-    // MARK: The seed's scenarios
+    // MARK: The architecture's scenarios (REQ ARC-2)
 
     @Test func balanceCachedByTwoQueriesIsStoredOnce() async throws {
         try await withBank { bank in

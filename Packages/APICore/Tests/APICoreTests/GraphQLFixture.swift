@@ -5,7 +5,7 @@ import CacheKitTesting
 import Foundation
 import Logging
 
-/// The seed's queries against ``BankServer``.
+/// The bank's queries against ``BankServer``.
 struct BalanceQuery: GraphQLQuery {
     static let document = "query AccountBalance($id: ID!) { account(id: $id) { id balance } }"
     static let feature = "accounts"

@@ -4,7 +4,7 @@ import CacheKitTesting
 import Foundation
 import Testing
 
-/// Parsing operations, field keys, normalization and reading back (the seed's "Normalized Cache
+/// Parsing operations, field keys, normalization and reading back (REQ ARC-2's "Normalized Cache
 /// with Custom Keys" and "Apollo Query-Based Caching").
 @Suite(.timeLimit(.minutes(3))) struct NormalizationTests {
     /// Keys accounts by id, tagging them with their own id as account.

@@ -1,6 +1,6 @@
 import APICore
 
-/// How the bank's objects are keyed in the normalized store (seed 001, "Normalized Cache with Custom
+/// How the bank's objects are keyed in the normalized store (REQ ARC-2, "Normalized Cache with Custom
 /// Keys"): `Account:<id>`, `Transaction:<id>`, `AccountBalance:<accountId>` and `User:<id>`. Objects
 /// an account owns are tagged with its id, so clearing an account removes exactly them.
 public struct AccountsCacheKeys: CacheKeyProvider {

@@ -2,7 +2,7 @@ import APICore
 import CacheKit
 import Foundation
 
-/// The accounts use cases (seed 001, "Feature Kit Responsibilities"), over the app's GraphQL client
+/// The accounts use cases (REQ ARC-7), over the app's GraphQL client
 /// and its normalized store.
 ///
 /// Every read takes an optional ``CachePolicy``; `nil` means cache first

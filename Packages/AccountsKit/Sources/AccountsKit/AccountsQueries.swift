@@ -2,7 +2,7 @@ import APICore
 import CacheKit
 
 // The kit's operations. Each query type declares its feature (the settings file's key) and, where
-// the seed's table says so, its own timeout; the rest take the kit's default (5 minutes).
+// the requirements say so, its own timeout; the rest take the kit's default (5 minutes).
 
 /// The settings file's feature names for the kit's data.
 public enum AccountsFeature {

@@ -3,7 +3,7 @@ import CacheKit
 import Foundation
 import Logging
 
-/// The catalog's use cases (seed 000's `FunnelCatalogClient`), over a REST client of the kit's own
+/// The catalog's use cases (REQ CAT), over a REST client of the kit's own
 /// whose HTTP cache is the catalog's: it shares the app's transport, session, auth events and cache
 /// environment, and is cleared, counted and inspected as the `catalog` participant.
 ///
@@ -21,7 +21,7 @@ import Logging
 public final class CatalogClient: Sendable {
     /// The largest page the server gives.
     public static let limits = 1...100
-    /// The page size when none is given (seed 000: 50).
+    /// The page size when none is given (REQ CAT-1: 50).
     public static let defaultLimit = 50
     /// The catalog cache's participant name.
     public static let participantName = "catalog"

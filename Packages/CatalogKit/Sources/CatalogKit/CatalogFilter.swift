@@ -1,7 +1,7 @@
 import Foundation
 
-/// What part of the catalog a listing shows (the seed's "app settings", such as the tier filter).
-/// Changing it clears the catalog cache (seed 000, "Manual Invalidation").
+/// What part of the catalog a listing shows (an app setting, such as the tier filter).
+/// Changing it clears the catalog cache (REQ CAT-6).
 public struct CatalogFilter: Sendable, Hashable {
     /// Only funnels that are offered (`active=true`).
     public var activeOnly: Bool

@@ -2,7 +2,7 @@ import APICore
 
 /// CatalogKit as the composition root installs it: the catalog's client (its use cases) and list
 /// model factory, the catalog cache as a clearing participant (not account-scoped, but cleared at
-/// logout like everything else), and the seed's timeouts as the kit's defaults.
+/// logout like everything else), and the requirements' timeouts as the kit's defaults.
 ///
 /// ```swift
 /// try container.install([CatalogKit(sharing: rest.configuration), SessionKit(session: session)])

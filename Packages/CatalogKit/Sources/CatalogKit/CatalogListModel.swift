@@ -2,7 +2,7 @@ import APICore
 import CacheKit
 import Logging
 
-/// The catalog screen's model (seed 004 US-005 and US-006, with seed 000's pagination): what the
+/// The catalog screen's model (REQ AUTH-4, with the catalog's pagination, REQ CAT): what the
 /// list shows, as a stream of states.
 ///
 /// - ``load()`` shows the cached first page at once when it is fresh, then asks the server in the

@@ -13,7 +13,7 @@ public struct CatalogPillar: Codable, Sendable, Hashable {
 }
 
 /// A funnel as the catalog and the detail endpoint describe it. Only `id`, `slug` and `title` are
-/// required, as in the seed's examples; the rest is decoded when the server sends it.
+/// required, as in the contract's examples; the rest is decoded when the server sends it.
 public struct CatalogFunnel: Codable, Sendable, Hashable {
     /// Stable identifier.
     public var id: String
@@ -45,7 +45,7 @@ public struct CatalogFunnel: Codable, Sendable, Hashable {
         self.updatedAt = updatedAt
     }
 
-    /// The catalog's order (seed 000, "Deterministic Sorting"): title ascending, ignoring ASCII case
+    /// The catalog's order (REQ CAT-2): title ascending, ignoring ASCII case
     /// as the server's `COLLATE NOCASE` does, then slug ascending byte by byte.
     public static func catalogOrder(_ lhs: CatalogFunnel, _ rhs: CatalogFunnel) -> Bool {
         let left = lhs.title.utf8.lazy.map(foldASCII), right = rhs.title.utf8.lazy.map(foldASCII)

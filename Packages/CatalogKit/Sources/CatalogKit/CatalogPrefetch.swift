@@ -1,4 +1,4 @@
-/// When a list should ask for its next page (seed 000, "Pagination Performance"): once the user has
+/// When a list should ask for its next page (REQ CAT-7): once the user has
 /// scrolled past 80% of what is loaded, if more pages exist and none is being fetched.
 public enum CatalogPrefetch {
     /// The share of the loaded list past which the next page is fetched.

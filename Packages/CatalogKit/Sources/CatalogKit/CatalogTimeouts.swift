@@ -1,6 +1,6 @@
 import CacheKit
 
-/// How long catalog data stays fresh: the seed's table (5 minutes for the catalog and a funnel's
+/// How long catalog data stays fresh: the requirements' table (5 minutes for the catalog and a funnel's
 /// detail, 10 minutes for a definition). These are the kit's declared timeouts; the settings file
 /// overrides each by its feature name (``CatalogFeature``), and an app may pass its own.
 public struct CatalogTimeouts: Sendable, Hashable {

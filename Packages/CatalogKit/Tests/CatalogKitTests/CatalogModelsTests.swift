@@ -4,9 +4,9 @@ import Testing
 
 @testable import CatalogKit
 
-/// The seed's JSON, decoded exactly, and the catalog's order.
+/// The contract's JSON, decoded exactly, and the catalog's order.
 @Suite(.timeLimit(.minutes(3))) struct CatalogModelsTests {
-    /// Seed 000, "Pagination Examples", first page.
+    /// The catalog contract's first page (REQ CAT-1).
     static let seedFirstPage = """
         {
           "success": true,

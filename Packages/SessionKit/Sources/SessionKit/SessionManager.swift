@@ -5,8 +5,8 @@ import HTTPTypes
 import Logging
 
 /// The session: sign-in, token validation at launch, expiry on any 401 or 403, logout, account
-/// switch and account deletion (seed 004 US-001, US-002, US-015, US-016; seed 001's clearing
-/// scenarios; seed 002 §9.2). It is the clients' ``TokenProvider``.
+/// switch and account deletion (REQ AUTH-1, AUTH-2, AUTH-15, AUTH-16; the clearing
+/// scenarios of REQ ARC-5; REQ OFF-9). It is the clients' ``TokenProvider``.
 ///
 /// The rule above all others: after logout, expiry or account deletion nothing of the previous user
 /// can be read from any cache. Each of them first stops handing out the token (so no request
@@ -139,7 +139,7 @@ public final class SessionManager: TokenProvider {
 
     // MARK: Launch
 
-    /// Picks up the stored token at launch (seed 004 US-002): none → signed out; otherwise
+    /// Picks up the stored token at launch (REQ AUTH-2): none → signed out; otherwise
     /// validating, then `GET /auth/validate` decides: valid → signed in; 401 → the token and every
     /// cache are cleared, signed out; the server unreachable (or failing) → offline, with cached
     /// content allowed, until ``revalidate()``.
@@ -272,7 +272,7 @@ public final class SessionManager: TokenProvider {
         state.withLock { $0.erasers.append((name, erase)) }
     }
 
-    /// Deletes the account's local traces (seed 002 §9.2): every cache, the token, and every
+    /// Deletes the account's local traces (REQ OFF-9): every cache, the token, and every
     /// registered eraser's data; the session returns to its first-launch state (signed out).
     /// - Returns: what was erased and what failed, by name.
     @discardableResult

@@ -50,7 +50,7 @@ public struct SessionExpiry: Sendable, Hashable {
     /// The path of the request that was refused (no query).
     public var path: String
 
-    /// What the user sees (seed 004 US-001).
+    /// What the user sees (REQ AUTH-1).
     public var message: String { "Session expired, please log in again" }
 
     /// Creates an expiry.

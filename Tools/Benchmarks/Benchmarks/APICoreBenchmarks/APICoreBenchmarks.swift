@@ -12,7 +12,7 @@ import ServiceLifecycle
 // memory) against JSONDecoder decoding the same bytes; and a 304 revalidation against a full 200
 // fetch of the same resource from a local Hummingbird server.
 
-/// A catalog page like seed 000's: 50 funnels in 5 pillars.
+/// A catalog page like the catalog contract's: 50 funnels in 5 pillars.
 struct CatalogPage: Codable, Sendable {
     struct Funnel: Codable, Sendable { var id: String; var slug: String; var title: String; var isActive: Bool }
     struct Pillar: Codable, Sendable { var id: String; var title: String; var funnels: [Funnel] }

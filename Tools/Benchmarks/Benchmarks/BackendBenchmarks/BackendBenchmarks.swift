@@ -5,8 +5,8 @@ import HTTPTypes
 import Logging
 import ReferenceBackend
 
-// The reference backend over real HTTP on 127.0.0.1 (issue 5's performance figures): the token check
-// of seed 004 (`GET /auth/validate`, no database read) under a load of 2,000 requests, one at a
+// The reference backend over real HTTP on 127.0.0.1 (its performance figures): the token check
+// (REQ AUTH-3, `GET /auth/validate`, no database read) under a load of 2,000 requests, one at a
 // time and eight at a time; and a catalog page as a full 200 against a 304 for a matching ETag.
 
 /// A started backend, a signed-in token, and a plain transport (no cache, no retries).

@@ -9,7 +9,7 @@ import Logging
 import ReferenceBackend
 import Synchronization
 
-// Issue 7's figures: one replayed browsing session of the catalog against the reference backend over
+// CatalogKit's figures: one replayed browsing session of the catalog against the reference backend over
 // real HTTP, through CatalogKit (cache first, 5 and 10 minute timeouts, 304 revalidation), side by
 // side with the same session and no cache (every request a full 200, the baseline). Then the cache-hit
 // latency of one page against the same page from the backend.

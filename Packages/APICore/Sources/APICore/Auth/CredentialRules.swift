@@ -1,4 +1,4 @@
-/// The sign-in rules of seed 004 (US-015, US-016), in one place for the app and the backend, so a
+/// The sign-in rules (REQ AUTH-15, AUTH-16), in one place for the app and the backend, so a
 /// client can never accept what the server refuses or the reverse.
 public enum CredentialRules {
     /// A password requirement a sign-up form can tick off.

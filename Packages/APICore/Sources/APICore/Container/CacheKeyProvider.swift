@@ -1,4 +1,4 @@
-/// How a kit keys its GraphQL objects in the normalized store (seed 001, "Normalized Cache with
+/// How a kit keys its GraphQL objects in the normalized store (REQ ARC-2, "Normalized Cache with
 /// Custom Keys"): `Account:123` instead of the path of the query that fetched it.
 ///
 /// A provider claims the typenames it keys; two kits claiming one typename is an error at

@@ -1,4 +1,4 @@
-/// What a mutation makes stale, as the kit that owns it declares (seed 001, "Mutation Handling
+/// What a mutation makes stale, as the kit that owns it declares (REQ ARC-3, "Mutation Handling
 /// Strategies"). The integration binary never hard-codes these.
 ///
 /// ```swift

@@ -1,7 +1,7 @@
 import CacheKit
 import Logging
 
-/// What the app can clear in the GraphQL cache (seed 001, "Cache Clearing Scenarios").
+/// What the app can clear in the GraphQL cache (REQ ARC-5).
 public protocol GraphQLCacheManaging: Sendable {
     /// Removes every record (logout, session expiry).
     func clearAll() async throws

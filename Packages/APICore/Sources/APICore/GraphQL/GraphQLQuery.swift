@@ -1,7 +1,7 @@
 import CacheKit
 
 /// A query type: its document, parsed once for the type (not per call), and its variables.
-/// The seed's `CacheableQuery`: a type may declare its own ``cacheTimeout``.
+/// A cacheable query (REQ ARC-4): a type may declare its own ``cacheTimeout``.
 ///
 /// ```swift
 /// struct AccountBalanceQuery: GraphQLQuery {

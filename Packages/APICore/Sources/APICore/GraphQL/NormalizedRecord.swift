@@ -222,7 +222,7 @@ public struct FieldPath: Sendable, Hashable, CustomStringConvertible {
 
 /// The root records' keys.
 public enum RootKey {
-    /// Where a query's root fields are stored (the seed's `QUERY_ROOT`).
+    /// Where a query's root fields are stored (Apollo's `QUERY_ROOT`).
     public static let query = "QUERY_ROOT"
     /// Where a mutation's root fields are stored.
     public static let mutation = "MUTATION_ROOT"

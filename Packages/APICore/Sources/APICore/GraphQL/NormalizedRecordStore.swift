@@ -1,7 +1,7 @@
 import CacheKit
 import Foundation
 
-/// Where normalized records live. ``InMemoryRecordStore`` is the default (seed decision 4: financial
+/// Where normalized records live. ``InMemoryRecordStore`` is the default (REQ ARC-6: financial
 /// data stays in memory).
 public protocol NormalizedRecordStore: Sendable {
     /// The record under `key`, if any.

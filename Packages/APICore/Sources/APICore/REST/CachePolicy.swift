@@ -1,4 +1,4 @@
-/// How a request or query uses the cache: the five policies of seed 001, shared by REST and GraphQL.
+/// How a request or query uses the cache: the five policies of REQ ARC-1, shared by REST and GraphQL.
 public enum CachePolicy: Sendable, Hashable, CaseIterable {
     /// Cache first (the default): a fresh cached response is returned with no request; otherwise the
     /// network is asked (revalidating a stale entry when it has validators) and the result stored.

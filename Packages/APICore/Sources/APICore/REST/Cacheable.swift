@@ -1,6 +1,6 @@
 import CacheKit
 
-/// A request's own caching declaration (seed 001's NABAPICoreKit `Cacheable`). Without one, a GET is
+/// A request's own caching declaration (REQ ARC-4). Without one, a GET is
 /// still cached when its response's headers allow it (RFC 9111, as a private cache).
 ///
 /// ```swift

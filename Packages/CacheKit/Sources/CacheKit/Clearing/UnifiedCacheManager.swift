@@ -7,7 +7,7 @@ import Logging
 /// Participants are registered (kits do it through the container), never hard-coded. Every operation
 /// is a fan-out with one rule: **every participant is asked, concurrently, and one that throws never
 /// stops the others.** The returned ``ClearingReport`` lists who completed and who failed, in
-/// registration order; a failure is also logged. Use it for the seed's clearing matrix:
+/// registration order; a failure is also logged. Use it for the clearing matrix of REQ ARC-5:
 ///
 /// | when | call |
 /// | --- | --- |

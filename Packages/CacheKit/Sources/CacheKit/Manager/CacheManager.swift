@@ -19,7 +19,7 @@ import Logging
 public actor CacheManager<Value: Codable & Sendable> {
     /// Where a manager keeps its values.
     public enum Persistence: Sendable, Hashable {
-        /// Memory only: gone when the process ends (the seed's choice for financial data).
+        /// Memory only: gone when the process ends (REQ ARC-6, for financial data).
         case memoryOnly
         /// Memory in front of a SQLite file under `cachesDirectory/<feature>/`.
         case disk(byteLimit: Int = 50 * 1024 * 1024)
@@ -325,7 +325,7 @@ public actor CacheManager<Value: Codable & Sendable> {
         try disk?.restamp(expiry)
     }
 
-    /// Makes every entry stale now, so each is loaded again on next use (the seed's "clear timestamps").
+    /// Makes every entry stale now, so each is loaded again on next use (REQ ARC-5's "clear timestamps").
     public func expireAll() throws {
         let now = environment.clock.now()
         memory.restamp { _ in now }

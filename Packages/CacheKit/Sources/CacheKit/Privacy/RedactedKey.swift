@@ -1,6 +1,6 @@
 /// A cache key made safe to print.
 ///
-/// Keys can hold personal data (seed 003's `todays_prediction:{email}:{date}`), so logs and exports
+/// Keys can hold personal data (the chat backend's `todays_prediction:{email}:{date}`), so logs and exports
 /// print keys only through this type. The key's leading namespace is kept when it is a plain word
 /// (letters and `_`), and everything after it is replaced by a keyed hash: the same key gives the same
 /// token within one process, so lines can be correlated, but the hash's seed is random per process,

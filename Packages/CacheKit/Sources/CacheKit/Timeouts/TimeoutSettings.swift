@@ -1,6 +1,6 @@
 import Foundation
 
-/// The developer-facing cache settings: the seed's Settings.bundle, as a JSON file that works on
+/// The developer-facing cache settings: an app's settings bundle, as a JSON file that works on
 /// Linux and Apple platforms alike.
 ///
 /// ```json
@@ -28,7 +28,7 @@ public struct TimeoutSettings: Sendable, Hashable, Codable {
     /// Per-feature overrides, by feature name.
     public var features: [String: FeatureOverride]
 
-    /// A per-feature override, the seed's Never / Always / Custom / Default.
+    /// A per-feature override, never, always, custom or default (REQ ARC-4).
     public enum FeatureOverride: Sendable, Hashable {
         /// Always fetch from the network: values of this feature are stale as soon as stored.
         case never
