@@ -82,5 +82,31 @@ extension EndToEnd {
             try require(try await app.balance(policy: .fetchIgnoringCacheData) == before, "the balance changed")
             return "\(error.map { "\($0)" } ?? "")"
         },
+        Scenario(kit: "offline", name: "account deletion leaves no file of the user, and the app at its first state") { app in
+            try await app.signIn()
+            _ = try await app.loadCatalog()
+            _ = try await app.accounts.dashboard()
+            try app.preferences.set(true, forKey: "onboarding.done")
+            try await whileOffline(app) { try await app.favorites.setFavorite("funnel-9", true) }
+            await app.queue.stop()
+            let report = await app.session.deleteAccountData()
+            try require(report.isComplete, "deletion failures: \(report.failed)")
+            let support = app.tokenFile.deletingLastPathComponent().deletingLastPathComponent()
+            let left = Self.files(under: app.environment.cachesDirectory) + Self.files(under: support)
+            try require(left.isEmpty, "files left: \(left)")
+            try require(app.session.current == .signedOut, "state \(app.session.current)")
+            return "erased: \(report.succeeded.joined(separator: ", ")); no file left"
+        },
     ]
+
+    /// Every regular file under `directory`, relative to it.
+    static func files(under directory: URL) -> [String] {
+        guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else {
+            return []
+        }
+        return enumerator.compactMap { item in
+            guard let url = item as? URL, (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { return nil }
+            return String(url.path.dropFirst(directory.path.count))
+        }
+    }
 }

@@ -235,3 +235,27 @@ import Testing
         }
     }
 }
+
+/// A stale screen refreshes by itself when the network returns.
+@Suite(.timeLimit(.minutes(2))) struct CatalogReconnectTests {
+    @Test func anOfflineListLoadsAgainWhenConnectivitySaysTheNetworkReturned() async throws {
+        try await withBackend(30) { fixture in
+            let app = try CatalogKitAgainstBackendTests.App(fixture.backend)
+            defer { app.caches.remove() }
+            let connectivity = TransportConnectivity()
+            let model = CatalogListModel(client: app.client, limit: 10)
+            await model.refreshesWhenOnline(connectivity)
+            await model.load()
+            app.clock.advance(by: 3_600)
+            #expect(try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"/api/","dropConnection":true}]"#).status == 204)
+            await model.load()
+            connectivity.recordFailure(.offline(reason: "dropped"))
+            #expect(await model.current.status?.isOffline == true)
+            #expect(try await fixture.send(.delete, "/admin/faults", json: "").status == 204)
+            connectivity.recordResponse()
+            try await waitUntil("the list reloaded by itself") { await model.current.status?.isOffline == false }
+            let reloaded = await model.current
+            #expect(reloaded.status?.freshness.age == 0 && reloaded.error == nil)
+        }
+    }
+}

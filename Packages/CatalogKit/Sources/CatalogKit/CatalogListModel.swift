@@ -12,6 +12,8 @@ import Logging
 /// - ``scrolled(to:)`` fetches the next page past 80% (``CatalogPrefetch``); a refused cursor clears
 ///   the listing's pages and restarts from the first page, once.
 /// - ``setFilter(_:)`` clears the catalog cache (an app setting changed) and loads the new listing.
+/// - Offline, what is shown stays with an offline ``State/status`` (or the last page the user saw is
+///   shown); with ``refreshesWhenOnline(_:)`` the list loads again by itself when the network returns.
 ///
 /// ```swift
 /// let model = CatalogListModel(client: catalog)
@@ -55,6 +57,7 @@ public actor CatalogListModel {
     private var nextSubscriber = 0
     /// Bumped when the listing is replaced (filter change, refresh): answers to older requests are dropped.
     private var generation = 0
+    private var reconnection: Task<Void, Never>?
 
     /// Creates a model.
     /// - Parameters:
@@ -69,6 +72,22 @@ public actor CatalogListModel {
 
     /// The current state.
     public var current: State { state }
+
+    /// Loads again each time the network returns while what is shown is offline data (a stale screen
+    /// refreshes by itself), for as long as the model lives.
+    public func refreshesWhenOnline(_ connectivity: any Connectivity) {
+        reconnection?.cancel()
+        reconnection = connectivity.whenOnlineAgain { [weak self] in await self?.reloadIfOffline() }
+    }
+
+    private func reloadIfOffline() async {
+        guard state.status?.isOffline == true || state.error.map(CatalogError.isOffline) == true else { return }
+        await load()
+    }
+
+    deinit {
+        reconnection?.cancel()
+    }
 
     /// The current state, then every change.
     public func states() -> AsyncStream<State> {
