@@ -26,6 +26,7 @@ let package = Package(
         .package(path: "Packages/SessionKit"),
         .package(path: "Packages/CatalogKit"),
         .package(path: "Packages/AccountsKit"),
+        .package(path: "Packages/ChatHistoryKit"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
@@ -65,6 +66,7 @@ let package = Package(
                 .product(name: "SessionKit", package: "SessionKit"),
                 .product(name: "CatalogKit", package: "CatalogKit"),
                 .product(name: "AccountsKit", package: "AccountsKit"),
+                .product(name: "ChatHistoryKit", package: "ChatHistoryKit"),
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -111,6 +113,7 @@ let package = Package(
                 .product(name: "SessionKit", package: "SessionKit"),
                 .product(name: "CatalogKit", package: "CatalogKit"),
                 .product(name: "AccountsKit", package: "AccountsKit"),
+                .product(name: "ChatHistoryKit", package: "ChatHistoryKit"),
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "APICoreTesting", package: "APICore"),
@@ -190,6 +193,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Packages/AccountsKit/Tests/AccountsKitTests"
+        ),
+        .testTarget(
+            name: "ChatHistoryKitTests",
+            dependencies: [
+                .product(name: "ChatHistoryKit", package: "ChatHistoryKit"),
+                .product(name: "ChatHistoryKitTesting", package: "ChatHistoryKit"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "CacheKitTesting", package: "CacheKit"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Packages/ChatHistoryKit/Tests/ChatHistoryKitTests"
         ),
         .testTarget(
             name: "IntegrationTests",

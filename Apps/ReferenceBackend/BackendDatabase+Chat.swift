@@ -57,12 +57,19 @@ extension BackendDatabase {
     }
 
     /// A user's threads, most recently updated last; only those updated after `since` when given.
-    public func threads(userId: String, area: String?, since: Date?) throws -> [ChatThread] {
+    public func threads(userId: String, area: String?, since: Date?, after: (updatedAt: Date, id: String)? = nil,
+                        limit: Int? = nil) throws -> [ChatThread] {
         try queue.read { db in
             var request = ChatThread.filter(Column("userId") == userId)
             if let area { request = request.filter(Column("area") == area) }
             if let since { request = request.filter(Column("updatedAt") > since) }
-            return try request.order(Column("updatedAt"), Column("id")).fetchAll(db)
+            if let after {
+                request = request.filter(Column("updatedAt") > after.updatedAt
+                                         || (Column("updatedAt") == after.updatedAt && Column("id") > after.id))
+            }
+            request = request.order(Column("updatedAt"), Column("id"))
+            if let limit { request = request.limit(limit) }
+            return try request.fetchAll(db)
         }
     }
 

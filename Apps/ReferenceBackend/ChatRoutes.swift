@@ -6,7 +6,9 @@ import CacheKit
 /// The chat history (REQ CHAT-1) (the backend is the source of truth a reinstalled app syncs from) and
 /// today's prediction (one per user and date, cached by the server until that date ends).
 ///
-/// - `GET /chat-history/threads[?area=chat|compatibility][&updatedSince=ISO8601]`
+/// - `GET /chat-history/threads[?area=chat|compatibility][&updatedSince=ISO8601][&limit=N&after=CURSOR]`: oldest
+///   change first; a page of `limit` (1 to 500) carries `X-Next-Cursor`, the cursor after its last thread (a
+///   client keeps it to ask later for what changed since); fewer than `limit` threads means no more now
 /// - `POST /chat-history/threads` `{id, title, area}`: 201, or 200 with the existing thread on a retry
 /// - `GET /chat-history/threads/{id}/messages`, `POST` `{id, role, text}` (idempotent by id), `DELETE /chat-history/threads/{id}`
 /// - `GET /todays-prediction[?date=YYYY-MM-DD]`: `X-Backend-Cache: HIT | MISS`
@@ -61,6 +63,17 @@ struct ChatRoutes: Sendable {
 
     private static let privateFields: HTTPFields = [.cacheControl: "private, no-cache"]
 
+    /// An opaque page cursor: the last thread's change time and id.
+    static func encodeCursor(_ thread: ChatThread) -> String {
+        Data("\(thread.updatedAt.timeIntervalSince1970)|\(thread.id)".utf8).base64EncodedString()
+    }
+
+    static func decodeCursor(_ cursor: String) -> (updatedAt: Date, id: String)? {
+        guard let data = Data(base64Encoded: cursor), let text = String(data: data, encoding: .utf8),
+              let bar = text.firstIndex(of: "|"), let seconds = Double(text[..<bar]), seconds.isFinite else { return nil }
+        return (Date(timeIntervalSince1970: seconds), String(text[text.index(after: bar)...]))
+    }
+
     func register(on router: Router<BackendContext>) {
         router.get("chat-history/threads") { request, _ in
             try auth.authorized(request, for: nil) { user in
@@ -72,8 +85,27 @@ struct ChatRoutes: Sendable {
                     }
                     since = date
                 }
-                let threads = try database.threads(userId: user.id, area: query["area"].map(String.init), since: since)
-                return try Envelope.success(threads.map(ThreadJSON.init), fields: Self.privateFields)
+                var limit: Int?
+                if let text = query["limit"] {
+                    guard let value = Int(text), (1...500).contains(value) else {
+                        return Envelope.failure(.badRequest, code: "INVALID_LIMIT", message: "limit must be 1 to 500.")
+                    }
+                    limit = value
+                }
+                var after: (updatedAt: Date, id: String)?
+                if let cursor = query["after"].map(String.init) {
+                    guard let decoded = Self.decodeCursor(cursor) else {
+                        return Envelope.failure(.badRequest, code: "INVALID_CURSOR", message: "The cursor is not one this server gave.")
+                    }
+                    after = decoded
+                }
+                let threads = try database.threads(userId: user.id, area: query["area"].map(String.init), since: since,
+                                                   after: after, limit: limit)
+                var fields = Self.privateFields
+                if limit != nil, let last = threads.last, let name = HTTPField.Name("X-Next-Cursor") {
+                    fields[name] = Self.encodeCursor(last)
+                }
+                return try Envelope.success(threads.map(ThreadJSON.init), fields: fields)
             }
         }
         router.post("chat-history/threads") { request, context in
@@ -139,8 +171,9 @@ struct ChatRoutes: Sendable {
     }
 }
 
-/// The server's own cache of today's prediction: key `todays_prediction:<user>:<date>`, kept until
-/// the date ends (UTC), as the chat contract asks (REQ CHAT-2) with a 24 h TTL that expires at midnight.
+/// Today's prediction, generated once per user and date and kept in the ``BackendCache`` under
+/// `todays_prediction:<user>:<date>` until the date ends (UTC): a 24 h TTL that expires at midnight
+/// (REQ CHAT-2).
 final class PredictionCache: Sendable {
     /// A calendar day in UTC.
     struct Day: Hashable, Sendable {
@@ -158,27 +191,33 @@ final class PredictionCache: Sendable {
         static func today(_ now: Date) -> String { String(ISO8601.string(now).prefix(10)) }
     }
 
-    struct Prediction: Encodable, Sendable {
+    struct Prediction: Codable, Sendable {
         var date: String
         var text: String
         var generatedAt: String
     }
 
-    private let entries = Locked<[String: (prediction: Prediction, expires: Date)]>([:])
+    private let cache: any BackendCache
     private let generations = Locked(0)
+
+    init(cache: any BackendCache = InMemoryBackendCache()) {
+        self.cache = cache
+    }
 
     /// How many predictions were generated (cache misses), for checks.
     var generated: Int { generations.withLock { $0 } }
 
     func prediction(for userId: String, on day: Day, now: Date) -> (Prediction, hit: Bool) {
         let key = "todays_prediction:\(userId):\(day.text)"
-        if let cached = entries.withLock({ $0[key] }), cached.expires > now { return (cached.prediction, true) }
+        if let data = cache.value(forKey: key, now: now), let cached = try? JSONDecoder().decode(Prediction.self, from: data) {
+            return (cached, true)
+        }
         generations.withLock { $0 += 1 }
         let moods = ["calm", "bold", "curious", "patient", "generous"]
         // A stable choice (`hashValue` changes between runs).
         let mood = moods[(userId + day.text).unicodeScalars.reduce(0) { $0 + Int($1.value) } % moods.count]
         let prediction = Prediction(date: day.text, text: "A \(mood) day: trust the small steps.", generatedAt: ISO8601.string(now))
-        entries.withLock { $0[key] = (prediction, day.end) }
+        if let data = try? JSONEncoder().encode(prediction) { cache.set(data, forKey: key, expiry: day.end) }
         return (prediction, false)
     }
 }

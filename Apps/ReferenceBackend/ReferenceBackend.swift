@@ -29,11 +29,15 @@ public final class ReferenceBackend: Sendable {
         public var logger: Logger
         /// Faults injected from the start (they can be changed at `/admin/faults`).
         public var faults: [FaultRule]
+        /// How long the simulated model takes to answer `/predict` and `/compatibility` (about 3 s, as
+        /// a real one does; tests pass less).
+        public var modelLatency: Duration
 
         /// Creates a configuration.
         public init(databaseURL: URL, port: Int = 0, funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init,
-                    tokenLifetime: TimeInterval = 3_600, faults: [FaultRule] = [],
+                    tokenLifetime: TimeInterval = 3_600, faults: [FaultRule] = [], modelLatency: Duration = .seconds(3),
                     logger: Logger = Logger(label: "ReferenceBackend")) {
+            self.modelLatency = modelLatency
             self.tokenLifetime = tokenLifetime
             self.faults = faults
             self.databaseURL = databaseURL
@@ -79,7 +83,9 @@ public final class ReferenceBackend: Sendable {
         let auth = AuthRoutes(database: catalog, signer: TokenSigner(lifetime: configuration.tokenLifetime, now: configuration.now))
         auth.register(on: router)
         GraphQLRoute(bank: try BankGraphQL(database: catalog), auth: auth).register(on: router)
-        ChatRoutes(database: catalog, auth: auth, predictions: PredictionCache()).register(on: router)
+        let cache = InMemoryBackendCache()
+        ChatRoutes(database: catalog, auth: auth, predictions: PredictionCache(cache: cache)).register(on: router)
+        InsightRoutes(database: catalog, auth: auth, cache: cache, modelLatency: configuration.modelLatency).register(on: router)
         FavoriteRoutes(database: catalog, auth: auth).register(on: router)
         let server = try await LocalServer.start(responder: router.buildResponder(), port: configuration.port,
                                                  logger: configuration.logger)

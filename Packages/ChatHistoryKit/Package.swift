@@ -1,0 +1,57 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// One list of Swift settings for every target of this kit: Swift 6 language mode (complete
+/// concurrency checking) comes from the tools version; these add the checks we hold ourselves to.
+let sharedSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "ChatHistoryKit",
+    // The floor is set by `Clock`/`Duration` (ContinuousClock, Task.sleep(for:), Duration.components):
+    // iOS 16, macOS 13. Typed throws back-deploy.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "ChatHistoryKit", targets: ["ChatHistoryKit"]),
+        .library(name: "ChatHistoryKitTesting", targets: ["ChatHistoryKitTesting"]),
+    ],
+    dependencies: [
+        .package(path: "../CacheKit"),
+        .package(path: "../APICore"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "ChatHistoryKit",
+            dependencies: [
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "ChatHistoryKitTesting",
+            dependencies: ["ChatHistoryKit", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .testTarget(
+            name: "ChatHistoryKitTests",
+            dependencies: [
+                "ChatHistoryKit", "ChatHistoryKitTesting",
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "CacheKitTesting", package: "CacheKit"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
+}

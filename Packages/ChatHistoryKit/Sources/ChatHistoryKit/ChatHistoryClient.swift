@@ -1,0 +1,395 @@
+import APICore
+import CacheKit
+import Foundation
+import HTTPTypes
+import Logging
+
+/// The chat-history kit's use cases: the history kept on the device and synced from the server,
+/// questions sent offline first through the app's ``MutationQueue``, today's prediction until the
+/// user's day ends, astro data forever per birth data, and the subscription for the session.
+///
+/// ```swift
+/// let chat = ChatHistoryClient(rest: rest, queue: queue, environment: environment, timeZone: userTimeZone)
+/// async let synced = chat.syncFromServer()                  // at login, beside the profile fetch
+/// let threads = try chat.threads(area: .chat)               // newest first, from the device
+/// try await chat.ask("What does June hold?")                // shown at once as pending, sent when online
+/// let today = try await chat.todaysPrediction()             // cached until midnight in `timeZone`
+/// ```
+public final class ChatHistoryClient: Sendable {
+    /// The mutation names this kit queues (declared queueable).
+    public enum Mutation {
+        /// A question to the astrologer.
+        public static let ask = "AskAstrologer"
+        /// A compatibility match.
+        public static let match = "MatchCompatibility"
+    }
+
+    /// The history on the device.
+    public let store: ChatHistoryStore
+    /// Today's prediction, until the end of the user's day.
+    public let predictions: CacheManager<TodaysPrediction>
+    /// Birth charts, forever per birth data.
+    public let charts: CacheManager<AstroChart>
+    /// Dasha periods and transits, forever per birth data and year.
+    public let periods: CacheManager<AstroPeriod>
+    /// The subscription, for the session only (memory).
+    public let subscriptions: CacheManager<SubscriptionProfile>
+    private let rest: RESTClient
+    private let queue: MutationQueue
+    private let environment: CacheEnvironment
+    private let timeZone: TimeZone
+    private let follower = Locked<Task<Void, Never>?>(nil)
+
+    /// Creates the use cases.
+    ///
+    /// - Parameters:
+    ///   - rest: the app's REST client (signed in as the user); the kit's own stores are its cache.
+    ///   - queue: where questions wait while offline.
+    ///   - environment: the app's clock, timeouts, logger and caches folder (the history lives in
+    ///     `chat-history/` under it).
+    ///   - timeZone: the user's time zone: today's prediction lasts until midnight there.
+    /// - Throws: ``CacheError`` when a cache's folder name is refused (never with these names).
+    public init(rest: RESTClient, queue: MutationQueue, environment: CacheEnvironment, timeZone: TimeZone) throws {
+        self.rest = rest
+        self.queue = queue
+        self.environment = environment
+        self.timeZone = timeZone
+        store = ChatHistoryStore(directory: environment.cachesDirectory.appendingPathComponent("chat-history", isDirectory: true))
+        predictions = try CacheManager(feature: "chat.prediction", environment: environment, persistence: .disk(),
+                                       defaultTimeout: .endOfDay(timeZone))
+        charts = try CacheManager(feature: "chat.astro.chart", environment: environment, persistence: .disk(), defaultTimeout: .never)
+        periods = try CacheManager(feature: "chat.astro.period", environment: environment, persistence: .disk(), defaultTimeout: .never)
+        subscriptions = try CacheManager(feature: "chat.subscription", environment: environment, persistence: .memoryOnly,
+                                         defaultTimeout: .never)
+    }
+
+    deinit {
+        follower.withLock { $0?.cancel() }
+    }
+
+    /// Every cache of the kit, for the app's ``UnifiedCacheManager``: cleared at logout (the history
+    /// too: the server has it).
+    public var clearingParticipants: [any CacheClearingParticipant] { [store, predictions, charts, periods, subscriptions] }
+
+    // MARK: History
+
+    /// The signed-in user's threads on this device, most recently changed first.
+    /// - Throws: ``ChatHistoryError/signedOut``, ``ChatHistoryError/storage(reason:)``.
+    public func threads(area: ChatArea? = nil) async throws(ChatHistoryError) -> [ChatThread] {
+        let user = try await currentUser()
+        return try storage { try store.threads(userId: user, area: area) }
+    }
+
+    /// A thread's messages on this device, oldest first (pending ones included).
+    public func messages(threadId: String) async throws(ChatHistoryError) -> [ChatMessage] {
+        let user = try await currentUser()
+        return try storage { try store.messages(userId: user, threadId: threadId) }
+    }
+
+    /// Brings the device's history up to date: only what changed since the last sync, page by page;
+    /// everything on a new device or after a clear. Each page is stored with its cursor, so a sync
+    /// that fails part way resumes after the last page stored.
+    @discardableResult
+    public func syncFromServer(pageSize: Int = 200) async throws(ChatHistoryError) -> ChatSyncReport {
+        let user = try await currentUser()
+        var report = ChatSyncReport()
+        var cursor = try storage { try store.syncCursor(userId: user) }
+        while true {
+            var query = [URLQueryItem(name: "limit", value: String(pageSize))]
+            if let cursor { query.append(URLQueryItem(name: "after", value: cursor)) }
+            let page = try await send(APIRequest<[ThreadJSON]>(path: "/chat-history/threads", query: query,
+                                                               feature: "chat.history", decode: Self.decodeEnvelope))
+            report.pages += 1
+            var messages: [ChatMessage] = []
+            for thread in page.value {
+                let thread = try thread.thread()
+                let fetched = try await send(APIRequest<[MessageJSON]>(
+                    path: "/chat-history/threads/\(thread.id)/messages", feature: "chat.history", decode: Self.decodeEnvelope))
+                for message in fetched.value { messages.append(try message.message()) }
+            }
+            let next = page.headerFields[Self.nextCursor]
+            var threads: [ChatThread] = []
+            for thread in page.value { threads.append(try thread.thread()) }
+            try storage { try store.store(userId: user, threads: threads, messages: messages, cursor: next) }
+            report.threads += threads.count
+            report.messages += messages.count
+            cursor = next ?? cursor
+            if page.value.count < pageSize || next == nil { return report }
+        }
+    }
+
+    /// At login: the history sync and the subscription fetch, in parallel.
+    public func syncOnLogin() async -> (history: Result<ChatSyncReport, ChatHistoryError>,
+                                        subscription: Result<SubscriptionProfile, ChatHistoryError>) {
+        async let history = result { () async throws(ChatHistoryError) in try await self.syncFromServer() }
+        async let subscription = result { () async throws(ChatHistoryError) in try await self.subscription(refresh: true) }
+        return await (history, subscription)
+    }
+
+    // MARK: Asking
+
+    /// Asks the astrologer: the question shows at once as a pending message (in a new thread unless
+    /// `threadId` is given) and is sent through the mutation queue, once, with its message id as the
+    /// server's idempotency key. The reply is stored by the sync that follows the send.
+    /// - Returns: the pending message.
+    @discardableResult
+    public func ask(_ question: String, inThread threadId: String? = nil) async throws(ChatHistoryError) -> ChatMessage {
+        try await enqueue(question, threadId: threadId, area: .chat, path: "/predict/ask", field: "question", name: Mutation.ask)
+    }
+
+    /// Asks for a compatibility match with `partner` (area `compatibility`), as ``ask(_:inThread:)`` does.
+    @discardableResult
+    public func match(with partner: String, inThread threadId: String? = nil) async throws(ChatHistoryError) -> ChatMessage {
+        try await enqueue(partner, threadId: threadId, area: .compatibility, path: "/compatibility/match", field: "partner",
+                          name: Mutation.match)
+    }
+
+    /// Syncs each time the queue has sent this kit's questions (the replies are then on the server),
+    /// and marks refused ones failed. Runs until the client is released.
+    public func followQueue() async {
+        let states = await queue.states()
+        let task = Task { [weak self] in
+            var waiting = false
+            var failuresSeen = 0
+            for await state in states {
+                guard let self else { return }
+                let ours = state.pending.contains { [Mutation.ask, Mutation.match].contains($0.name) }
+                for failure in state.failures.dropFirst(failuresSeen) {
+                    if let id = Self.messageId(of: failure.mutation), let user = try? await self.currentUser() {
+                        try? self.store.markFailed(userId: user, messageId: id)
+                    }
+                }
+                failuresSeen = state.failures.count
+                if waiting, !ours, !state.isReplaying {
+                    do {
+                        try await self.syncFromServer()
+                    } catch {
+                        self.environment.logger.info("Chat sync after sending failed", metadata: ["error": "\(error)"])
+                    }
+                }
+                waiting = ours
+            }
+        }
+        follower.withLock { $0?.cancel(); $0 = task }
+    }
+
+    private func enqueue(_ text: String, threadId: String?, area: ChatArea, path: String, field: String, name: String)
+        async throws(ChatHistoryError) -> ChatMessage
+    {
+        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...2_000).contains(text.count) else { throw .invalidText }
+        let user = try await currentUser()
+        let now = environment.clock.now()
+        let thread = threadId == nil
+            ? ChatThread(id: UUID().uuidString, title: String(text.prefix(40)), area: area, createdAt: now, updatedAt: now) : nil
+        let message = ChatMessage(id: UUID().uuidString, threadId: threadId ?? thread?.id ?? "", role: "user", text: text,
+                                  createdAt: now, state: .pending)
+        try storage { try store.addPending(userId: user, thread: thread, message: message) }
+        let body = JSONValue.object(["threadId": .string(message.threadId), "messageId": .string(message.id), field: .string(text)])
+        do {
+            try await queue.enqueue(.rest(method: .post, path: path, headerFields: [.contentType: "application/json"],
+                                          body: body.serialized()), name: name)
+        } catch {
+            try? store.markFailed(userId: user, messageId: message.id)
+            throw .queue(error)
+        }
+        return message
+    }
+
+    /// The message id a queued question carries, for marking it failed.
+    static func messageId(of mutation: QueuedMutation) -> String? {
+        guard case .rest(_, _, _, let body?) = mutation.request, case .object(let object)? = try? JSONValue.parse(body) else { return nil }
+        return object["messageId"]?.stringValue
+    }
+
+    // MARK: Today's prediction
+
+    /// Today's prediction, from the cache until midnight in the user's time zone, else from the server.
+    public func todaysPrediction() async throws(ChatHistoryError) -> TodaysPrediction {
+        let user = try await currentUser()
+        let date = today()
+        do {
+            return try await predictions.value(forKey: Self.predictionKey(user: user, date: date), scope: .user(user)) {
+                try await self.send(APIRequest<TodaysPrediction>(path: "/todays-prediction", query: [URLQueryItem(name: "date", value: date)],
+                                                                 feature: "chat.prediction", decode: Self.decodeEnvelope)).value
+            }
+        } catch let error as ChatHistoryError {
+            throw error
+        } catch {
+            throw .api(error as? APIError ?? .transport(.other(reason: "\(error)")))
+        }
+    }
+
+    /// Today's prediction if the cache has it for today (no request): `nil` once the day has ended.
+    public func cachedTodaysPrediction() async -> TodaysPrediction? {
+        guard let user = try? await currentUser() else { return nil }
+        return await predictions.value(forKey: Self.predictionKey(user: user, date: today()), requester: user)
+    }
+
+    /// The key of a user's prediction for a date (it holds the user id; logs print it redacted).
+    static func predictionKey(user: String, date: String) -> String { "todays_prediction:\(user):\(date)" }
+
+    private func today() -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day], from: environment.clock.now())
+        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+    }
+
+    // MARK: Astro data
+
+    /// The birth chart: forever in the cache, under `chart_<birthHash>`.
+    public func chart(for birth: BirthData) async throws(ChatHistoryError) -> AstroChart {
+        try await astro(charts, key: "chart_\(birth.hash)", path: "/astrodata/chart", birth: birth, year: nil)
+    }
+
+    /// The dasha period of `year`: forever, under `dasha_<birthHash>_<year>`.
+    public func dasha(for birth: BirthData, year: Int) async throws(ChatHistoryError) -> AstroPeriod {
+        try await astro(periods, key: "dasha_\(birth.hash)_\(year)", path: "/astrodata/dasha", birth: birth, year: year)
+    }
+
+    /// The transits of `year`: forever, under `transits_<birthHash>_<year>`.
+    public func transits(for birth: BirthData, year: Int) async throws(ChatHistoryError) -> AstroPeriod {
+        try await astro(periods, key: "transits_\(birth.hash)_\(year)", path: "/astrodata/transits", birth: birth, year: year)
+    }
+
+    /// The birth data changed: every chart, dasha and transit cached goes.
+    public func birthDataChanged() async throws(ChatHistoryError) {
+        do {
+            try await charts.removeAll()
+            try await periods.removeAll()
+        } catch {
+            throw .storage(reason: "\(error)")
+        }
+    }
+
+    private func astro<Value: Codable & Sendable>(_ cache: CacheManager<Value>, key: String, path: String, birth: BirthData,
+                                                  year: Int?) async throws(ChatHistoryError) -> Value {
+        let user = try await currentUser()
+        let query = [URLQueryItem(name: "birth", value: birth.query)] + (year.map { [URLQueryItem(name: "year", value: String($0))] } ?? [])
+        do {
+            return try await cache.value(forKey: key, scope: .user(user)) {
+                try await self.send(APIRequest<Value>(path: path, query: query, feature: "chat.astro", decode: Self.decodeEnvelope)).value
+            }
+        } catch let error as ChatHistoryError {
+            throw error
+        } catch {
+            throw .api(error as? APIError ?? .transport(.other(reason: "\(error)")))
+        }
+    }
+
+    // MARK: Subscription
+
+    /// The subscription: cached for the session only; `refresh` (at login) always asks the server.
+    public func subscription(refresh: Bool = false) async throws(ChatHistoryError) -> SubscriptionProfile {
+        let user = try await currentUser()
+        do {
+            return try await subscriptions.value(forKey: "subscription", scope: .user(user), refresh: refresh ? .forceRefresh : .useCache) {
+                try await self.send(APIRequest<SubscriptionProfile>(path: "/subscription/profile", feature: "chat.subscription",
+                                                                    decode: Self.decodeEnvelope)).value
+            }
+        } catch let error as ChatHistoryError {
+            throw error
+        } catch {
+            throw .api(error as? APIError ?? .transport(.other(reason: "\(error)")))
+        }
+    }
+
+    // MARK: Steps
+
+    private func currentUser() async throws(ChatHistoryError) -> String {
+        guard let user = await rest.configuration.tokenProvider?.currentCredentials()?.userId else { throw .signedOut }
+        return user
+    }
+
+    /// Sends past the HTTP cache: the kit's own stores are its cache.
+    private func send<R>(_ request: APIRequest<R>) async throws(ChatHistoryError) -> APIResponse<R> {
+        do {
+            return try await rest.send(request, policy: .fetchIgnoringCacheCompletely)
+        } catch {
+            throw .api(error)
+        }
+    }
+
+    private func storage<T>(_ body: () throws -> T) throws(ChatHistoryError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .storage(reason: "\(error)")
+        }
+    }
+
+    private func result<T: Sendable>(_ body: @Sendable () async throws(ChatHistoryError) -> T) async -> Result<T, ChatHistoryError> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static let nextCursor = HTTPField.Name("X-Next-Cursor") ?? .contentType
+
+    /// Decodes `{"success": true, "data": ...}` into its data; a failure names the coding path.
+    @Sendable static func decodeEnvelope<Payload: Decodable & Sendable>(_ body: Data) throws(APIError) -> Payload {
+        do {
+            return try JSONDecoder().decode(Envelope<Payload>.self, from: body).data
+        } catch let error as DecodingError {
+            throw APIError(error)
+        } catch {
+            throw .decoding(path: "", reason: "\(error)")
+        }
+    }
+}
+
+/// The server's `{"success": true, "data": ...}`.
+struct Envelope<Payload: Decodable>: Decodable {
+    var data: Payload
+}
+
+/// A thread as the server sends it.
+struct ThreadJSON: Decodable, Sendable {
+    var id: String
+    var title: String
+    var area: String
+    var createdAt: String
+    var updatedAt: String
+
+    func thread() throws(ChatHistoryError) -> ChatThread {
+        guard let created = ServerDate.parse(createdAt), let updated = ServerDate.parse(updatedAt) else {
+            throw .api(.decoding(path: "threads[].updatedAt", reason: "not an ISO 8601 date"))
+        }
+        return ChatThread(id: id, title: title, area: ChatArea(rawValue: area) ?? .chat, createdAt: created, updatedAt: updated)
+    }
+}
+
+/// A message as the server sends it.
+struct MessageJSON: Decodable, Sendable {
+    var id: String
+    var threadId: String
+    var role: String
+    var text: String
+    var createdAt: String
+
+    func message() throws(ChatHistoryError) -> ChatMessage {
+        guard let created = ServerDate.parse(createdAt) else {
+            throw .api(.decoding(path: "messages[].createdAt", reason: "not an ISO 8601 date"))
+        }
+        return ChatMessage(id: id, threadId: threadId, role: role, text: text, createdAt: created, state: .sent)
+    }
+}
+
+/// The server's ISO 8601 dates, with or without fractional seconds.
+enum ServerDate {
+    static func parse(_ text: String) -> Date? {
+        (try? Date(text, strategy: .iso8601))
+            ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+    }
+}
+
+extension ChatHistoryClient {
+    /// Account deletion: the user's history file goes (the caches go with the app's clear).
+    public func erase(userId: String?) throws {
+        guard let userId else { return }
+        try store.erase(userId: userId)
+    }
+}

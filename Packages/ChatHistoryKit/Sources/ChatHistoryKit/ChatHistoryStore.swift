@@ -1,0 +1,215 @@
+import CacheKit
+import Foundation
+import GRDB
+
+/// The chat history on the device: one SQLite file per user (GRDB, migrated from its first version),
+/// kept until logout or deletion. The backend is the source of truth, so the whole history can be
+/// cleared at logout and restored by ``ChatHistoryClient/syncFromServer()``.
+///
+/// It is the kit's clearing participant (`chat-history`): ``clearAll()`` deletes every file.
+public final class ChatHistoryStore: CacheClearingParticipant {
+    /// The folder of the per-user files.
+    public let directory: URL
+    private let open = Locked<[String: DatabaseQueue]>([:])
+
+    /// A store in `directory` (files are created on first use).
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// `chat-history`.
+    public var participantName: String { "chat-history" }
+    /// Kit data.
+    public var category: CacheCategory { .data }
+
+    // MARK: Reading
+
+    /// The user's threads, most recently changed first; only `area`'s when given.
+    public func threads(userId: String, area: ChatArea? = nil) throws -> [ChatThread] {
+        try database(for: userId).read { db in
+            var request = ThreadRow.order(Column("updatedAt").desc, Column("id").desc)
+            if let area { request = request.filter(Column("area") == area.rawValue) }
+            return try request.fetchAll(db).map(\.thread)
+        }
+    }
+
+    /// A thread's messages, oldest first.
+    public func messages(userId: String, threadId: String) throws -> [ChatMessage] {
+        try database(for: userId).read { db in
+            try MessageRow.filter(Column("threadId") == threadId).order(Column("createdAt"), Column("id")).fetchAll(db).map(\.message)
+        }
+    }
+
+    /// Where the last sync stopped: the server's cursor after the last thread fully stored.
+    public func syncCursor(userId: String) throws -> String? {
+        try database(for: userId).read { db in
+            try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'threadsCursor'")
+        }
+    }
+
+    // MARK: Writing
+
+    /// Stores a page of threads with their messages and the cursor after them, in one transaction: a
+    /// sync that fails part way resumes after the last page stored. Pending messages the server now
+    /// has become sent.
+    func store(userId: String, threads: [ChatThread], messages: [ChatMessage], cursor: String?) throws {
+        try database(for: userId).write { db in
+            for thread in threads { try ThreadRow(thread).save(db) }
+            for message in messages { try MessageRow(message).save(db) }
+            if let cursor {
+                try db.execute(sql: "INSERT OR REPLACE INTO sync_state (key, value) VALUES ('threadsCursor', ?)", arguments: [cursor])
+            }
+        }
+    }
+
+    /// Shows a message at once as pending (and its thread, if new).
+    func addPending(userId: String, thread: ChatThread?, message: ChatMessage) throws {
+        try database(for: userId).write { db in
+            if let thread, try ThreadRow.fetchOne(db, key: thread.id) == nil { try ThreadRow(thread).insert(db) }
+            try MessageRow(message).save(db)
+            try db.execute(sql: "UPDATE thread SET updatedAt = MAX(updatedAt, ?) WHERE id = ?",
+                           arguments: [message.createdAt, message.threadId])
+        }
+    }
+
+    /// Marks a pending message failed (the server refused it for good).
+    func markFailed(userId: String, messageId: String) throws {
+        try database(for: userId).write { db in
+            try db.execute(sql: "UPDATE message SET state = 'failed' WHERE id = ?", arguments: [messageId])
+        }
+    }
+
+    /// Deletes one user's file (account deletion).
+    public func erase(userId: String) throws {
+        let database = open.withLock { $0.removeValue(forKey: userId) }
+        try database?.close()
+        try Self.removeFiles(at: fileURL(for: userId))
+    }
+
+    // MARK: Clearing participant
+
+    /// Deletes every user's file (logout: the history is recoverable from the server).
+    public func clearAll() async throws {
+        let databases = open.withLock { open in
+            defer { open = [:] }
+            return Array(open.values)
+        }
+        for database in databases { try database.close() }
+        guard FileManager.default.fileExists(atPath: directory.path) else { return }
+        try FileManager.default.removeItem(at: directory)
+    }
+
+    /// Nothing here belongs to an account.
+    public func clear(forAccountId accountId: String) async throws {}
+    /// No keyed entries.
+    public func clear(forKey key: String) async throws {}
+
+    /// Threads and messages held, over every open file.
+    public func statistics() async throws -> [CacheStoreStatistics] {
+        var usage = CacheStoreUsage(count: 0, bytes: 0)
+        let databases = open.withLock { Array($0.values) }
+        for database in databases {
+            let counts = try await database.read { db in
+                (try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM thread) + (SELECT COUNT(*) FROM message)") ?? 0,
+                 try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(LENGTH(text)), 0) FROM message") ?? 0)
+            }
+            usage.count += counts.0
+            usage.bytes += counts.1
+        }
+        return [CacheStoreStatistics(participant: participantName, category: category, counts: CacheStatistics(store: "sqlite", feature: participantName), usage: usage)]
+    }
+
+    // MARK: Files
+
+    /// The user's file, named by a hash of the user id.
+    public func fileURL(for userId: String) -> URL {
+        directory.appendingPathComponent("history-\(BirthData(dateTime: userId, latitude: 0, longitude: 0).hash).sqlite")
+    }
+
+    private func database(for userId: String) throws -> DatabaseQueue {
+        if let database = open.withLock({ $0[userId] }) { return database }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let database = try DatabaseQueue(path: fileURL(for: userId).path)
+        try Self.migrator.migrate(database)
+        return open.withLock { open in
+            if let existing = open[userId] { return existing }
+            open[userId] = database
+            return database
+        }
+    }
+
+    private static func removeFiles(at url: URL) throws {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let file = URL(fileURLWithPath: url.path + suffix)
+            if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+        }
+    }
+
+    /// Every schema version, from the first. A migration is never edited once shipped; a new one is added.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE thread (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, area TEXT NOT NULL,
+                                     createdAt DATETIME NOT NULL, updatedAt DATETIME NOT NULL);
+                CREATE INDEX thread_updated ON thread (updatedAt);
+                CREATE TABLE message (id TEXT PRIMARY KEY NOT NULL, threadId TEXT NOT NULL REFERENCES thread(id) ON DELETE CASCADE,
+                                      role TEXT NOT NULL, text TEXT NOT NULL, createdAt DATETIME NOT NULL);
+                CREATE INDEX message_thread ON message (threadId, createdAt);
+                """)
+        }
+        migrator.registerMigration("v2-pending-and-sync") { db in
+            try db.execute(sql: """
+                ALTER TABLE message ADD COLUMN state TEXT NOT NULL DEFAULT 'sent';
+                CREATE TABLE sync_state (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+                """)
+        }
+        return migrator
+    }
+}
+
+/// A thread as a row.
+struct ThreadRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "thread"
+    var id: String
+    var title: String
+    var area: String
+    var createdAt: Date
+    var updatedAt: Date
+
+    init(_ thread: ChatThread) {
+        id = thread.id
+        title = thread.title
+        area = thread.area.rawValue
+        createdAt = thread.createdAt
+        updatedAt = thread.updatedAt
+    }
+
+    var thread: ChatThread {
+        ChatThread(id: id, title: title, area: ChatArea(rawValue: area) ?? .chat, createdAt: createdAt, updatedAt: updatedAt)
+    }
+}
+
+/// A message as a row.
+struct MessageRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "message"
+    var id: String
+    var threadId: String
+    var role: String
+    var text: String
+    var createdAt: Date
+    var state: String
+
+    init(_ message: ChatMessage) {
+        id = message.id
+        threadId = message.threadId
+        role = message.role
+        text = message.text
+        createdAt = message.createdAt
+        state = message.state.rawValue
+    }
+
+    var message: ChatMessage {
+        ChatMessage(id: id, threadId: threadId, role: role, text: text, createdAt: createdAt, state: ChatMessage.State(rawValue: state) ?? .sent)
+    }
+}
