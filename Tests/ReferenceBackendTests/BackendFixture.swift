@@ -17,7 +17,8 @@ struct BackendFixture {
         var logger = Logger(label: "backend")
         logger.logLevel = .warning
         let backend = try await ReferenceBackend.start(.init(
-            databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, now: now, logger: logger))
+            databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, now: now,
+            modelLatency: .zero, logger: logger))
         return BackendFixture(directory: directory, backend: backend)
     }
 

@@ -1,0 +1,194 @@
+import APICore
+import APICoreTesting
+import CacheKit
+import CacheKitTesting
+import ChatHistoryKit
+import Foundation
+import HTTPTypes
+import Logging
+import MIBCore
+import ReferenceBackend
+import Testing
+
+/// ChatHistoryKit against the reference backend on 127.0.0.1: restore on a new device, clear and
+/// sync again, incremental sync, a sync that resumes, a question sent offline across a restart, the
+/// prediction after midnight, and the astro cache.
+@Suite(.timeLimit(.minutes(3))) struct ChatHistoryKitAgainstBackendTests {
+    /// The kit on one "device": its caches, queue and history in `directory`.
+    struct Device {
+        let clock = ManualClock()
+        let transport = CountingTransport(URLSessionTransport())
+        let tokens: StaticTokenProvider
+        let rest: RESTClient
+        let queue: MutationQueue
+        let chat: ChatHistoryClient
+
+        init(_ backend: ReferenceBackend, directory: URL, credentials: Credentials, timeZone: TimeZone = .gmt) throws {
+            var logger = Logger(label: "chat-test")
+            logger.logLevel = .critical
+            tokens = StaticTokenProvider(credentials)
+            let environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: directory.appendingPathComponent("caches"))
+            rest = RESTClient(configuration: .init(baseURL: backend.baseURL, transport: transport, environment: environment,
+                                                   tokenProvider: tokens, retry: .none))
+            queue = MutationQueue(configuration: .init(directory: directory.appendingPathComponent("mutations"), tokenProvider: tokens,
+                                                       rest: rest, clock: clock, sleeper: RecordingSleeper(), logger: logger))
+            chat = try ChatHistoryClient(rest: rest, queue: queue, environment: environment, timeZone: timeZone)
+        }
+    }
+
+    func serverHistory(_ fixture: BackendFixture, _ user: String) throws -> [String: [String]] {
+        var history: [String: [String]] = [:]
+        for thread in try fixture.backend.catalog.threads(userId: user, area: nil, since: nil) {
+            history[thread.id] = try fixture.backend.catalog.messages(threadId: thread.id).map(\.id)
+        }
+        return history
+    }
+
+    func localHistory(_ device: Device) async throws -> [String: [String]] {
+        var history: [String: [String]] = [:]
+        for thread in try await device.chat.threads() {
+            history[thread.id] = try await device.chat.messages(threadId: thread.id).map(\.id)
+        }
+        return history
+    }
+
+    @Test func aNewDeviceRestoresEverythingPageByPageAndAClearThenSyncGivesTheSameHistory() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await fixture.credentials()
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let device = try Device(fixture.backend, directory: folder.url, credentials: alice)
+            let report = try await device.chat.syncFromServer(pageSize: 2)
+            let server = try serverHistory(fixture, alice.userId)
+            #expect(report.threads == server.count && report.pages == server.count / 2 + 1)
+            #expect(try await localHistory(device) == server)
+            let areas = try await device.chat.threads(area: .compatibility).map(\.area)
+            #expect(!areas.isEmpty && areas.allSatisfy { $0 == .compatibility })
+
+            try await device.chat.store.clearAll()
+            #expect(try await localHistory(device).isEmpty)
+            try await device.chat.syncFromServer(pageSize: 2)
+            #expect(try await localHistory(device) == server, "clearing and syncing again gives the same history")
+        }
+    }
+
+    @Test func anIncrementalSyncFetchesOnlyWhatChanged() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await fixture.credentials()
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let device = try Device(fixture.backend, directory: folder.url, credentials: alice)
+            try await device.chat.syncFromServer()
+            let thread = try #require(try fixture.backend.catalog.threads(userId: alice.userId, area: nil, since: nil).first)
+            #expect(try await fixture.send(.post, "/chat-history/threads/\(thread.id)/messages",
+                                           json: #"{"id":"late-1","role":"user","text":"One more?"}"#, token: alice.accessToken).status == 201)
+            let before = device.transport.count()
+            let report = try await device.chat.syncFromServer()
+            #expect(report.threads == 1 && report.messages == 5, "one changed thread, its messages")
+            #expect(device.transport.count() - before == 2, "one page, one thread's messages")
+            #expect(try await device.chat.messages(threadId: thread.id).last?.id == "late-1")
+            #expect(try await device.chat.syncFromServer().threads == 0)
+        }
+    }
+
+    @Test func aSyncThatFailsPartWayResumesAfterTheLastPageStored() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await fixture.credentials()
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let threads = try fixture.backend.catalog.threads(userId: alice.userId, area: nil, since: nil)
+            try #require(threads.count >= 3)
+            let device = try Device(fixture.backend, directory: folder.url, credentials: alice)
+            let broken = "/chat-history/threads/\(threads[2].id)/messages"
+            #expect(try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"\#(broken)","status":500}]"#).status == 204)
+            await #expect(throws: ChatHistoryError.self) { try await device.chat.syncFromServer(pageSize: 1) }
+            #expect(try await device.chat.threads().count == 2, "the pages before the failure are kept")
+            #expect(try await fixture.send(.delete, "/admin/faults", json: "").status == 204)
+            let resumed = try await device.chat.syncFromServer(pageSize: 1)
+            #expect(resumed.threads == threads.count - 2, "resumed after the last page stored")
+            #expect(try await localHistory(device) == (try serverHistory(fixture, alice.userId)))
+        }
+    }
+
+    @Test func aQuestionAskedOfflineAcrossARestartMakesOneExchangeOnTheServer() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await fixture.credentials()
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            #expect(try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"/predict","dropConnection":true}]"#).status == 204)
+            let offline = try Device(fixture.backend, directory: folder.url, credentials: alice)
+            let pending = try await offline.chat.ask("What does June hold?")
+            #expect(try await offline.chat.messages(threadId: pending.threadId).map(\.state) == [.pending], "shown at once, pending")
+            #expect(await offline.queue.replay().remaining == 1)
+
+            #expect(try await fixture.send(.delete, "/admin/faults", json: "").status == 204)
+            let relaunched = try Device(fixture.backend, directory: folder.url, credentials: alice)
+            #expect(await relaunched.queue.replay().sent == 1)
+            _ = await relaunched.queue.replay()
+            try await relaunched.chat.syncFromServer()
+            let server = try fixture.backend.catalog.messages(threadId: pending.threadId)
+            #expect(server.map(\.id) == [pending.id, pending.id + "-reply"], "one question, one reply")
+            let local = try await relaunched.chat.messages(threadId: pending.threadId)
+            #expect(local.map(\.id) == server.map(\.id) && local.allSatisfy { $0.state == .sent })
+        }
+    }
+
+    @Test func todaysPredictionIsAMissAfterMidnightInTheUsersTimeZoneWithNoRequest() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await fixture.credentials()
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let tokyo = try #require(TimeZone(identifier: "Asia/Tokyo"))
+            let device = try Device(fixture.backend, directory: folder.url, credentials: alice, timeZone: tokyo)
+            let first = try await device.chat.todaysPrediction()
+            let requests = device.transport.count()
+            #expect(try await device.chat.todaysPrediction() == first && device.transport.count() == requests)
+            // The manual clock starts at 2026-01-15 12:00 UTC: 21:00 in Tokyo. Three hours later it is tomorrow there.
+            device.clock.advance(by: 3 * 3_600 + 1)
+            #expect(await device.chat.cachedTodaysPrediction() == nil)
+            #expect(device.transport.count() == requests, "no request to know it is a new day")
+            let next = try await device.chat.todaysPrediction()
+            #expect(next.date == "2026-01-16" && first.date == "2026-01-15")
+        }
+    }
+
+    @Test func astroDataIsCachedForeverUntilTheBirthDataChanges() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await fixture.credentials()
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let device = try Device(fixture.backend, directory: folder.url, credentials: alice)
+            let birth = BirthData(dateTime: "1990-04-12T06:30", latitude: 48.85, longitude: 2.35)
+            let chart = try await device.chat.chart(for: birth)
+            let dasha = try await device.chat.dasha(for: birth, year: 2026)
+            _ = try await device.chat.transits(for: birth, year: 2026)
+            let requests = device.transport.count()
+            device.clock.advance(by: 365 * 86_400)
+            #expect(try await device.chat.chart(for: birth) == chart)
+            #expect(try await device.chat.dasha(for: birth, year: 2026) == dasha)
+            #expect(device.transport.count() == requests, "a year later, still no request")
+            #expect(await device.chat.charts.cached(forKey: "chart_\(birth.hash)", requester: alice.userId) != nil)
+
+            try await device.chat.birthDataChanged()
+            #expect(await device.chat.charts.cached(forKey: "chart_\(birth.hash)", requester: alice.userId) == nil)
+            _ = try await device.chat.chart(for: birth)
+            #expect(device.transport.count() == requests + 1)
+        }
+    }
+
+    @Test func theSubscriptionIsFetchedAtLoginInParallelWithTheSyncAndKeptForTheSession() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await fixture.credentials()
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let device = try Device(fixture.backend, directory: folder.url, credentials: alice)
+            let (history, subscription) = await device.chat.syncOnLogin()
+            #expect((try? history.get().threads) ?? 0 > 0)
+            let profile = try subscription.get()
+            let requests = device.transport.count()
+            #expect(try await device.chat.subscription() == profile && device.transport.count() == requests)
+            _ = try await device.chat.subscription(refresh: true)
+            #expect(device.transport.count() == requests + 1, "a login always asks again")
+        }
+    }
+}
