@@ -2,6 +2,7 @@ import APICore
 import AccountsKit
 import CacheKit
 import CatalogKit
+import ChatHistoryKit
 import Foundation
 import HTTPTypes
 import Logging
@@ -43,6 +44,8 @@ public final class Composition: Sendable {
     public let catalog: CatalogClient
     /// The user's favorite funnels (CatalogKit), changed through ``queue``.
     public let favorites: CatalogFavorites
+    /// The chat history, today's prediction, astro data and the subscription (ChatHistoryKit).
+    public let chat: ChatHistoryClient
     /// Accounts, balances, transactions and payments (AccountsKit), over the GraphQL client.
     public let accounts: AccountsClient
     /// The backend's base URL.
@@ -87,13 +90,18 @@ public final class Composition: Sendable {
         queue = MutationQueue(configuration: .init(
             directory: support.appendingPathComponent("mutations"), tokenProvider: session, rest: rest, graphQL: graphQL,
             container: container, clock: clock, logger: logger))
-        try container.install([SessionKit(session: session), CatalogKit(sharing: rest.configuration, queue: queue), AccountsKit()])
+        let chatKit = try ChatHistoryKit(rest: rest, queue: queue, environment: environment, timeZone: TimeZone(identifier: "UTC") ?? .current)
+        try container.install([SessionKit(session: session), CatalogKit(sharing: rest.configuration, queue: queue), AccountsKit(),
+                               chatKit])
         let graphQL = self.graphQL
         try container.registry(for: "app").register(GraphQLClient.self) { _ in graphQL }
         try container.verify()
         catalog = try container.resolver(for: "app").resolve(CatalogClient.self)
         accounts = try container.resolver(for: "app").resolve(AccountsClient.self)
         favorites = try container.resolver(for: "app").resolve(CatalogFavorites.self)
+        chat = try container.resolver(for: "app").resolve(ChatHistoryClient.self)
+        let chat = self.chat
+        session.addEraser("chat history") { userId in try chat.erase(userId: userId) }
         // Account deletion erases what is not a cache: the queue and the preferences.
         let queue = self.queue, preferences = self.preferences
         session.addEraser("mutation queue") { userId in
@@ -134,6 +142,7 @@ public final class Composition: Sendable {
     public func signIn(email: String = "alice@example.com", password: String = "Password1") async throws -> String {
         let user = try await session.signIn(email: email, password: password).userId
         await queue.start(connectivity: connectivity)
+        await chat.followQueue()
         return user
     }
 

@@ -10,7 +10,9 @@ import SessionKit
 
 extension EndToEnd {
     /// Every user route dropped at the connection (the admin routes stay, to undo it).
-    static let offlineFaults = #"[{"pathPrefix":"/api/","dropConnection":true},{"pathPrefix":"/graphql","dropConnection":true},{"pathPrefix":"/auth/","dropConnection":true},{"pathPrefix":"/health","dropConnection":true}]"#
+    static let offlineFaults = "[" + ["/api/", "/graphql", "/auth/", "/health", "/chat-history", "/predict", "/compatibility",
+                                      "/todays-prediction", "/astrodata", "/subscription"]
+        .map { #"{"pathPrefix":"\#($0)","dropConnection":true}"# }.joined(separator: ",") + "]"
 
     /// Runs `body` with the backend unreachable for the user's routes, then restores it.
     static func whileOffline<T>(_ app: Composition, _ body: () async throws -> T) async throws -> T {

@@ -80,7 +80,7 @@ public enum EndToEnd {
 
     /// The scenarios, in the order they run.
     public static let scenarios: [Scenario] = catalogScenarios + sessionScenarios + sessionLaunchScenarios + accountsScenarios
-        + offlineScenarios
+        + offlineScenarios + chatScenarios
         + logoutScenarios
 }
 
