@@ -67,7 +67,7 @@ import Testing
                                          credentials: Credentials(accessToken: settings[2], userId: settings[3]))
         await app.queue.start()
         let log = directory.appendingPathComponent("confirmed.txt")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         let slugs = ["funnel-1", "funnel-2", "funnel-3"]
         let deadline = Date().addingTimeInterval(60)
