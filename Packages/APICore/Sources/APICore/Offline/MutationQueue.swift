@@ -85,6 +85,8 @@ public actor MutationQueue {
     public nonisolated let configuration: Configuration
     private var stores: [String: MutationQueueStore] = [:]
     private var state = MutationQueueState()
+    /// Whose mutations ``state`` lists (read from disk once, then kept up to date in memory).
+    private var pendingOwner: String?
     private var observers: [Int: AsyncStream<MutationQueueState>.Continuation] = [:]
     private var nextObserver = 0
     private var running: Task<ReplayReport, Never>?
@@ -146,7 +148,7 @@ public actor MutationQueue {
             if let optimistic, let graphQL = configuration.graphQL { await graphQL.rollBackQueued(optimistic) }
             throw .storage(reason: "\(error)")
         }
-        await publish(for: userId)
+        await publish(for: userId, .appended(mutation))
         if automatic { scheduleReplay() }
         return mutation
     }
@@ -211,7 +213,7 @@ public actor MutationQueue {
             let next: QueuedMutation?
             do {
                 store = try self.store(for: user)
-                next = try store.all().first
+                next = try store.first()
             } catch {
                 configuration.logger.error("The mutation queue could not be read", metadata: ["error": "\(error)"])
                 break
@@ -224,6 +226,7 @@ public actor MutationQueue {
                 droppedConnectionResends += 1
                 outcome = await send(next, as: credentials, optimistic: { try? store.optimistic(of: next.id) })
             }
+            var change = PendingChange.removed(next.id)
             switch outcome {
             case .sent:
                 try? store.remove(next.id)
@@ -237,11 +240,13 @@ public actor MutationQueue {
                                              metadata: ["mutation": "\(next.name)", "error": "\(error)"])
             case .wait(let error):
                 try? store.recordFailure(of: next.id, reason: "\(error)")
+                change = .failed(next.id, "\(error)")
                 report.stoppedBy = error
             case .notOwner:
+                change = .none
                 report.stoppedBy = .unauthorized(body: Data())
             }
-            await publish(for: user)
+            await publish(for: user, change)
             if report.stoppedBy != nil { break }
         }
         report.remaining = state.pending.count
@@ -318,9 +323,34 @@ public actor MutationQueue {
         for observer in observers.values { observer.yield(state) }
     }
 
-    private func publish(for user: String) async {
+    /// What changed in the pending list, applied in memory (no read of the whole queue per step).
+    private enum PendingChange {
+        case appended(QueuedMutation)
+        case removed(Int64)
+        case failed(Int64, String)
+        case none
+    }
+
+    private func publish(for user: String, _ change: PendingChange) async {
         let current = await configuration.tokenProvider.currentCredentials()?.userId
-        state.pending = current == user ? ((try? store(for: user).all()) ?? []) : []
+        if current != user {
+            state.pending = []
+            pendingOwner = nil
+        } else if pendingOwner != user {
+            state.pending = (try? store(for: user).all()) ?? []
+            pendingOwner = user
+        } else {
+            switch change {
+            case .appended(let mutation): state.pending.append(mutation)
+            case .removed(let id): state.pending.removeAll { $0.id == id }
+            case .failed(let id, let reason):
+                if let index = state.pending.firstIndex(where: { $0.id == id }) {
+                    state.pending[index].attempts += 1
+                    state.pending[index].lastError = reason
+                }
+            case .none: break
+            }
+        }
         for observer in observers.values { observer.yield(state) }
     }
 
@@ -331,6 +361,7 @@ public actor MutationQueue {
     /// user is signed in.
     public func endSession(of userId: String, keepingQueue: Bool) {
         state.pending = []
+        pendingOwner = nil
         for observer in observers.values { observer.yield(state) }
         guard !keepingQueue else { return }
         erase(userId: userId)
@@ -338,6 +369,10 @@ public actor MutationQueue {
 
     /// Account deletion: the user's queue file is deleted.
     public func erase(userId: String) {
+        if pendingOwner == userId {
+            state.pending = []
+            pendingOwner = nil
+        }
         let store = stores.removeValue(forKey: userId)
         do {
             if let store {

@@ -54,6 +54,14 @@ final class MutationQueueStore: Sendable {
         }
     }
 
+    /// The oldest mutation, the next to send.
+    func first() throws -> QueuedMutation? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT id, name, idempotencyKey, request, enqueuedAt, attempts, lastError FROM mutation ORDER BY id LIMIT 1")
+                .flatMap(Self.mutation)
+        }
+    }
+
     /// The optimistic write kept for a mutation, if any.
     func optimistic(of id: Int64) throws -> Data? {
         try database.read { db in try Data.fetchOne(db, sql: "SELECT optimistic FROM mutation WHERE id = ?", arguments: [id]) }
