@@ -2,6 +2,7 @@ import APICore
 import AccountsKit
 import CacheKit
 import CatalogKit
+import ChatHistoryKit
 import Foundation
 import SessionKit
 import HTTPTypes
@@ -154,6 +155,19 @@ private final class Story: Sendable {
         try await step("Sign in again") { try await signIn() }
         _ = try await dashboardOutcome(policy: .default)
         try await offlineChapter()
+        try await step("Chat: restore the history, today's prediction twice, a birth chart twice") {
+            let (history, _) = await app.chat.syncOnLogin()
+            let synced = try history.get()
+            let before = transport.count("/todays-prediction") + transport.count("/astrodata/chart")
+            let prediction = try await app.chat.todaysPrediction()
+            _ = try await app.chat.todaysPrediction()
+            let birth = BirthData(dateTime: "1990-04-12T06:30", latitude: 48.85, longitude: 2.35)
+            let chart = try await app.chat.chart(for: birth)
+            _ = try await app.chat.chart(for: birth)
+            let requests = transport.count("/todays-prediction") + transport.count("/astrodata/chart") - before
+            return "\(synced.threads) threads, \(synced.messages) messages; \"\(prediction.text)\"; sun in \(chart.sun); "
+                + "\(requests) requests for 4 reads"
+        }
         var clearMilliseconds = 0.0
         try await step("Log out") {
             let (report, duration) = await app.logOut()
