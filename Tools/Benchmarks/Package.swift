@@ -16,6 +16,7 @@ let package = Package(
         .package(path: "../../Packages/CacheKit"),
         .package(path: "../../Packages/APICore"),
         .package(path: "../../Packages/CatalogKit"),
+        .package(path: "../../Packages/ChatHistoryKit"),
         // The monorepo's root, for the reference backend.
         .package(path: "../.."),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
@@ -63,6 +64,8 @@ let package = Package(
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),
                 .product(name: "CatalogKit", package: "CatalogKit"),
+                .product(name: "ChatHistoryKit", package: "ChatHistoryKit"),
+                .product(name: "APICoreTesting", package: "APICore"),
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

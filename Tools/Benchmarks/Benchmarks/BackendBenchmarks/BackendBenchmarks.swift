@@ -112,4 +112,5 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     catalogSessionBenchmarks()
+    chatCacheBenchmarks()
 }
