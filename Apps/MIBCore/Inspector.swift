@@ -1,6 +1,7 @@
 import APICore
 import AccountsKit
 import CacheKit
+import ChatHistoryKit
 import Foundation
 
 /// `mib inspect`: the debug cache inspector. It signs in against a backend, uses the app as a
@@ -37,6 +38,8 @@ public enum Inspector {
         _ = try await app.balance(of: "100")
         _ = try await app.balance(of: "1002")
         _ = try await app.loadCatalog()
+        _ = try await app.chat.syncOnLogin().history.get()
+        _ = try await app.chat.todaysPrediction()
         let budget = await app.unified.enforceBudget()
         let inspection = Inspection(server: baseURL.absoluteString, statistics: await app.unified.statistics(),
                                     entries: await app.unified.exportCacheContents(), budget: budget)
