@@ -17,9 +17,10 @@ import Testing
         #expect((rows["graphql/normalized"]?.usage.count ?? 0) >= 3)
         // The catalog's pages are kept on disk too, so a relaunch shows them at once.
         #expect(Set(inspection.entries.map(\.store)) == ["memory", "disk", "normalized"])
-        #expect(Set(inspection.entries.map(\.participant)) == ["catalog", "graphql"])
+        #expect(Set(inspection.entries.map(\.participant)) == ["catalog", "graphql", "chat.prediction", "chat.subscription"])
+        #expect((rows["chat-history/sqlite"]?.usage.count ?? 0) > 0, "the chat history is counted")
         let text = String(decoding: try JSONEncoder().encode(inspection.entries), as: UTF8.self)
-        for secret in ["u1", "alice", "http://", "funnels", "\"100\"", "balance"] {
+        for secret in ["u1", "alice", "http://", "funnels", "\"100\"", "balance", "todays_prediction:u1"] {
             #expect(!text.contains(secret), "the export shows \(secret)")
         }
         // Account numbers are digits, which timestamps (and hex hashes) contain too: check the identifiers'
