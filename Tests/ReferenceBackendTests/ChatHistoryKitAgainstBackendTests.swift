@@ -119,6 +119,7 @@ import Testing
             let offline = try Device(fixture.backend, directory: folder.url, credentials: alice)
             let pending = try await offline.chat.ask("What does June hold?")
             #expect(try await offline.chat.messages(threadId: pending.threadId).map(\.state) == [.pending], "shown at once, pending")
+            #expect(await offline.queue.pending().map(\.idempotencyKey) == [pending.id], "the client id is the idempotency key")
             #expect(await offline.queue.replay().remaining == 1)
 
             #expect(try await fixture.send(.delete, "/admin/faults", json: "").status == 204)

@@ -188,7 +188,7 @@ public final class ChatHistoryClient: Sendable {
         let body = JSONValue.object(["threadId": .string(message.threadId), "messageId": .string(message.id), field: .string(text)])
         do {
             try await queue.enqueue(.rest(method: .post, path: path, headerFields: [.contentType: "application/json"],
-                                          body: body.serialized()), name: name)
+                                          body: body.serialized()), name: name, idempotencyKey: message.id)
         } catch {
             try? store.markFailed(userId: user, messageId: message.id)
             throw .queue(error)

@@ -112,6 +112,8 @@ public actor MutationQueue {
     /// - Parameters:
     ///   - request: what to send.
     ///   - name: the mutation's name; for GraphQL, its operation name is used when it has one.
+    ///   - idempotencyKey: the key sent with every attempt; a new UUID by default. A kit whose server
+    ///     already deduplicates by a client id (a chat message's id) passes that id.
     ///   - optimisticResponse: for a GraphQL mutation, data shaped like its result, written to the
     ///     normalized cache at once and rolled back exactly if the mutation is refused for good.
     /// - Returns: the queued mutation; it is on disk when this returns.
@@ -119,8 +121,8 @@ public actor MutationQueue {
     ///   queued; ``MutationQueueError/signedOut``; ``MutationQueueError/storage(reason:)``;
     ///   ``MutationQueueError/invalidOperation(_:)``.
     @discardableResult
-    public func enqueue(_ request: QueuedRequest, name: String, optimisticResponse: [String: JSONValue]? = nil)
-        async throws(MutationQueueError) -> QueuedMutation
+    public func enqueue(_ request: QueuedRequest, name: String, idempotencyKey: String? = nil,
+                        optimisticResponse: [String: JSONValue]? = nil) async throws(MutationQueueError) -> QueuedMutation
     {
         var name = name
         var operation: GraphQLOperation?
@@ -142,7 +144,7 @@ public actor MutationQueue {
         }
         let mutation: QueuedMutation
         do {
-            mutation = try store(for: userId).append(name: name, key: UUID().uuidString, request: request,
+            mutation = try store(for: userId).append(name: name, key: idempotencyKey ?? UUID().uuidString, request: request,
                                                      at: configuration.clock.now(), optimistic: optimistic)
         } catch {
             if let optimistic, let graphQL = configuration.graphQL { await graphQL.rollBackQueued(optimistic) }
