@@ -24,7 +24,10 @@ struct InsightRoutes: Sendable {
     struct Period: Codable, Sendable { var birthHash: String; var year: Int; var ruler: String; var highlights: [String] }
     struct Ask: Decodable { var threadId: String; var messageId: String; var question: String? ; var partner: String? }
     struct Answer: Codable, Sendable { var threadId: String; var messageId: String; var reply: String; var replyId: String; var cached: Bool }
-    struct Subscription: Codable, Sendable { var premium: Bool; var questionsToday: Int; var dailyLimit: Int }
+    struct Birth: Codable, Sendable { var dateTime: String; var latitude: Double; var longitude: Double }
+    struct Subscription: Codable, Sendable {
+        var premium: Bool; var questionsToday: Int; var dailyLimit: Int; var birthData: Birth
+    }
 
     func register(on router: Router<BackendContext>) {
         router.get("astrodata/:kind") { request, context in
@@ -53,8 +56,11 @@ struct InsightRoutes: Sendable {
         router.get("subscription/profile") { request, _ in
             try auth.authorized(request, for: nil) { user in
                 let asked = try database.threads(userId: user.id, area: nil, since: database.now().addingTimeInterval(-86_400)).count
-                return try Envelope.success(Subscription(premium: user.id.hasSuffix("1"), questionsToday: asked, dailyLimit: 20),
-                                            fields: Self.noStore)
+                // The demo users' birth data, from their id (the profile database of a real service).
+                let day = 1 + (Int(Self.hash(user.id).prefix(2), radix: 16) ?? 0) % 28
+                let birth = Birth(dateTime: String(format: "1990-04-%02dT06:30", day), latitude: 48.85, longitude: 2.35)
+                return try Envelope.success(Subscription(premium: user.id.hasSuffix("1"), questionsToday: asked, dailyLimit: 20,
+                                                         birthData: birth), fields: Self.noStore)
             }
         }
     }

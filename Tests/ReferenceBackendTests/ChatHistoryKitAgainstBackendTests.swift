@@ -186,6 +186,8 @@ import Testing
             let (history, subscription) = await device.chat.syncOnLogin()
             #expect((try? history.get().threads) ?? 0 > 0)
             let profile = try subscription.get()
+            #expect(profile.birthData != nil && profile.dailyLimit == 20)
+            #expect(await device.chat.restoredBirthData() == profile.birthData, "restored locally on a new device")
             let requests = device.transport.count()
             #expect(try await device.chat.subscription() == profile && device.transport.count() == requests)
             _ = try await device.chat.subscription(refresh: true)

@@ -118,12 +118,29 @@ public final class ChatHistoryClient: Sendable {
         }
     }
 
-    /// At login: the history sync and the subscription fetch, in parallel.
+    /// At login: the history sync and the profile restore (``restoreProfileLocally()``), in parallel.
     public func syncOnLogin() async -> (history: Result<ChatSyncReport, ChatHistoryError>,
                                         subscription: Result<SubscriptionProfile, ChatHistoryError>) {
         async let history = result { () async throws(ChatHistoryError) in try await self.syncFromServer() }
-        async let subscription = result { () async throws(ChatHistoryError) in try await self.subscription(refresh: true) }
+        async let subscription = result { () async throws(ChatHistoryError) in try await self.restoreProfileLocally() }
         return await (history, subscription)
+    }
+
+    /// Fetches the profile (premium status, quota, birth data) and keeps it on the device for the
+    /// session: after a reinstall or on a new device, what the server holds is what the app shows.
+    /// When the birth data differs from the one the astro caches were computed for, they are cleared.
+    @discardableResult
+    public func restoreProfileLocally() async throws(ChatHistoryError) -> SubscriptionProfile {
+        let previous = try? await subscription()
+        let profile = try await subscription(refresh: true)
+        if let previous, previous.birthData != profile.birthData { try await birthDataChanged() }
+        return profile
+    }
+
+    /// The birth data the profile restored, if any (no request).
+    public func restoredBirthData() async -> BirthData? {
+        guard let user = try? await currentUser() else { return nil }
+        return await subscriptions.value(forKey: "subscription", requester: user)?.birthData
     }
 
     // MARK: Asking

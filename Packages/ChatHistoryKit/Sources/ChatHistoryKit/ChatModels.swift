@@ -134,6 +134,8 @@ public struct SubscriptionProfile: Sendable, Hashable, Codable {
     public var questionsToday: Int
     /// Questions allowed a day.
     public var dailyLimit: Int
+    /// The user's birth data, kept by the server: what a new device restores astro data from.
+    public var birthData: BirthData?
 }
 
 /// What a sync did.
