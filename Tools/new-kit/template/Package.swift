@@ -1,0 +1,61 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Swift 6 language mode (complete concurrency checking) comes from the tools version; these add the
+/// checks every package of the repository holds itself to.
+let sharedSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "__Name__Kit",
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
+    products: [
+        .library(name: "__Name__Kit", targets: ["__Name__Kit"]),
+        .library(name: "__Name__KitTesting", targets: ["__Name__KitTesting"]),
+    ],
+    dependencies: [
+        .package(path: "../CacheKit"),
+        .package(path: "../APICore"),
+        // APICore's API names HTTP methods and header fields with swift-http-types: a kit that calls it with
+        // them (`.post`, `[.contentType: …]`) imports HTTPTypes, so it depends on it too.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(
+            name: "__Name__Kit",
+            dependencies: [
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "__Name__KitTesting",
+            dependencies: [
+                "__Name__Kit",
+                .product(name: "APICoreTesting", package: "APICore"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .testTarget(
+            name: "__Name__KitTests",
+            dependencies: [
+                "__Name__Kit", "__Name__KitTesting",
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreTesting", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "CacheKitTesting", package: "CacheKit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + sharedSettings
+}

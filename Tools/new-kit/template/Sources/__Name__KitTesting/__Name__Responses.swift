@@ -1,0 +1,14 @@
+import APICoreTesting
+import Foundation
+import HTTPTypes
+import __Name__Kit
+
+/// Canned server answers for __Name__Kit's unit tests (tests over real HTTP use the reference backend).
+public enum __Name__Responses {
+    /// Stubs `GET /api/__name__` with `items`, cacheable for 5 minutes, with an ETag.
+    public static func stubItems(_ items: [__Name__Item], on transport: RecordingTransport, eTag: String = "\"v1\"") throws {
+        transport.stub(.get, "/api/__name__", status: 200,
+                       headerFields: [.cacheControl: "private, max-age=300", .eTag: eTag, .contentType: "application/json"],
+                       body: try JSONEncoder().encode(items))
+    }
+}
