@@ -47,6 +47,6 @@ struct ContainerLogoutTests {
         let report = await container.cacheManager.clearAllCaches()
         #expect(report.succeeded == ["rest", "notes"])
         #expect(directory.files().isEmpty)
-        await #expect(throws: APIError.notCached) { try await client.send(profile, policy: .returnCacheDataDontFetch) }
+        await #expect(throws: APIError.notCached()) { try await client.send(profile, policy: .returnCacheDataDontFetch) }
     }
 }

@@ -214,15 +214,15 @@ import Testing
             try await app.fillCaches()
             await app.session.logOut()
             try await app.session.signIn(email: "bob@example.com", password: "Password2")
-            await #expect(throws: APIError.notCached) {
+            await #expect(throws: APIError.notCached()) {
                 try await app.graphQL.fetch(Balance(id: "100"), policy: .returnCacheDataDontFetch)
             }
-            await #expect(throws: APIError.notCached) {
+            await #expect(throws: APIError.notCached()) {
                 try await app.graphQL.fetch(Profile(), policy: .returnCacheDataDontFetch)
             }
             let page = APIRequest<Data>(path: "/api/funnels/catalog", query: [URLQueryItem(name: "limit", value: "5")],
                                         cacheable: Cacheable(key: "catalog", timeout: .seconds(300), isUplifted: true))
-            await #expect(throws: APIError.notCached) { try await app.rest.send(page, policy: .returnCacheDataDontFetch) }
+            await #expect(throws: APIError.notCached()) { try await app.rest.send(page, policy: .returnCacheDataDontFetch) }
             let profile = try await app.graphQL.fetch(Profile())
             #expect(profile.data["me"]?["id"]?.stringValue == "u2")
         }
@@ -234,7 +234,7 @@ import Testing
             try await app.fillCaches()
             let report = await app.session.switchAccount(from: "100")
             #expect(report.isComplete)
-            await #expect(throws: APIError.notCached) {
+            await #expect(throws: APIError.notCached()) {
                 try await app.graphQL.fetch(Balance(id: "100"), policy: .returnCacheDataDontFetch)
             }
             #expect(try await app.graphQL.fetch(Balance(id: "1002"), policy: .returnCacheDataDontFetch).source == .cache)

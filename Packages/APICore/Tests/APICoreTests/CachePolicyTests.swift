@@ -42,7 +42,7 @@ import Testing
         transport.stub(.get, "/a", status: 200, headerFields: [.cacheControl: "max-age=60"], body: body)
         let fixture = try fixture()
         _ = try await fixture.client.send(.item("/a"), policy: .fetchIgnoringCacheCompletely)
-        await #expect(throws: APIError.notCached) {
+        await #expect(throws: APIError.notCached()) {
             try await fixture.client.send(.item("/a"), policy: .returnCacheDataDontFetch)
         }
         #expect(transport.requests.count == 1)
@@ -133,7 +133,7 @@ import Testing
         try await fixture.client.cacheParticipant.clearAll()
         gate.open()
         #expect(try await pending.value.value.id == 1)
-        await #expect(throws: APIError.notCached) {
+        await #expect(throws: APIError.notCached()) {
             try await fixture.client.send(.item("/a"), policy: .returnCacheDataDontFetch)
         }
     }
@@ -152,9 +152,9 @@ import Testing
         unified.register(fixture.client.cacheParticipant)
         await unified.clearCache(forAccountId: "100")
         #expect(try await fixture.client.send(account("1002"), policy: .returnCacheDataDontFetch).source == .cache)
-        await #expect(throws: APIError.notCached) { try await fixture.client.send(account("100"), policy: .returnCacheDataDontFetch) }
+        await #expect(throws: APIError.notCached()) { try await fixture.client.send(account("100"), policy: .returnCacheDataDontFetch) }
         await unified.clearCache(forQuery: "account.1002")
-        await #expect(throws: APIError.notCached) { try await fixture.client.send(account("1002"), policy: .returnCacheDataDontFetch) }
+        await #expect(throws: APIError.notCached()) { try await fixture.client.send(account("1002"), policy: .returnCacheDataDontFetch) }
         let rows = await unified.statistics().filter { $0.participant == "rest" }
         #expect(rows.map(\.counts.store) == ["http", "memory", "disk"])
         #expect(rows.first?.counts.writes == 2)

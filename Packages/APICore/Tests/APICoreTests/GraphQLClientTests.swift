@@ -101,7 +101,7 @@ import Testing
             // No timeout of its own: the kit's 120 s applies.
             #expect(try await fixture.client.fetch(AccountsQuery()).source == .cache)
             // The call site's 10 s beats the kit's.
-            await #expect(throws: APIError.notCached) {
+            await #expect(throws: APIError.notCached()) {
                 try await fixture.client.fetch(AccountsQuery(), policy: .returnCacheDataDontFetch, timeout: .seconds(10))
             }
             // Past the kit's 120 s, within the global 300 s: the kit's beats the global default.
@@ -141,12 +141,12 @@ import Testing
     @Test func cacheOnlyMissIsAnErrorAndNeverARequest() async throws {
         try await withBank { bank in
             let fixture = try GraphQLFixture(endpoint: bank.endpoint)
-            await #expect(throws: APIError.notCached) {
+            await #expect(throws: APIError.notCached()) {
                 try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch)
             }
             _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
             fixture.clock.advance(by: 31)
-            await #expect(throws: APIError.notCached) {
+            await #expect(throws: APIError.notCached()) {
                 try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch)
             }
             #expect(bank.count("AccountBalance") == 1)
@@ -325,7 +325,7 @@ import Testing
             _ = try await fixture.client.fetch(ProfileQuery())
             let report = await fixture.unified.clearCache(forAccountId: "100")
             #expect(report.succeeded.contains("graphql"))
-            await #expect(throws: APIError.notCached) {
+            await #expect(throws: APIError.notCached()) {
                 try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch)
             }
             #expect(try await fixture.client.fetch(BalanceQuery(id: "1002"), policy: .returnCacheDataDontFetch).balance == 5_000)
@@ -340,11 +340,11 @@ import Testing
             _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
             _ = try await fixture.client.fetch(ProfileQuery())
             try await fixture.client.clear(ProfileQuery())
-            await #expect(throws: APIError.notCached) {
+            await #expect(throws: APIError.notCached()) {
                 try await fixture.client.fetch(ProfileQuery(), policy: .returnCacheDataDontFetch)
             }
             try await fixture.client.removeObject(forKey: "Account:100")
-            await #expect(throws: APIError.notCached) {
+            await #expect(throws: APIError.notCached()) {
                 try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch)
             }
             _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
@@ -382,7 +382,7 @@ extension Result {
             let fixture = try GraphQLFixture(endpoint: bank.endpoint)
             _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
             fixture.tokens.set(Credentials(accessToken: "token-b", userId: "user-b"))
-            await #expect(throws: APIError.notCached) {
+            await #expect(throws: APIError.notCached()) {
                 try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch)
             }
             #expect(try fixture.client.cache.store.usage().count == 0)
@@ -390,7 +390,7 @@ extension Result {
             // Bob's own data stays while Bob is signed in.
             #expect(try await fixture.client.fetch(BalanceQuery(id: "100")).source == .cache)
             fixture.tokens.set(nil)
-            await #expect(throws: APIError.notCached) {
+            await #expect(throws: APIError.notCached()) {
                 try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch)
             }
         }

@@ -87,9 +87,9 @@ struct GraphQLFixture {
     let tokens = StaticTokenProvider(Credentials(accessToken: "token-a", userId: "user-a"))
 
     init(endpoint: URL, transport: any HTTPTransport = URLSessionTransport(), rules: [MutationRefetchRule] = [],
-         store: any NormalizedRecordStore = InMemoryRecordStore()) throws {
+         store: any NormalizedRecordStore = InMemoryRecordStore(), logger: Logger? = nil) throws {
         let timeouts = CacheTimeoutPolicy()
-        environment = CacheEnvironment(clock: clock, timeouts: timeouts, logger: Logger(label: "test"))
+        environment = CacheEnvironment(clock: clock, timeouts: timeouts, logger: logger ?? Logger(label: "test"))
         unified = UnifiedCacheManager(timeouts: timeouts)
         container = DependencyContainer(cacheManager: unified)
         try container.install([BankKit(rules: rules)])

@@ -33,7 +33,7 @@ import Testing
             #expect(try fixture.client.cache.store.usage().count == 0, "the payment's result was written after the clear")
             // User B signs in: nothing of A is readable, and the file holds none of A's records.
             fixture.tokens.set(Credentials(accessToken: "token-b", userId: "user-b"))
-            await #expect(throws: APIError.notCached) {
+            await #expect(throws: APIError.notCached()) {
                 try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch)
             }
             _ = try await fixture.client.fetch(ProfileQuery())

@@ -66,7 +66,7 @@ struct TransactionPageQuery: GraphQLQuery {
         // 100's later pages are forgotten and gone from the cache; its first page and 1002's are not.
         let remembered = Set(client.activeQueries(named: ["TransactionPage"]).map(\.variables))
         #expect(remembered == [["accountId": "100", "after": nil], ["accountId": "1002", "after": "c9"]])
-        await #expect(throws: APIError.notCached) {
+        await #expect(throws: APIError.notCached()) {
             try await client.fetch(TransactionPageQuery(accountId: "100", after: "c1"), policy: .returnCacheDataDontFetch)
         }
         #expect(try await client.fetch(TransactionPageQuery(accountId: "100", after: nil), policy: .returnCacheDataDontFetch)

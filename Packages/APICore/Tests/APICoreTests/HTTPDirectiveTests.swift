@@ -55,7 +55,7 @@ final class Flag: Sendable {
             }
         }) { server in
             let fixture = try ClientFixture(baseURL: server.baseURL)
-            await #expect(throws: APIError.notCached) { try await fixture.get(server, "/doc", [.cacheControl: "only-if-cached"]) }
+            await #expect(throws: APIError.notCached()) { try await fixture.get(server, "/doc", [.cacheControl: "only-if-cached"]) }
             _ = try await fixture.get(server, "/doc")
             #expect(try await fixture.get(server, "/doc", [.cacheControl: "only-if-cached"]).source == .cache)
             // no-cache and max-age=0 revalidate with the stored validators: the origin can answer 304.

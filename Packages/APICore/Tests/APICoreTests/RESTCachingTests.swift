@@ -183,7 +183,7 @@ import Testing
             #expect(bob.value.name == "bob")
             #expect(bob.source == .network)
             fixture.tokens.set(nil)
-            await #expect(throws: APIError.notCached) {
+            await #expect(throws: APIError.notCached()) {
                 try await fixture.client.send(.item("/me"), policy: .returnCacheDataDontFetch)
             }
         }
@@ -206,7 +206,7 @@ import Testing
             let report = await unified.clearAllCaches()
             #expect(report.isComplete)
             #expect(!first.directory.anyFileContains("profile-secret"))
-            await #expect(throws: APIError.notCached) { try await relaunched.client.send(request, policy: .returnCacheDataDontFetch) }
+            await #expect(throws: APIError.notCached()) { try await relaunched.client.send(request, policy: .returnCacheDataDontFetch) }
         }
     }
 

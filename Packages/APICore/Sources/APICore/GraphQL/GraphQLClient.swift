@@ -88,6 +88,9 @@ public final class GraphQLClient: Sendable {
         var nextWatcher = 0
         /// The user whose data the store holds, once known (`.some(nil)`: signed out).
         var owner: String??
+        /// Operations whose responses were checked for `__typename` (each is checked, and warned
+        /// about, once).
+        var typenameChecked: Set<String> = []
     }
 
     /// Creates a client. Register it with the app's ``UnifiedCacheManager``; it clears like the rest.
@@ -126,6 +129,7 @@ public final class GraphQLClient: Sendable {
         remember(query, operation)
         let metrics = environment.metrics.metrics(store: "normalized", feature: Q.feature)
         var stale: GraphQLResult?
+        var missing: String?
         if policy == .returnCacheDataElseFetch || policy == .returnCacheDataAndFetch || policy == .returnCacheDataDontFetch {
             switch readFromCache(query, operation, timeout: timeout) {
             case .fresh(let result):
@@ -140,11 +144,12 @@ public final class GraphQLClient: Sendable {
                     return result
                 }
                 stale = result
-            case .miss:
+            case .miss(let path):
+                missing = path
                 metrics.recordMiss()
             }
         }
-        if policy == .returnCacheDataDontFetch { throw .notCached }
+        if policy == .returnCacheDataDontFetch { throw .notCached(MissingData(path: missing)) }
         do {
             let data = try await network(query, operation, store: policy != .fetchIgnoringCacheCompletely)
             environment.metrics.latency(feature: Q.feature, source: .network).record(ContinuousClock.now - started)
@@ -162,7 +167,8 @@ public final class GraphQLClient: Sendable {
     enum CacheRead {
         case fresh(GraphQLResult)
         case stale(GraphQLResult)
-        case miss
+        /// `path`: the first field the store lacked, when known.
+        case miss(path: String?)
     }
 
     /// Reads the query from the store and judges its freshness: fresh while its oldest field is
@@ -173,11 +179,14 @@ public final class GraphQLClient: Sendable {
         do {
             read = try cache.read(operation, variables: query.variables, trackingDependencies: false)
         } catch {
-            if case .corrupt(let path, let reason) = error {
+            switch error {
+            case .corrupt(let path, let reason):
                 environment.logger.warning("Dropped a corrupt GraphQL record; refetching",
                                            metadata: ["path": "\(RedactedKey(path))", "reason": "\(reason)"])
+                return .miss(path: nil)
+            case .missing(let path):
+                return .miss(path: path)
             }
-            return .miss
         }
         let declared = CacheTimeout.declared(callSite: timeout, type: Q.cacheTimeout,
                                              kit: configuration.container?.defaultTimeout(forFeature: Q.feature))
@@ -335,6 +344,7 @@ public final class GraphQLClient: Sendable {
     @discardableResult
     func write(_ data: [String: JSONValue], _ operation: GraphQLOperation, variables: [String: JSONValue],
                ifGeneration generation: Int? = nil) -> Set<FieldPath> {
+        warnIfTypenamesAreMissing(data, operation)
         let changed = state.withLock { state -> Set<FieldPath> in
             guard generation == nil || generation == state.generation else { return [] }
             do {
@@ -367,3 +377,52 @@ public final class GraphQLClient: Sendable {
         write(data, try query.operation(), variables: query.variables)
     }
 }
+
+extension GraphQLClient {
+    /// Logs once per operation when a response lacks a `__typename` its document asked for: the data is
+    /// stored, but a cache read needs every selected field, so it is never read back (each fetch goes to
+    /// the network) and an object without one is never keyed by its kit. Canned test responses are the
+    /// usual cause: `APICoreTesting.GraphQLStub` adds the typenames.
+    func warnIfTypenamesAreMissing(_ data: [String: JSONValue], _ operation: GraphQLOperation) {
+        let name = operation.name ?? operation.document
+        let first = state.withLock { $0.typenameChecked.insert(name).inserted }
+        guard first, let path = Self.missingTypename(in: data, selections: operation.selections,
+                                                     path: operation.kind == .mutation ? RootKey.mutation : RootKey.query)
+        else { return }
+        environment.logger.warning(
+            "A GraphQL response has no __typename; it will not be read back from the cache",
+            metadata: ["operation": "\(operation.name ?? "anonymous")", "path": "\(path)",
+                       "fix": "send __typename on every object, the root included (\"Query\"); APICoreTesting.GraphQLStub adds them"])
+    }
+
+    /// The path of the first object (the root included) that lacks a `__typename` its selections ask for.
+    static func missingTypename(in object: [String: JSONValue], selections: [QuerySelection], path: String) -> String? {
+        for selection in selections {
+            switch selection {
+            case .field(let field) where field.name == "__typename":
+                if object[field.responseKey] == nil { return "\(path).__typename" }
+            case .field(let field) where !field.selections.isEmpty:
+                switch object[field.responseKey] {
+                case .object(let child)?:
+                    if let missing = missingTypename(in: child, selections: field.selections, path: "\(path).\(field.responseKey)") {
+                        return missing
+                    }
+                case .array(let items)?:
+                    for (index, item) in items.enumerated() {
+                        guard case .object(let child) = item else { continue }
+                        if let missing = missingTypename(in: child, selections: field.selections,
+                                                         path: "\(path).\(field.responseKey)[\(index)]") { return missing }
+                    }
+                default:
+                    continue
+                }
+            case .field:
+                continue
+            case .fragment(_, let nested):
+                if let missing = missingTypename(in: object, selections: nested, path: path) { return missing }
+            }
+        }
+        return nil
+    }
+}
+

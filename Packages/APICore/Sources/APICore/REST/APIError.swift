@@ -17,8 +17,10 @@ public enum APIError: Error, Sendable, Hashable {
     case status(code: Int, body: Data)
     /// A 2xx body that did not decode; `path` is the coding path (`data.pillars[3].slug`).
     case decoding(path: String, reason: String)
-    /// Cache-only policy and no fresh cached response.
-    case notCached
+    /// Cache-only policy and no fresh cached response. For a GraphQL query, ``MissingData/path`` names
+    /// the first field the store lacked (`QUERY_ROOT.__typename` when the response that filled it had
+    /// no `__typename` at its root).
+    case notCached(MissingData = MissingData())
     /// The request could not be built (a path that makes no URL).
     case invalidRequest(reason: String)
     /// A GraphQL operation whose document does not parse, or a call missing a required variable.
@@ -130,3 +132,25 @@ public struct ServerError: Sendable, Hashable {
                            details: envelope.error.details)
     }
 }
+
+/// What a cache-only read lacked, for people: it never takes part in equality, so
+/// `APIError.notCached()` matches every miss.
+public struct MissingData: Sendable, Hashable, CustomStringConvertible {
+    /// The first field not stored (`Account:100.balance`), when the cache knows it.
+    public var path: String?
+
+    /// Creates the description of a miss.
+    public init(path: String? = nil) {
+        self.path = path
+    }
+
+    /// Every miss equals every other: the path explains, it does not distinguish.
+    public static func == (lhs: MissingData, rhs: MissingData) -> Bool { true }
+
+    /// Hashes nothing, consistently with ``==(_:_:)``.
+    public func hash(into hasher: inout Hasher) {}
+
+    /// `missing Account:100.balance`, or `nothing cached`.
+    public var description: String { path.map { "missing \($0)" } ?? "nothing cached" }
+}
+

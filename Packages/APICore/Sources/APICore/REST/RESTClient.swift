@@ -172,7 +172,7 @@ public final class RESTClient: Sendable {
         } else if policy != .fetchIgnoringCacheData && policy != .fetchIgnoringCacheCompletely {
             metrics.recordMiss()
         }
-        if policy == .returnCacheDataDontFetch { throw .notCached }
+        if policy == .returnCacheDataDontFetch { throw .notCached() }
         let conditional = policy == .fetchIgnoringCacheCompletely || policy == .fetchIgnoringCacheData
             ? nil : stale.flatMap { $0.hasValidators ? $0 : nil }
         do {
