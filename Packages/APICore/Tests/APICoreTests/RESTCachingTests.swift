@@ -221,7 +221,7 @@ import Testing
             #expect(try await fixture.client.send(request).source == .network)
 
             var settings = TimeoutSettings()
-            settings.features["rest"] = .never
+            settings.features["rest"] = .alwaysFetch
             let overridden = try ClientFixture(baseURL: server.baseURL, settings: settings)
             _ = try await overridden.client.send(request)
             #expect(try await overridden.client.send(request).source == .network)

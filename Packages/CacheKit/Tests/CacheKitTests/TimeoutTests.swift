@@ -30,7 +30,7 @@ struct TimeoutTests {
     @Test("per-feature overrides beat every declared timeout")
     func featureOverrides() {
         let policy = CacheTimeoutPolicy(settings: TimeoutSettings(features: [
-            "balances": .custom(seconds: 30), "profile": .always, "transactions": .never, "catalog": .default,
+            "balances": .custom(seconds: 30), "profile": .neverExpire, "transactions": .alwaysFetch, "catalog": .default,
         ]))
         #expect(policy.expiry(for: .seconds(900), feature: "balances", storedAt: storedAt) == storedAt.addingTimeInterval(30))
         #expect(policy.expiry(for: .seconds(60), feature: "profile", storedAt: storedAt) == nil)
@@ -63,7 +63,7 @@ struct TimeoutTests {
             """.utf8).write(to: url)
         let settings = try TimeoutSettings.load(from: url)
         #expect(settings == TimeoutSettings(defaultTimeoutSeconds: 120,
-                                            features: ["balances": .custom(seconds: 30), "profile": .always]))
+                                            features: ["balances": .custom(seconds: 30), "profile": .neverExpire]))
         let missing = try TimeoutSettings.load(from: directory.url.appendingPathComponent("absent.json"))
         #expect(missing == TimeoutSettings())
     }

@@ -109,7 +109,7 @@ struct UnifiedCacheManagerTests {
         let report = try await world.unified.reloadSettings(from: url)
         #expect(report.operation == "clearAllCaches")
         #expect(await world.catalog.value(forKey: "catalog:page:1", requester: nil) == nil)
-        #expect(world.fixture.environment.timeouts.settings.features["catalog"] == .always)
+        #expect(world.fixture.environment.timeouts.settings.features["catalog"] == .neverExpire)
     }
 
     @Test("a malformed settings file leaves the settings in force")

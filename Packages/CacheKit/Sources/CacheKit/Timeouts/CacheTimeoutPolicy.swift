@@ -37,8 +37,8 @@ public final class CacheTimeoutPolicy: Sendable {
         let settings = self.settings
         if let feature, let override = settings.features[feature] {
             switch override {
-            case .never: return storedAt
-            case .always: return nil
+            case .alwaysFetch: return storedAt
+            case .neverExpire: return nil
             case .custom(let seconds): return settings.expiryEnabled ? storedAt.addingTimeInterval(seconds) : nil
             case .default: break
             }

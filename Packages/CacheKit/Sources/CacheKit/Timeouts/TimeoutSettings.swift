@@ -28,12 +28,14 @@ public struct TimeoutSettings: Sendable, Hashable, Codable {
     /// Per-feature overrides, by feature name.
     public var features: [String: FeatureOverride]
 
-    /// A per-feature override, never, always, custom or default (REQ ARC-4).
+    /// A per-feature override (REQ ARC-4). The settings file writes them as the modes `never` (cache
+    /// never: ``alwaysFetch``), `always` (cache always: ``neverExpire``), `custom` and `default`.
     public enum FeatureOverride: Sendable, Hashable {
-        /// Always fetch from the network: values of this feature are stale as soon as stored.
-        case never
-        /// Cache indefinitely: values of this feature never expire by age.
-        case always
+        /// Always fetch from the network: values of this feature are stale as soon as stored (mode `never`).
+        case alwaysFetch
+        /// Cache indefinitely: values of this feature never expire by age (mode `always`; not to be
+        /// confused with ``CacheTimeout/never``, a call site's "never expires").
+        case neverExpire
         /// Values of this feature are fresh for this many seconds.
         case custom(seconds: TimeInterval)
         /// No override: the application's own timeouts apply.
@@ -105,8 +107,8 @@ extension TimeoutSettings.FeatureOverride: Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let mode = try container.decode(String.self, forKey: .mode)
         switch mode.lowercased() {
-        case "never": self = .never
-        case "always": self = .always
+        case "never": self = .alwaysFetch
+        case "always": self = .neverExpire
         case "default": self = .default
         case "custom":
             let seconds = try container.decode(TimeInterval.self, forKey: .seconds)
@@ -126,8 +128,8 @@ extension TimeoutSettings.FeatureOverride: Codable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         switch self {
-        case .never: try container.encode("never", forKey: .mode)
-        case .always: try container.encode("always", forKey: .mode)
+        case .alwaysFetch: try container.encode("never", forKey: .mode)
+        case .neverExpire: try container.encode("always", forKey: .mode)
         case .default: try container.encode("default", forKey: .mode)
         case .custom(let seconds):
             try container.encode("custom", forKey: .mode)
