@@ -90,8 +90,8 @@ public final class Composition: Sendable {
         queue = MutationQueue(configuration: .init(
             directory: support.appendingPathComponent("mutations"), tokenProvider: session, rest: rest, graphQL: graphQL,
             container: container, clock: clock, logger: logger))
-        let chatKit = try ChatHistoryKit(rest: rest, queue: queue, environment: environment, timeZone: TimeZone(identifier: "UTC") ?? .current)
-        try container.install([SessionKit(session: session), CatalogKit(sharing: rest.configuration, queue: queue), AccountsKit(),
+        let chatKit = try ChatHistoryFeatureKit(rest: rest, queue: queue, environment: environment, timeZone: TimeZone(identifier: "UTC") ?? .current)
+        try container.install([SessionFeatureKit(session: session), CatalogFeatureKit(sharing: rest.configuration, queue: queue), AccountsFeatureKit(),
                                chatKit])
         let graphQL = self.graphQL
         try container.registry(for: "app").register(GraphQLClient.self) { _ in graphQL }

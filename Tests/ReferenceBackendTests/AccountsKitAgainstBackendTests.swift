@@ -29,7 +29,7 @@ import Testing
             logger.logLevel = .critical
             let environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: fixture.directory.url)
             let container = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: environment.timeouts, logger: logger))
-            try container.install([AccountsKit()])
+            try container.install([AccountsFeatureKit()])
             let graphQL = GraphQLClient(configuration: .init(
                 endpoint: fixture.backend.baseURL.appendingPathComponent("graphql"), transport: transport, environment: environment,
                 tokenProvider: StaticTokenProvider(credentials), container: container, retry: .none))

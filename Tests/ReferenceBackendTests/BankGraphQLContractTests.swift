@@ -40,7 +40,7 @@ import Testing
         }
         let environment = CacheEnvironment()
         let container = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: environment.timeouts))
-        try container.install([AccountsKit()])
+        try container.install([AccountsFeatureKit()])
         return GraphQLClient(configuration: .init(
             endpoint: fixture.backend.baseURL.appendingPathComponent("graphql"), environment: environment,
             tokenProvider: StaticTokenProvider(credentials), container: container, retry: .none))

@@ -214,7 +214,7 @@ import Testing
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             let app = MutationQueueTests.App(fixture.backend, directory: directory, credentials: alice)
-            let kit = CatalogKit(sharing: app.rest.configuration, queue: app.queue)
+            let kit = CatalogFeatureKit(sharing: app.rest.configuration, queue: app.queue)
             let container = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: CacheTimeoutPolicy()))
             try container.install([kit])
             let favorites = try container.resolver(for: "app").resolve(CatalogFavorites.self)

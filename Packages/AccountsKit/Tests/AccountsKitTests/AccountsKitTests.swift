@@ -24,7 +24,7 @@ import Testing
             logger.logLevel = .critical
             let environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: FileManager.default.temporaryDirectory)
             container = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: environment.timeouts, logger: logger))
-            try container.install([AccountsKit()])
+            try container.install([AccountsFeatureKit()])
             let endpoint = try #require(URL(string: "http://bank.test/graphql"))
             let graphQL = GraphQLClient(configuration: .init(
                 endpoint: endpoint, transport: transport, environment: environment, container: container, retry: .none))
@@ -48,13 +48,13 @@ import Testing
 
     @Test func theKitRegistersItsRuleTimeoutsAndNeedsAGraphQLClient() throws {
         let fixture = try Fixture()
-        #expect(fixture.container.refetchRules(forMutation: "MakePayment") == [AccountsKit.paymentRule])
+        #expect(fixture.container.refetchRules(forMutation: "MakePayment") == [AccountsFeatureKit.paymentRule])
         #expect(fixture.container.defaultTimeout(forFeature: AccountsFeature.balances) == .seconds(30))
         #expect(fixture.container.defaultTimeout(forFeature: AccountsFeature.profile) == .seconds(900))
         #expect(fixture.container.claimedTypenames["Account"] == "accounts")
 
         let bare = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: CacheTimeoutPolicy()))
-        try bare.install([AccountsKit()])
+        try bare.install([AccountsFeatureKit()])
         #expect(throws: ContainerError.verificationFailed([
             .missingRegistration(type: String(reflecting: GraphQLClient.self), requestedBy: "accounts"),
         ])) { try bare.verify() }

@@ -12,7 +12,7 @@ import Testing
         let fixture = try CatalogFixture()
         let unified = UnifiedCacheManager(timeouts: fixture.environment.timeouts, logger: fixture.environment.logger)
         let container = DependencyContainer(cacheManager: unified)
-        let kit = CatalogKit(sharing: fixture.client.rest.configuration)
+        let kit = CatalogFeatureKit(sharing: fixture.client.rest.configuration)
         try container.install([kit])
         try container.verify()
         let client = try container.resolver(for: "app").resolve(CatalogClient.self)

@@ -6,7 +6,7 @@ import CacheKit
 /// ```swift
 /// let container = DependencyContainer(cacheManager: unified)
 /// try container.registry(for: "app").register(RESTClient.self) { _ in client }
-/// try container.install([CatalogKit(), AccountsKit()])   // any order
+/// try container.install([CatalogFeatureKit(), AccountsFeatureKit()])   // any order
 /// try container.verify()                                   // at start-up, not at first tap
 /// let catalog = try container.resolver(for: "app").resolve(CatalogUseCases.self)
 /// ```

@@ -2,7 +2,7 @@
 /// phases so that the order in which kits are installed never matters.
 ///
 /// ```swift
-/// struct CatalogKit: FeatureKit {
+/// struct CatalogFeatureKit: FeatureKit {
 ///     let name = "catalog"
 ///     func register(in registry: KitRegistry) throws(ContainerError) {
 ///         try registry.register(CatalogUseCases.self) { resolver in

@@ -31,7 +31,7 @@ import __Name__KitTesting
         let fixture = try Fixture()
         defer { fixture.directory.remove() }
         let container = DependencyContainer(cacheManager: fixture.unified)
-        try container.install([__Name__Kit(rest: fixture.rest)])
+        try container.install([__Name__FeatureKit(rest: fixture.rest)])
         try container.verify()
         _ = try container.resolver(for: "app").resolve(__Name__Client.self)
         #expect(container.defaultTimeout(forFeature: __Name__Client.feature) == .seconds(300))

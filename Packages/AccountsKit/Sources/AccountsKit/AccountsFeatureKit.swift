@@ -6,12 +6,12 @@ import CacheKit
 /// registers its ``GraphQLClient`` (built with the same container) under the `app` kit.
 ///
 /// ```swift
-/// try container.install([AccountsKit(), /* other kits */])
+/// try container.install([AccountsFeatureKit(), /* other kits */])
 /// let graphQL = GraphQLClient(configuration: .init(endpoint: url, container: container, ...))
 /// try container.registry(for: "app").register(GraphQLClient.self) { _ in graphQL }
 /// try container.verify()
 /// ```
-public struct AccountsKit: FeatureKit {
+public struct AccountsFeatureKit: FeatureKit {
     /// `accounts`.
     public let name = "accounts"
 

@@ -4,7 +4,7 @@ import APICore
 /// cases: launch, sign-in, logout, account switch and deletion) and the clients' ``TokenProvider``.
 /// The manager subscribes to the shared ``AuthEvents`` when it is created, so any kit's 401 or 403
 /// ends the session.
-public struct SessionKit: FeatureKit {
+public struct SessionFeatureKit: FeatureKit {
     /// `session`.
     public let name = "session"
     /// The session it provides.

@@ -7,11 +7,11 @@ import Foundation
 /// its timeouts and stale labels, its queueable mutations, and the eraser account deletion runs.
 ///
 /// ```swift
-/// let chat = try ChatHistoryKit(rest: rest, queue: queue, environment: environment, timeZone: .current)
+/// let chat = try ChatHistoryFeatureKit(rest: rest, queue: queue, environment: environment, timeZone: .current)
 /// try container.install([chat, /* other kits */])
 /// session.addEraser("chat history") { userId in try chat.client.erase(userId: userId) }
 /// ```
-public struct ChatHistoryKit: FeatureKit {
+public struct ChatHistoryFeatureKit: FeatureKit {
     /// `chat-history`.
     public let name = "chat-history"
     /// The client it provides.

@@ -4,10 +4,10 @@ import CacheKit
 /// __Name__Kit as the app installs it: its use cases, its timeout and stale label, and its mutation.
 ///
 /// ```swift
-/// try container.install([__Name__Kit(rest: rest, queue: queue), /* other kits */])
+/// try container.install([__Name__FeatureKit(rest: rest, queue: queue), /* other kits */])
 /// let __name__ = try container.resolver(for: "app").resolve(__Name__Client.self)
 /// ```
-public struct __Name__Kit: FeatureKit {
+public struct __Name__FeatureKit: FeatureKit {
     /// `__name__`.
     public let name = "__name__"
     /// The client it provides.

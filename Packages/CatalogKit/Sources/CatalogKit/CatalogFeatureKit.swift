@@ -5,10 +5,10 @@ import APICore
 /// logout like everything else), and the requirements' timeouts as the kit's defaults.
 ///
 /// ```swift
-/// try container.install([CatalogKit(sharing: rest.configuration), SessionKit(session: session)])
+/// try container.install([CatalogFeatureKit(sharing: rest.configuration), SessionFeatureKit(session: session)])
 /// let catalog = try container.resolver(for: "app").resolve(CatalogClient.self)
 /// ```
-public struct CatalogKit: FeatureKit {
+public struct CatalogFeatureKit: FeatureKit {
     /// `catalog`.
     public let name = "catalog"
     /// The client it provides.
