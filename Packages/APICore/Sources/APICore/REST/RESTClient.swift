@@ -326,7 +326,7 @@ public final class RESTClient: Sendable {
         var fields = request.headerFields
         if let credentials { fields[.authorization] = "Bearer \(credentials.accessToken)" }
         if let key = request.idempotencyKey, let name = HTTPField.Name("Idempotency-Key") { fields[name] = key }
-        let scope = request.cacheable?.scope ?? CacheScope(userId: credentials?.userId)
+        let scope = request.cacheable?.scope(forUser: credentials?.userId) ?? CacheScope(userId: credentials?.userId)
         return Prepared(urlString: urlString, key: HTTPCache.key(forURL: urlString), requester: credentials?.userId,
                         scope: scope, fields: fields)
     }
