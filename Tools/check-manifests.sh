@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# CI: the kits' manifests stay in step. Every Packages/*/Package.swift must carry the same settings
+# block, platform floors, language mode and settings loop as Packages/CacheKit/Package.swift, and every
+# manifest of the repository must name each dependency with the same version.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+reference=Packages/CacheKit/Package.swift
+failures=0
+
+block() {  # the lines of $1 from the first line matching $2 to the first line matching $3 after it
+  awk -v start="$2" -v stop="$3" '$0 ~ start {on=1} on {print} on && $0 ~ stop {exit}' "$1"
+}
+
+for manifest in Packages/*/Package.swift; do
+  for part in "let sharedSettings|^]" "platforms:|platforms:" "swiftLanguageModes|swiftLanguageModes" "for target in package.targets|^}"; do
+    start="${part%%|*}"; stop="${part##*|}"
+    if [[ "$(block "$manifest" "$start" "$stop")" != "$(block "$reference" "$start" "$stop")" ]]; then
+      echo "$manifest: '$start' differs from $reference"
+      failures=$((failures + 1))
+    fi
+  done
+done
+
+# One version per dependency URL across every manifest.
+manifests=(Package.swift Packages/*/Package.swift Tools/Benchmarks/Package.swift Tools/Fuzz/Package.swift)
+versions=$(grep -ho '\.package(url: "[^"]*", from: "[^"]*"' "${manifests[@]}" | sed -E 's/.*url: "([^"]*)", from: "([^"]*)"/\1 \2/' | sort -u)
+for url in $(echo "$versions" | awk '{print $1}' | sort | uniq -d); do
+  echo "$url is named with several versions: $(echo "$versions" | awk -v u="$url" '$1 == u {print $2}' | tr '\n' ' ')"
+  failures=$((failures + 1))
+done
+
+if [[ $failures -gt 0 ]]; then
+  echo "check-manifests: $failures problem(s)"
+  exit 1
+fi
+echo "check-manifests: $(ls Packages/*/Package.swift | wc -l) kit manifests in step, one version per dependency"
