@@ -11,7 +11,7 @@ block() {  # the lines of $1 from the first line matching $2 to the first line m
   awk -v start="$2" -v stop="$3" '$0 ~ start {on=1} on {print} on && $0 ~ stop {exit}' "$1"
 }
 
-for manifest in Packages/*/Package.swift; do
+for manifest in Packages/*/Package.swift Tools/new-kit/template/Package.swift; do
   for part in "let sharedSettings|^]" "platforms:|platforms:" "swiftLanguageModes|swiftLanguageModes" "for target in package.targets|^}"; do
     start="${part%%|*}"; stop="${part##*|}"
     if [[ "$(block "$manifest" "$start" "$stop")" != "$(block "$reference" "$start" "$stop")" ]]; then
@@ -22,7 +22,7 @@ for manifest in Packages/*/Package.swift; do
 done
 
 # One version per dependency URL across every manifest.
-manifests=(Package.swift Packages/*/Package.swift Tools/Benchmarks/Package.swift Tools/Fuzz/Package.swift)
+manifests=(Package.swift Packages/*/Package.swift Tools/new-kit/template/Package.swift Tools/Benchmarks/Package.swift Tools/Fuzz/Package.swift)
 versions=$(grep -ho '\.package(url: "[^"]*", from: "[^"]*"' "${manifests[@]}" | sed -E 's/.*url: "([^"]*)", from: "([^"]*)"/\1 \2/' | sort -u)
 for url in $(echo "$versions" | awk '{print $1}' | sort | uniq -d); do
   echo "$url is named with several versions: $(echo "$versions" | awk -v u="$url" '$1 == u {print $2}' | tr '\n' ' ')"
