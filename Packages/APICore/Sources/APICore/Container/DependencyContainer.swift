@@ -81,14 +81,16 @@ public final class DependencyContainer: Sendable {
             state.withLock { $0 = before }
             throw error
         }
-        let participants = state.withLock { state in
+        let (participants, defaults) = state.withLock { state in
             defer {
                 state.pendingParticipants = []
                 state.isInstalling = false
             }
-            return state.pendingParticipants
+            return (state.pendingParticipants, state.timeoutDefaults)
         }
         for participant in participants { cacheManager.register(participant) }
+        // One mechanism for every cache: the kits' defaults reach CacheManagers and REST through the policy.
+        for (feature, timeout) in defaults { cacheManager.timeouts.setKitDefault(timeout, forFeature: feature) }
     }
 
     /// The registry through which `kit` declares what it provides. The composition root uses one

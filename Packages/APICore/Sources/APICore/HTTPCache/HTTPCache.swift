@@ -136,7 +136,8 @@ final class HTTPCache: CacheClearingParticipant {
             return CacheEntryMetadata(storedAt: storedAt, expiresAt: policy.expiry(for: .useDefault, feature: feature, storedAt: storedAt),
                                       timeout: .useDefault, scope: scope)
         }
-        if let timeout = cacheable?.timeout {
+        // A request that declares Cacheable without a timeout takes its feature's kit default, if any.
+        if let cacheable, let timeout = cacheable.timeout ?? policy.kitDefault(forFeature: feature) {
             return CacheEntryMetadata(storedAt: storedAt, expiresAt: policy.expiry(for: timeout, feature: feature, storedAt: storedAt),
                                       timeout: timeout, scope: scope)
         }

@@ -19,7 +19,8 @@ import Logging
 public final class UnifiedCacheManager: Sendable {
     private let participants = Locked<[any CacheClearingParticipant]>([])
     private let budgetState = Locked(CacheBudget())
-    private let timeouts: CacheTimeoutPolicy
+    /// The timeout policy shared with every cache (settings, kits' defaults).
+    public let timeouts: CacheTimeoutPolicy
     private let logger: Logger
 
     /// Creates a manager with no participants.

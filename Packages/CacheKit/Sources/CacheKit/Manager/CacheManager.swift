@@ -136,7 +136,8 @@ public actor CacheManager<Value: Codable & Sendable> {
             throw CacheError.encoding(key: key.redacted, reason: "\(error)")
         }
         let declared = CacheTimeout.declared(
-            callSite: timeout, type: (Value.self as? any CacheTimeoutProviding.Type)?.cacheTimeout, kit: defaultTimeout)
+            callSite: timeout, type: (Value.self as? any CacheTimeoutProviding.Type)?.cacheTimeout,
+            kit: defaultTimeout != .useDefault ? defaultTimeout : environment.timeouts.kitDefault(forFeature: feature))
         let now = environment.clock.now()
         let metadata = CacheEntryMetadata(
             storedAt: now, expiresAt: environment.timeouts.expiry(for: declared, feature: feature, storedAt: now),

@@ -9,6 +9,7 @@ import Foundation
 /// evicted or cleared, except for features set to `never`, which always fetch.
 public final class CacheTimeoutPolicy: Sendable {
     private let state: Locked<TimeoutSettings>
+    private let kitDefaults = Locked<[String: CacheTimeout]>([:])
 
     /// Creates a policy with these settings.
     public init(settings: TimeoutSettings = TimeoutSettings()) {
@@ -24,6 +25,19 @@ public final class CacheTimeoutPolicy: Sendable {
     /// re-stamps them (`UnifiedCacheManager.apply(_:)` does that for every registered cache).
     public func update(_ settings: TimeoutSettings) {
         state.withLock { $0 = settings }
+    }
+
+    /// Records a kit's default timeout for a feature (the kit level of the precedence), so every cache
+    /// of that feature uses it: a `CacheManager` without a default of its own, a REST request that
+    /// declares `Cacheable` without a timeout, a GraphQL query. `DependencyContainer` sets it from
+    /// `KitRegistry.setDefaultTimeout(_:forFeature:)`.
+    public func setKitDefault(_ timeout: CacheTimeout, forFeature feature: String) {
+        kitDefaults.withLock { $0[feature] = timeout }
+    }
+
+    /// The kit's default timeout for a feature, if one was declared.
+    public func kitDefault(forFeature feature: String) -> CacheTimeout? {
+        kitDefaults.withLock { $0[feature] }
     }
 
     /// When a value stored at `storedAt` stops being fresh.
