@@ -141,6 +141,7 @@ let package = Package(
             dependencies: [
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "APICoreTesting", package: "APICore"),
+                .product(name: "APICoreTestServer", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),
                 .product(name: "GraphQL", package: "GraphQL"),

@@ -17,6 +17,8 @@ let package = Package(
     products: [
         .library(name: "APICore", targets: ["APICore"]),
         .library(name: "APICoreTesting", targets: ["APICoreTesting"]),
+        // A loopback HTTP server for kits' test targets; it links SwiftNIO, so no library depends on it.
+        .library(name: "APICoreTestServer", targets: ["APICoreTestServer"]),
     ],
     dependencies: [
         .package(path: "../CacheKit"),
@@ -26,7 +28,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
-        // Test targets only: the kit's library never links SwiftNIO.
+        // The test server product and test targets only: the kit's library never links SwiftNIO.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -47,10 +49,21 @@ let package = Package(
             name: "APICoreTesting",
             dependencies: ["APICore", .product(name: "HTTPTypes", package: "swift-http-types")]
         ),
+        .target(
+            name: "APICoreTestServer",
+            dependencies: [
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         .testTarget(
             name: "APICoreTests",
             dependencies: [
-                "APICore", "APICoreTesting",
+                "APICore", "APICoreTesting", "APICoreTestServer",
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),
                 .product(name: "GraphQL", package: "GraphQL"),

@@ -1,3 +1,4 @@
+import APICoreTestServer
 import CacheKitTesting
 import Foundation
 import GraphQL

@@ -1,4 +1,5 @@
 import APICore
+import APICoreTestServer
 import APICoreTesting
 import CacheKit
 import CacheKitTesting

@@ -1,4 +1,5 @@
 @testable import APICore
+import APICoreTestServer
 import APICoreTesting
 import CacheKitTesting
 import Foundation

@@ -7,17 +7,38 @@ import ServiceLifecycle
 import CacheKit
 
 /// A real Hummingbird server on 127.0.0.1 with an ephemeral port, started by a test, that records
-/// every request it receives.
-final class TestServer: Sendable {
+/// every request it receives: what a kit's tests use to exercise its networking over real HTTP.
+/// Routes decide everything else (validators, delays, faults).
+///
+/// ```swift
+/// try await withTestServer({ router in
+///     router.get("notes") { request, _ in
+///         request.headers[.ifNoneMatch] == "\"v1\"" ? reply(.notModified) : reply(.ok, #"[]"#, [.eTag: "\"v1\""])
+///     }
+/// }) { server in
+///     let client = RESTClient(configuration: .init(baseURL: server.baseURL))
+///     _ = try await client.send(APIRequest<Data>(path: "/notes"))
+///     #expect(server.count("/notes") == 1)
+/// }
+/// ```
+///
+/// A product of its own (`APICoreTestServer`), for test targets only: it links SwiftNIO, which no kit
+/// library does.
+public final class TestServer: Sendable {
     /// A request as the server saw it.
-    struct Received: Sendable {
-        var method: HTTPRequest.Method
-        var path: String
-        var query: String?
-        var headerFields: HTTPFields
+    public struct Received: Sendable {
+        /// The method.
+        public var method: HTTPRequest.Method
+        /// The path, without the query.
+        public var path: String
+        /// The query, if any.
+        public var query: String?
+        /// The header fields.
+        public var headerFields: HTTPFields
     }
 
-    let baseURL: URL
+    /// Where it listens: `http://127.0.0.1:<port>`.
+    public let baseURL: URL
     private let recorder: Recorder
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
@@ -30,13 +51,13 @@ final class TestServer: Sendable {
     }
 
     /// Every request received, in order.
-    var requests: [Received] { recorder.received.withLock { $0 } }
+    public var requests: [Received] { recorder.received.withLock { $0 } }
 
     /// How many requests reached `path`.
-    func count(_ path: String) -> Int { requests.filter { $0.path == path }.count }
+    public func count(_ path: String) -> Int { requests.filter { $0.path == path }.count }
 
     /// Starts a server with the routes `configure` adds.
-    static func start(_ configure: (Router<BasicRequestContext>) -> Void) async throws -> TestServer {
+    public static func start(_ configure: (Router<BasicRequestContext>) -> Void) async throws -> TestServer {
         let log = Recorder()
         let router = Router()
         router.add(middleware: log)
@@ -62,8 +83,8 @@ final class TestServer: Sendable {
         return TestServer(baseURL: url, recorder: log, group: group, running: running)
     }
 
-    /// Stops the server and waits until it has.
-    func stop() async {
+    /// Stops the server and waits until it has (calling it again does nothing).
+    public func stop() async {
         await group.triggerGracefulShutdown()
         _ = await running.result
     }
@@ -84,7 +105,7 @@ final class TestServer: Sendable {
 }
 
 /// Runs `body` against a server with these routes, and stops the server afterwards.
-func withTestServer(
+public func withTestServer(
     _ configure: (Router<BasicRequestContext>) -> Void,
     _ body: (TestServer) async throws -> Void
 ) async throws {
@@ -98,8 +119,8 @@ func withTestServer(
     await server.stop()
 }
 
-/// A response with a body and header fields.
-func reply(_ status: HTTPResponse.Status = .ok, _ body: String = "", _ fields: HTTPFields = [:]) -> Response {
+/// A response with a body and header fields (`Content-Type: application/json` unless given).
+public func reply(_ status: HTTPResponse.Status = .ok, _ body: String = "", _ fields: HTTPFields = [:]) -> Response {
     var fields = fields
     if fields[.contentType] == nil { fields[.contentType] = "application/json" }
     return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
