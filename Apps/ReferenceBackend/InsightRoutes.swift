@@ -108,14 +108,7 @@ struct InsightRoutes: Sendable {
     static let themes = ["patience", "courage", "curiosity", "generosity", "focus", "rest", "change", "friendship"]
 
     /// A stable hex hash of `text` (FNV-1a, 64 bits): the same birth data always gives the same answers.
-    static func hash(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return String(hash, radix: 16)
-    }
+    static func hash(_ text: String) -> String { StableHash.hex(text) }
 
     static func pick(_ list: [String], _ hash: String, _ salt: Int) -> String {
         let value = hash.unicodeScalars.reduce(salt &* 31) { $0 &* 33 &+ Int($1.value) }

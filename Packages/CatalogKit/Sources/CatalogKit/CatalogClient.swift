@@ -141,7 +141,7 @@ public final class CatalogClient: Sendable {
         let request = APIRequest<CatalogFunnel>(
             path: "/api/funnels/catalog/\(slug)",
             cacheable: Cacheable(key: "catalog.detail:\(slug)", timeout: timeouts.detail, isUplifted: true),
-            feature: CatalogFeature.detail, decode: Self.decodeEnvelope)
+            feature: CatalogFeature.detail, decode: DataEnvelope.decode)
         do {
             return try await rest.send(request, policy: policy)
         } catch {
@@ -159,7 +159,7 @@ public final class CatalogClient: Sendable {
         let request = APIRequest<FunnelDefinition>(
             path: "/api/funnels/\(slug)/definition",
             cacheable: Cacheable(key: "catalog.definition:\(slug)", timeout: timeouts.definition, isUplifted: true),
-            feature: CatalogFeature.definition, decode: Self.decodeEnvelope)
+            feature: CatalogFeature.definition, decode: DataEnvelope.decode)
         do {
             return try await rest.send(request, policy: policy)
         } catch {
@@ -206,19 +206,9 @@ public final class CatalogClient: Sendable {
         return APIRequest(
             path: "/api/funnels/catalog", query: query,
             cacheable: Cacheable(key: Self.listingKey(limit: limit, filter: filter), timeout: timeouts.catalog, isUplifted: true),
-            feature: CatalogFeature.catalog, decode: Self.decodeEnvelope)
+            feature: CatalogFeature.catalog, decode: DataEnvelope.decode)
     }
 
-    /// Decodes `{"success": true, "data": ...}` into its data; a failure names the coding path.
-    @Sendable static func decodeEnvelope<Payload: Decodable & Sendable>(_ body: Data) throws(APIError) -> Payload {
-        do {
-            return try JSONDecoder().decode(Envelope<Payload>.self, from: body).data
-        } catch let error as DecodingError {
-            throw APIError(error)
-        } catch {
-            throw .decoding(path: "", reason: "\(error)")
-        }
-    }
 
     /// A slug is 1 to 200 letters, digits, `-`, `_` or `.`, and not `.` or `..` (it becomes a path
     /// segment, so anything else could reach another route).

@@ -35,7 +35,7 @@ public struct CatalogFavorites: Sendable {
         struct Favorites: Decodable, Sendable { var slugs: [String] }
         do {
             let response = try await client.rest.send(APIRequest<Favorites>(
-                path: "/api/favorites", feature: CatalogFeature.catalog, decode: CatalogClient.decodeEnvelope))
+                path: "/api/favorites", feature: CatalogFeature.catalog, decode: DataEnvelope.decode))
             return response.map(\.slugs)
         } catch {
             throw CatalogError(error)

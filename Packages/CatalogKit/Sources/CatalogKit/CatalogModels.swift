@@ -163,8 +163,3 @@ public struct FunnelDefinition: Codable, Sendable, Hashable {
     }
 }
 
-/// The server's success envelope, `{"success": true, "data": ...}`.
-struct Envelope<Payload: Decodable>: Decodable {
-    var success: Bool
-    var data: Payload
-}

@@ -31,7 +31,7 @@ import Testing
         """
 
     @Test func theSeedsFirstPageDecodes() throws {
-        let page: CatalogPage = try CatalogClient.decodeEnvelope(Data(Self.seedFirstPage.utf8))
+        let page: CatalogPage = try DataEnvelope.decode(Data(Self.seedFirstPage.utf8))
         #expect(page.pillars.map(\.pillar) == [CatalogPillar(id: "1", title: "Stress & Resilience")])
         #expect(page.funnels.map(\.slug) == ["burnout", "stress"])
         #expect(page.funnels.first?.description == nil && page.funnels.first?.isActive == nil)
@@ -41,16 +41,16 @@ import Testing
     }
 
     @Test func aLastPageWithANullCursorAndNoOptionalArraysDecodes() throws {
-        let last: CatalogPage = try CatalogClient.decodeEnvelope(Data("""
+        let last: CatalogPage = try DataEnvelope.decode(Data("""
             {"success": true, "data": {"pillars": [], "pagination": {"limit": 20, "hasMore": false, "nextCursor": null}}}
             """.utf8))
         #expect(last.uncategorizedFunnels.isEmpty && !last.hasMore && last.nextCursor == nil)
-        let bare: CatalogPage = try CatalogClient.decodeEnvelope(Data(#"{"success": true, "data": {"pillars": []}}"#.utf8))
+        let bare: CatalogPage = try DataEnvelope.decode(Data(#"{"success": true, "data": {"pillars": []}}"#.utf8))
         #expect(bare.pagination == nil && !bare.hasMore)
     }
 
     @Test func everyFieldTheBackendSendsDecodes() throws {
-        let funnel: CatalogFunnel = try CatalogClient.decodeEnvelope(Data("""
+        let funnel: CatalogFunnel = try DataEnvelope.decode(Data("""
             {"success": true, "data": {"id": "f1", "slug": "funnel-1", "title": "Burnout Assessment", "description": "A short one.",
              "isActive": false, "tier": "premium", "version": 3, "updatedAt": "2026-01-13T14:24:29Z"}}
             """.utf8))
@@ -65,7 +65,7 @@ import Testing
          "data.pillars[0].funnels[0].slug"),
         (#"{"success": true"#, ""),
     ]) func malformedBodiesNameWhereTheyBreak(_ body: String, _ path: String) {
-        let result = Result { () throws(APIError) -> CatalogPage in try CatalogClient.decodeEnvelope(Data(body.utf8)) }
+        let result = Result { () throws(APIError) -> CatalogPage in try DataEnvelope.decode(Data(body.utf8)) }
         guard case .failure(.decoding(let actual, let reason)) = result else {
             Issue.record("expected a decoding error, got \(result)")
             return

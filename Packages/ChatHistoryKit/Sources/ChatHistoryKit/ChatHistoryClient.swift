@@ -98,13 +98,13 @@ public final class ChatHistoryClient: Sendable {
             var query = [URLQueryItem(name: "limit", value: String(pageSize))]
             if let cursor { query.append(URLQueryItem(name: "after", value: cursor)) }
             let page = try await send(APIRequest<[ThreadJSON]>(path: "/chat-history/threads", query: query,
-                                                               feature: "chat.history", decode: Self.decodeEnvelope))
+                                                               feature: "chat.history", decode: DataEnvelope.decode))
             report.pages += 1
             var messages: [ChatMessage] = []
             for thread in page.value {
                 let thread = try thread.thread()
                 let fetched = try await send(APIRequest<[MessageJSON]>(
-                    path: "/chat-history/threads/\(thread.id)/messages", feature: "chat.history", decode: Self.decodeEnvelope))
+                    path: "/chat-history/threads/\(thread.id)/messages", feature: "chat.history", decode: DataEnvelope.decode))
                 for message in fetched.value { messages.append(try message.message()) }
             }
             let next = page.headerFields[Self.nextCursor]
@@ -225,16 +225,9 @@ public final class ChatHistoryClient: Sendable {
     public func todaysPrediction() async throws(ChatHistoryError) -> TodaysPrediction {
         let user = try await currentUser()
         let date = today()
-        do {
-            return try await predictions.value(forKey: Self.predictionKey(user: user, date: date), scope: .user(user)) {
-                try await self.send(APIRequest<TodaysPrediction>(path: "/todays-prediction", query: [URLQueryItem(name: "date", value: date)],
-                                                                 feature: "chat.prediction", decode: Self.decodeEnvelope)).value
-            }
-        } catch let error as ChatHistoryError {
-            throw error
-        } catch {
-            throw .api(error as? APIError ?? .transport(.other(reason: "\(error)")))
-        }
+        return try await cached(predictions, key: Self.predictionKey(user: user, date: date), user: user, APIRequest(
+            path: "/todays-prediction", query: [URLQueryItem(name: "date", value: date)], feature: "chat.prediction",
+            decode: DataEnvelope.decode))
     }
 
     /// Today's prediction if the cache has it for today (no request): `nil` once the day has ended.
@@ -284,15 +277,8 @@ public final class ChatHistoryClient: Sendable {
                                                   year: Int?) async throws(ChatHistoryError) -> Value {
         let user = try await currentUser()
         let query = [URLQueryItem(name: "birth", value: birth.query)] + (year.map { [URLQueryItem(name: "year", value: String($0))] } ?? [])
-        do {
-            return try await cache.value(forKey: key, scope: .user(user)) {
-                try await self.send(APIRequest<Value>(path: path, query: query, feature: "chat.astro", decode: Self.decodeEnvelope)).value
-            }
-        } catch let error as ChatHistoryError {
-            throw error
-        } catch {
-            throw .api(error as? APIError ?? .transport(.other(reason: "\(error)")))
-        }
+        return try await cached(cache, key: key, user: user,
+                                APIRequest(path: path, query: query, feature: "chat.astro", decode: DataEnvelope.decode))
     }
 
     // MARK: Subscription
@@ -300,19 +286,25 @@ public final class ChatHistoryClient: Sendable {
     /// The subscription: cached for the session only; `refresh` (at login) always asks the server.
     public func subscription(refresh: Bool = false) async throws(ChatHistoryError) -> SubscriptionProfile {
         let user = try await currentUser()
+        return try await cached(subscriptions, key: "subscription", user: user, refresh: refresh ? .forceRefresh : .useCache,
+                                APIRequest(path: "/subscription/profile", feature: "chat.subscription", decode: DataEnvelope.decode))
+    }
+
+    // MARK: Steps
+
+    /// The user's value for `key` from `cache`, else the server's answer to `request`, stored.
+    private func cached<Value: Codable & Sendable>(_ cache: CacheManager<Value>, key: String, user: String,
+                                                   refresh: CacheRefresh = .useCache, _ request: APIRequest<Value>)
+        async throws(ChatHistoryError) -> Value
+    {
         do {
-            return try await subscriptions.value(forKey: "subscription", scope: .user(user), refresh: refresh ? .forceRefresh : .useCache) {
-                try await self.send(APIRequest<SubscriptionProfile>(path: "/subscription/profile", feature: "chat.subscription",
-                                                                    decode: Self.decodeEnvelope)).value
-            }
+            return try await cache.value(forKey: key, scope: .user(user), refresh: refresh) { try await self.send(request).value }
         } catch let error as ChatHistoryError {
             throw error
         } catch {
             throw .api(error as? APIError ?? .transport(.other(reason: "\(error)")))
         }
     }
-
-    // MARK: Steps
 
     private func currentUser() async throws(ChatHistoryError) -> String {
         guard let user = await rest.configuration.tokenProvider?.currentCredentials()?.userId else { throw .signedOut }
@@ -346,21 +338,6 @@ public final class ChatHistoryClient: Sendable {
 
     private static let nextCursor = HTTPField.Name("X-Next-Cursor") ?? .contentType
 
-    /// Decodes `{"success": true, "data": ...}` into its data; a failure names the coding path.
-    @Sendable static func decodeEnvelope<Payload: Decodable & Sendable>(_ body: Data) throws(APIError) -> Payload {
-        do {
-            return try JSONDecoder().decode(Envelope<Payload>.self, from: body).data
-        } catch let error as DecodingError {
-            throw APIError(error)
-        } catch {
-            throw .decoding(path: "", reason: "\(error)")
-        }
-    }
-}
-
-/// The server's `{"success": true, "data": ...}`.
-struct Envelope<Payload: Decodable>: Decodable {
-    var data: Payload
 }
 
 /// A thread as the server sends it.

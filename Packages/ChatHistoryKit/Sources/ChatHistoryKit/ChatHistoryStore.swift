@@ -123,7 +123,7 @@ public final class ChatHistoryStore: CacheClearingParticipant {
 
     /// The user's file, named by a hash of the user id.
     public func fileURL(for userId: String) -> URL {
-        directory.appendingPathComponent("history-\(BirthData(dateTime: userId, latitude: 0, longitude: 0).hash).sqlite")
+        directory.appendingPathComponent("history-\(StableHash.hex(userId)).sqlite")
     }
 
     private func database(for userId: String) throws -> DatabaseQueue {

@@ -1,3 +1,4 @@
+import CacheKit
 import Foundation
 
 /// Which history a thread belongs to.
@@ -96,14 +97,7 @@ public struct BirthData: Sendable, Hashable, Codable {
 
     /// A stable hash of the birth data (FNV-1a, 64 bits, hex): the astro cache keys hold it, never the
     /// data itself.
-    public var hash: String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in query.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return String(hash, radix: 16)
-    }
+    public var hash: String { StableHash.hex(query) }
 }
 
 /// A birth chart.

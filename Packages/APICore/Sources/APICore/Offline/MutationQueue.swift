@@ -392,12 +392,7 @@ public actor MutationQueue {
 
     /// The file that holds a user's queue: named by a hash of the user id, never the id itself.
     public nonisolated func fileURL(for userId: String) -> URL {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in userId.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return configuration.directory.appendingPathComponent("queue-\(String(hash, radix: 16)).sqlite")
+        configuration.directory.appendingPathComponent("queue-\(StableHash.hex(userId)).sqlite")
     }
 
     private func store(for userId: String) throws -> MutationQueueStore {

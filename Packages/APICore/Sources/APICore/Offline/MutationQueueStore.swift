@@ -49,7 +49,7 @@ final class MutationQueueStore: Sendable {
     /// Every mutation, in order.
     func all() throws -> [QueuedMutation] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, name, idempotencyKey, request, enqueuedAt, attempts, lastError FROM mutation ORDER BY id")
+            try Row.fetchAll(db, sql: Self.selectInOrder)
                 .compactMap(Self.mutation)
         }
     }
@@ -57,7 +57,7 @@ final class MutationQueueStore: Sendable {
     /// The oldest mutation, the next to send.
     func first() throws -> QueuedMutation? {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT id, name, idempotencyKey, request, enqueuedAt, attempts, lastError FROM mutation ORDER BY id LIMIT 1")
+            try Row.fetchOne(db, sql: Self.selectInOrder + " LIMIT 1")
                 .flatMap(Self.mutation)
         }
     }
@@ -89,6 +89,9 @@ final class MutationQueueStore: Sendable {
     }
 
     // MARK: Encoding
+
+    /// Every mutation's columns but its optimistic write, oldest first.
+    private static let selectInOrder = "SELECT id, name, idempotencyKey, request, enqueuedAt, attempts, lastError FROM mutation ORDER BY id"
 
     private static func encode(_ request: QueuedRequest) -> Data {
         let json: JSONValue

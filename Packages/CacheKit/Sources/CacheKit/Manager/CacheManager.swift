@@ -90,12 +90,18 @@ public actor CacheManager<Value: Codable & Sendable> {
     /// The fresh value for `key`, from memory, else from disk (then kept in memory), if `requester`
     /// may see it. A disk entry that no longer decodes is dropped, logged and reported as a miss.
     public func value(forKey key: String, requester: String?) -> Value? {
-        if let entry = memory.get(key, requester: requester) { return entry.value }
+        freshEntry(forKey: key, requester: requester)?.value
+    }
+
+    /// The fresh entry for `key` with its metadata: one lookup, for ``value(forKey:requester:)`` and
+    /// the freshness ``read(forKey:scope:timeout:refresh:stale:loader:)`` reports.
+    private func freshEntry(forKey key: String, requester: String?) -> CacheEntry<Value>? {
+        if let entry = memory.get(key, requester: requester) { return entry }
         guard let disk, let entry = disk.get(key, requester: requester) else { return nil }
         do {
             let value = try decoder.decode(Value.self, from: entry.value)
             memory.set(value, forKey: key, metadata: entry.metadata, cost: entry.value.count)
-            return value
+            return CacheEntry(value: value, metadata: entry.metadata)
         } catch {
             environment.logger.warning("Dropped a cache entry that no longer decodes",
                                        metadata: ["key": "\(key.redacted)", "feature": "\(feature)", "error": "\(error)"])
@@ -210,9 +216,9 @@ public actor CacheManager<Value: Codable & Sendable> {
         loader: @escaping @Sendable () async throws -> Value
     ) async throws -> CacheUpdate<Value> {
         let requester = scope.userId
-        if refresh == .useCache, let fresh = value(forKey: key, requester: requester),
-           let update = cached(forKey: key, requester: requester) {
-            return CacheUpdate(value: fresh, source: .cache, freshness: update.freshness)
+        if refresh == .useCache, let fresh = freshEntry(forKey: key, requester: requester) {
+            return CacheUpdate(value: fresh.value, source: .cache,
+                               freshness: Freshness(.fresh, storedAt: fresh.metadata.storedAt, now: environment.clock.now()))
         }
         let last = stale == .never ? nil : cached(forKey: key, requester: requester)
         if stale == .whileRevalidating, refresh == .useCache, let last {
