@@ -59,10 +59,27 @@ let package = Package(
             ],
             path: "Apps/ReferenceBackend"
         ),
+        // The app's composition root, as an app would copy it: kits and core only, no server code
+        // (Tools/check-manifests.sh keeps it so).
+        .target(
+            name: "MIBApp",
+            dependencies: [
+                .product(name: "SessionKit", package: "SessionKit"),
+                .product(name: "CatalogKit", package: "CatalogKit"),
+                .product(name: "AccountsKit", package: "AccountsKit"),
+                .product(name: "ChatHistoryKit", package: "ChatHistoryKit"),
+                .product(name: "APICore", package: "APICore"),
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Apps/MIBApp"
+        ),
+        // The tools that drive the app: demo, end-to-end scenarios, proxy, inspector.
         .target(
             name: "MIBCore",
             dependencies: [
-                "ReferenceBackend",
+                "MIBApp", "ReferenceBackend",
                 .product(name: "SessionKit", package: "SessionKit"),
                 .product(name: "CatalogKit", package: "CatalogKit"),
                 .product(name: "AccountsKit", package: "AccountsKit"),
@@ -79,7 +96,7 @@ let package = Package(
         .executableTarget(
             name: "mib",
             dependencies: [
-                "MIBCore", "ReferenceBackend",
+                "MIBApp", "MIBCore", "ReferenceBackend",
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "CacheKit", package: "CacheKit"),
@@ -109,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "ReferenceBackendTests",
             dependencies: [
-                "ReferenceBackend", "MIBCore", "mib",
+                "ReferenceBackend", "MIBApp", "MIBCore", "mib",
                 .product(name: "SessionKit", package: "SessionKit"),
                 .product(name: "CatalogKit", package: "CatalogKit"),
                 .product(name: "AccountsKit", package: "AccountsKit"),

@@ -29,6 +29,16 @@ for url in $(echo "$versions" | awk '{print $1}' | sort | uniq -d); do
   failures=$((failures + 1))
 done
 
+# The app's composition root (Apps/MIBApp) is what an app copies: it links no server code.
+if grep -n "^import \(ReferenceBackend\|Hummingbird\|NIO\)" Apps/MIBApp/*.swift; then
+  echo "Apps/MIBApp imports server code"
+  failures=$((failures + 1))
+fi
+if block Package.swift 'name: "MIBApp"' 'path:' | grep -q 'ReferenceBackend\|hummingbird\|swift-nio'; then
+  echo "Package.swift: the MIBApp target depends on server code"
+  failures=$((failures + 1))
+fi
+
 if [[ $failures -gt 0 ]]; then
   echo "check-manifests: $failures problem(s)"
   exit 1

@@ -1,12 +1,13 @@
-import APICore
 import AccountsKit
+import APICore
 import CacheKit
 import CatalogKit
 import ChatHistoryKit
 import Foundation
-import SessionKit
 import HTTPTypes
 import Logging
+import MIBApp
+import SessionKit
 
 /// `mib demo`: the product's story against a freshly started reference backend, through the same
 /// clients the kits use: sign in, the catalog page by page, the reload served from the cache and then
@@ -68,15 +69,15 @@ public struct Demo {
 
     /// Runs the story against a backend whose data lives in `directory`; `progress` sees each step.
     public static func run(in directory: URL, progress: @escaping @Sendable (Step) -> Void = { _ in }) async throws -> Report {
-        try await Composition.withBackend(nil, in: directory, logger: Composition.quietLogger) { baseURL in
-            try await Story(baseURL: baseURL, directory: directory, logger: Composition.quietLogger, progress: progress).run()
+        try await DemoComposition.withBackend(nil, in: directory, logger: DemoComposition.quietLogger) { baseURL in
+            try await Story(baseURL: baseURL, directory: directory, logger: DemoComposition.quietLogger, progress: progress).run()
         }
     }
 }
 
-/// The demo's steps, over a ``Composition``.
+/// The demo's steps, over a ``DemoComposition``.
 private final class Story: Sendable {
-    let app: Composition
+    let app: DemoComposition
     let progress: @Sendable (Demo.Step) -> Void
     let steps = Locked<[Demo.Step]>([])
     var clock: DemoClock { app.clock }
@@ -87,7 +88,7 @@ private final class Story: Sendable {
 
     init(baseURL: URL, directory: URL, logger: Logger, progress: @escaping @Sendable (Demo.Step) -> Void) throws {
         self.progress = progress
-        app = try Composition(baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches"),
+        app = try DemoComposition(baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches"),
                               logger: logger)
     }
 

@@ -2,6 +2,7 @@ import APICore
 import CacheKit
 import ChatHistoryKit
 import Foundation
+import MIBApp
 
 // ChatHistoryKit: restore, offline questions, today's prediction.
 

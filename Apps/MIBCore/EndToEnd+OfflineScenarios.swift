@@ -1,9 +1,10 @@
-import APICore
 import AccountsKit
+import APICore
 import CacheKit
 import CatalogKit
 import Foundation
 import HTTPTypes
+import MIBApp
 import SessionKit
 
 // Offline: last known data with its age, changes queued and applied once after a restart, payments refused.
@@ -15,7 +16,7 @@ extension EndToEnd {
         .map { #"{"pathPrefix":"\#($0)","dropConnection":true}"# }.joined(separator: ",") + "]"
 
     /// Runs `body` with the backend unreachable for the user's routes, then restores it.
-    static func whileOffline<T>(_ app: Composition, _ body: () async throws -> T) async throws -> T {
+    static func whileOffline<T>(_ app: DemoComposition, _ body: () async throws -> T) async throws -> T {
         try await app.admin(.put, "admin/faults", json: offlineFaults)
         do {
             let result = try await body()
@@ -59,8 +60,8 @@ extension EndToEnd {
                 // The process ends here, still offline; a new one opens the same folder.
                 await app.queue.stop()
             }
-            let relaunched = try Composition(baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
-                                             logger: Composition.quietLogger)
+            let relaunched = try DemoComposition(baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
+                                             logger: DemoComposition.quietLogger)
             await relaunched.session.launch()
             let report = await relaunched.queue.replay()
             try require(report.sent == 3 && report.remaining == 0, "replay: \(report)")

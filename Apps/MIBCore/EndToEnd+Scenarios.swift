@@ -1,10 +1,11 @@
-import APICore
 import AccountsKit
+import APICore
 import CacheKit
 import CatalogKit
 import Foundation
-import SessionKit
 import HTTPTypes
+import MIBApp
+import SessionKit
 
 // The scenarios, by kit. A kit that lands adds its list here and to `EndToEnd.scenarios`.
 
@@ -145,13 +146,13 @@ extension EndToEnd {
             // The system may purge the caches folder whenever it likes: the session survives it.
             _ = try await app.loadCatalog()
             try FileManager.default.removeItem(at: app.environment.cachesDirectory)
-            let relaunched = try Composition(baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
-                                             logger: Composition.quietLogger)
+            let relaunched = try DemoComposition(baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
+                                             logger: DemoComposition.quietLogger)
             await relaunched.session.launch()
             try require(relaunched.session.current.user?.userId == user, "relaunch: \(relaunched.session.current)")
             await relaunched.session.logOut()
-            let afterLogout = try Composition(baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
-                                              logger: Composition.quietLogger)
+            let afterLogout = try DemoComposition(baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
+                                              logger: DemoComposition.quietLogger)
             await afterLogout.session.launch()
             try require(afterLogout.session.current == .signedOut, "after logout: \(afterLogout.session.current)")
             return "signed in as \(user) again at launch after a caches purge; signed out after logout"

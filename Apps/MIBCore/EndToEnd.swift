@@ -2,7 +2,7 @@ import APICore
 import CacheKit
 import Foundation
 
-/// `mib e2e`: the end-to-end scenarios, each against a fresh ``Composition`` (its own caches) and the
+/// `mib e2e`: the end-to-end scenarios, each against a fresh ``DemoComposition`` (its own caches) and the
 /// same backend, one after another. Each kit adds its scenarios to ``scenarios``.
 public enum EndToEnd {
     /// One scenario: what it shows and how.
@@ -12,7 +12,7 @@ public enum EndToEnd {
         /// What it shows, as a sentence.
         public var name: String
         /// Runs it; returns what it saw, or throws why it failed.
-        var run: @Sendable (Composition) async throws -> String
+        var run: @Sendable (DemoComposition) async throws -> String
     }
 
     /// One scenario's outcome.
@@ -46,7 +46,7 @@ public enum EndToEnd {
     public static func run(server: URL?, in directory: URL, progress: @escaping @Sendable (Result) -> Void = { _ in })
         async throws -> Report
     {
-        try await Composition.withBackend(server, in: directory, logger: Composition.quietLogger) { baseURL in
+        try await DemoComposition.withBackend(server, in: directory, logger: DemoComposition.quietLogger) { baseURL in
             await run(against: baseURL, in: directory, progress: progress)
         }
     }
@@ -58,8 +58,8 @@ public enum EndToEnd {
             var passed = true
             var detail: String
             do {
-                let app = try Composition(baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches-\(index)"),
-                                          logger: Composition.quietLogger)
+                let app = try DemoComposition(baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches-\(index)"),
+                                          logger: DemoComposition.quietLogger)
                 detail = try await withDeadline(scenarioLimit, "the scenario \"\(scenario.name)\"") {
                     try await scenario.run(app)
                 }

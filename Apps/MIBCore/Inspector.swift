@@ -1,8 +1,9 @@
-import APICore
 import AccountsKit
+import APICore
 import CacheKit
 import ChatHistoryKit
 import Foundation
+import MIBApp
 
 /// `mib inspect`: the debug cache inspector. It signs in against a backend, uses the app as a
 /// user would (the catalog, the dashboard, two accounts, the catalog again), and then reads what
@@ -25,13 +26,13 @@ public enum Inspector {
     /// and inspects them.
     /// - Throws: when the backend cannot be started or a request fails.
     public static func run(server: URL?, in directory: URL) async throws -> Inspection {
-        try await Composition.withBackend(server, in: directory, logger: Composition.quietLogger) { baseURL in
+        try await DemoComposition.withBackend(server, in: directory, logger: DemoComposition.quietLogger) { baseURL in
             try await inspect(baseURL, caches: directory.appendingPathComponent("caches"))
         }
     }
 
     private static func inspect(_ baseURL: URL, caches: URL) async throws -> Inspection {
-        let app = try Composition(baseURL: baseURL, cachesDirectory: caches, logger: Composition.quietLogger)
+        let app = try DemoComposition(baseURL: baseURL, cachesDirectory: caches, logger: DemoComposition.quietLogger)
         try await app.signIn()
         _ = try await app.loadCatalog()
         _ = try await app.graphQL.fetch(DashboardQuery())

@@ -93,3 +93,37 @@ extension GraphQLClient: GraphQLCacheManaging, CacheClearingParticipant {
         }
     }
 }
+
+// One user's data at a time.
+extension GraphQLClient {
+    /// Makes sure the store holds only the signed-in user's data (see ``adopt(_:)``).
+    func adoptCurrentUser() async {
+        adopt(await configuration.tokenProvider?.currentCredentials()?.userId)
+    }
+
+    /// The store is not partitioned by user: it holds one user's data at a time. The first user
+    /// seen owns it; a request made for another user (or signed out) clears it first, so nothing
+    /// of the previous user can be read even if the logout clear was missed. (A relaunch starts
+    /// with no owner: a persistent store is cleared at logout by the ``UnifiedCacheManager``.)
+    func adopt(_ userId: String?) {
+        let replaced = state.withLock { state -> String?? in
+            guard let owner = state.owner else {
+                state.owner = .some(userId)
+                return nil
+            }
+            guard owner != userId else { return nil }
+            state.generation += 1
+            state.active = [:]
+            state.owner = .some(userId)
+            do {
+                try cache.clearAll()
+            } catch {
+                environment.logger.error("Could not clear the previous user's GraphQL data", metadata: ["error": "\(error)"])
+            }
+            return owner
+        }
+        if replaced != nil {
+            environment.logger.notice("Cleared the GraphQL cache: a request came for another user")
+        }
+    }
+}

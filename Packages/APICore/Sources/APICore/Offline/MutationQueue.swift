@@ -83,12 +83,12 @@ public actor MutationQueue {
 
     /// The configuration.
     public nonisolated let configuration: Configuration
-    private var stores: [String: MutationQueueStore] = [:]
-    private var state = MutationQueueState()
+    var stores: [String: MutationQueueStore] = [:]
+    var state = MutationQueueState()
     /// Whose mutations ``state`` lists (read from disk once, then kept up to date in memory).
-    private var pendingOwner: String?
-    private var observers: [Int: AsyncStream<MutationQueueState>.Continuation] = [:]
-    private var nextObserver = 0
+    var pendingOwner: String?
+    var observers: [Int: AsyncStream<MutationQueueState>.Continuation] = [:]
+    var nextObserver = 0
     private var running: Task<ReplayReport, Never>?
     private var automatic = false
     private var retry: Task<Void, Never>?
@@ -297,108 +297,5 @@ public actor MutationQueue {
         case .status(let code, _): code >= 500 || [408, 429].contains(code)
         default: false
         }
-    }
-
-    // MARK: Observing
-
-    /// The signed-in user's pending mutations, in order.
-    public func pending() async -> [QueuedMutation] {
-        guard let user = await configuration.tokenProvider.currentCredentials()?.userId else { return [] }
-        return (try? store(for: user).all()) ?? []
-    }
-
-    /// The state now, then every change.
-    public func states() -> AsyncStream<MutationQueueState> {
-        let (stream, continuation) = AsyncStream.makeStream(of: MutationQueueState.self, bufferingPolicy: .bufferingNewest(16))
-        nextObserver += 1
-        let id = nextObserver
-        observers[id] = continuation
-        continuation.yield(state)
-        continuation.onTermination = { _ in Task { await self.removeObserver(id) } }
-        return stream
-    }
-
-    private func removeObserver(_ id: Int) { observers[id] = nil }
-
-    private func setReplaying(_ replaying: Bool) {
-        state.isReplaying = replaying
-        for observer in observers.values { observer.yield(state) }
-    }
-
-    /// What changed in the pending list, applied in memory (no read of the whole queue per step).
-    private enum PendingChange {
-        case appended(QueuedMutation)
-        case removed(Int64)
-        case failed(Int64, String)
-        case none
-    }
-
-    private func publish(for user: String, _ change: PendingChange) async {
-        let current = await configuration.tokenProvider.currentCredentials()?.userId
-        if current != user {
-            state.pending = []
-            pendingOwner = nil
-        } else if pendingOwner != user {
-            state.pending = (try? store(for: user).all()) ?? []
-            pendingOwner = user
-        } else {
-            switch change {
-            case .appended(let mutation): state.pending.append(mutation)
-            case .removed(let id): state.pending.removeAll { $0.id == id }
-            case .failed(let id, let reason):
-                if let index = state.pending.firstIndex(where: { $0.id == id }) {
-                    state.pending[index].attempts += 1
-                    state.pending[index].lastError = reason
-                }
-            case .none: break
-            }
-        }
-        for observer in observers.values { observer.yield(state) }
-    }
-
-    // MARK: Users
-
-    /// At logout: keeps the user's queue for their next sign-in, or discards it (its optimistic
-    /// updates are gone with the cleared caches). Either way nothing of it is sent while another
-    /// user is signed in.
-    public func endSession(of userId: String, keepingQueue: Bool) {
-        state.pending = []
-        pendingOwner = nil
-        for observer in observers.values { observer.yield(state) }
-        guard !keepingQueue else { return }
-        erase(userId: userId)
-    }
-
-    /// Account deletion: the user's queue file is deleted.
-    public func erase(userId: String) {
-        if pendingOwner == userId {
-            state.pending = []
-            pendingOwner = nil
-        }
-        let store = stores.removeValue(forKey: userId)
-        do {
-            if let store {
-                try store.destroy()
-            } else {
-                for suffix in ["", "-wal", "-shm"] {
-                    let file = URL(fileURLWithPath: fileURL(for: userId).path + suffix)
-                    if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
-                }
-            }
-        } catch {
-            configuration.logger.error("A mutation queue could not be deleted", metadata: ["error": "\(error)"])
-        }
-    }
-
-    /// The file that holds a user's queue: named by a hash of the user id, never the id itself.
-    public nonisolated func fileURL(for userId: String) -> URL {
-        configuration.directory.appendingPathComponent("queue-\(StableHash.hex(userId)).sqlite")
-    }
-
-    private func store(for userId: String) throws -> MutationQueueStore {
-        if let store = stores[userId] { return store }
-        let store = try MutationQueueStore(url: fileURL(for: userId))
-        stores[userId] = store
-        return store
     }
 }

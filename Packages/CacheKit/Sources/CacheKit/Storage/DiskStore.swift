@@ -38,7 +38,7 @@ public final class DiskStore: CacheStore {
         public var databaseURL: URL { directory.appendingPathComponent(fileName) }
     }
 
-    private struct State {
+    struct State {
         var pool: DatabasePool?
         var totalBytes = 0
         var nextAccess: Int64 = 0
@@ -54,8 +54,8 @@ public final class DiskStore: CacheStore {
     public let configuration: Configuration
     private let clock: any CacheClock
     private let metrics: CacheMetrics
-    private let logger: Logger
-    private let state = Locked(State())
+    let logger: Logger
+    let state = Locked(State())
 
     /// Creates a store over `configuration.directory`. Nothing is opened or created until first use.
     ///
@@ -293,120 +293,5 @@ public final class DiskStore: CacheStore {
             logger.warning("Cache database did not close cleanly before removal", metadata: ["error": "\(error)"])
         }
         try deleteDatabaseFiles()
-    }
-
-    // MARK: Maintenance
-
-    /// Recomputes every entry's expiry date in one transaction.
-    public func restamp(_ expiry: @Sendable (CacheEntryMetadata) -> Date?) throws {
-        guard let pool = try database(creating: false) else { return }
-        try pool.write { db in
-            let rows = try Row.fetchAll(db, sql: Self.selectMetadataSQL)
-            let update = try db.cachedStatement(sql: "UPDATE entry SET expires_at = ? WHERE key = ?")
-            for row in rows {
-                let metadata = try Self.metadata(from: row, startingAt: 2)
-                try update.execute(arguments: [expiry(metadata)?.timeIntervalSince1970, try row.decode(String.self, atIndex: 0)])
-            }
-        }
-    }
-
-    /// The number of entries and their total size.
-    public func usage() throws -> CacheStoreUsage {
-        guard let pool = try database(creating: false) else { return CacheStoreUsage(count: 0, bytes: 0) }
-        let count = try pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM entry") ?? 0 }
-        return CacheStoreUsage(count: count, bytes: state.withLock { $0.totalBytes })
-    }
-
-    /// Every entry's key, size and metadata, most recently used first.
-    public func describeEntries() throws -> [CacheEntryDescription] {
-        guard let pool = try database(creating: false) else { return [] }
-        let pending = state.withLock { $0.pendingAccess }
-        let rows = try pool.read { try Row.fetchAll($0, sql: Self.selectMetadataSQL) }
-        return try rows.map { row -> (CacheEntryDescription, Int64) in
-            let key = try row.decode(String.self, atIndex: 0)
-            let description = CacheEntryDescription(
-                key: key, bytes: try row.decode(Int.self, atIndex: 1),
-                metadata: try Self.metadata(from: row, startingAt: 2))
-            let access = try pending[key] ?? row.decode(Int64.self, atIndex: 8)
-            return (description, access)
-        }
-        .sorted { $0.1 > $1.1 }
-        .map(\.0)
-    }
-
-    // MARK: The database file
-
-    /// The open database, opening (and with `creating`, creating) it on first use. A file that is not
-    /// a database, or whose schema cannot be migrated, is discarded and created afresh.
-    private func database(creating: Bool) throws -> DatabasePool? {
-        try state.withLock { state in
-            if let pool = state.pool { return pool }
-            let url = configuration.databaseURL
-            guard creating || FileManager.default.fileExists(atPath: url.path) else { return nil }
-            try FileManager.default.createDirectory(at: configuration.directory, withIntermediateDirectories: true)
-            let opened: OpenedDatabase
-            do {
-                opened = try openDatabase(at: url)
-            } catch {
-                logger.error("Cache database unreadable; starting afresh", metadata: ["error": "\(error)"])
-                try deleteDatabaseFiles()
-                opened = try openDatabase(at: url)
-            }
-            let pool = opened.pool
-            state.totalBytes = opened.totalBytes
-            state.nextAccess = opened.lastAccess
-            state.pool = pool
-            return pool
-        }
-    }
-
-    private struct OpenedDatabase {
-        var pool: DatabasePool
-        var totalBytes: Int
-        var lastAccess: Int64
-    }
-
-    /// Opens, migrates and sums the database; closes it again if any step fails.
-    private func openDatabase(at url: URL) throws -> OpenedDatabase {
-        var config = GRDB.Configuration()
-        config.label = "CacheKit.DiskStore"
-        config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA secure_delete = ON")
-        }
-        let pool = try DatabasePool(path: url.path, configuration: config)
-        do {
-            try Self.migrator.migrate(pool)
-            return try pool.read { db in
-                let row = try Row.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0), COALESCE(MAX(access_seq), 0) FROM entry")
-                return OpenedDatabase(pool: pool, totalBytes: try row?.decode(Int.self, atIndex: 0) ?? 0,
-                                      lastAccess: try row?.decode(Int64.self, atIndex: 1) ?? 0)
-            }
-        } catch {
-            try? pool.close()
-            throw error
-        }
-    }
-
-    /// Forgets the open database and deletes its files after damage was found.
-    private func discardDatabase() {
-        do {
-            try removeAll()
-        } catch {
-            logger.error("Could not delete the damaged cache database", metadata: ["error": "\(error)"])
-        }
-    }
-
-    private func deleteDatabaseFiles() throws {
-        let base = configuration.databaseURL.path
-        for path in [base, base + "-wal", base + "-shm"] where FileManager.default.fileExists(atPath: path) {
-            try FileManager.default.removeItem(atPath: path)
-        }
-    }
-}
-
-extension DatabaseError {
-    /// Whether SQLite says the file is damaged or not a database.
-    var isCorruption: Bool {
-        resultCode == .SQLITE_CORRUPT || resultCode == .SQLITE_NOTADB
     }
 }

@@ -1,0 +1,80 @@
+import Foundation
+import GRDB
+import Logging
+
+// The database file: opened lazily, recreated when it cannot be read, deleted with its WAL.
+extension DiskStore {
+    /// The open database, opening (and with `creating`, creating) it on first use. A file that is not
+    /// a database, or whose schema cannot be migrated, is discarded and created afresh.
+    func database(creating: Bool) throws -> DatabasePool? {
+        try state.withLock { state in
+            if let pool = state.pool { return pool }
+            let url = configuration.databaseURL
+            guard creating || FileManager.default.fileExists(atPath: url.path) else { return nil }
+            try FileManager.default.createDirectory(at: configuration.directory, withIntermediateDirectories: true)
+            let opened: OpenedDatabase
+            do {
+                opened = try openDatabase(at: url)
+            } catch {
+                logger.error("Cache database unreadable; starting afresh", metadata: ["error": "\(error)"])
+                try deleteDatabaseFiles()
+                opened = try openDatabase(at: url)
+            }
+            let pool = opened.pool
+            state.totalBytes = opened.totalBytes
+            state.nextAccess = opened.lastAccess
+            state.pool = pool
+            return pool
+        }
+    }
+
+    private struct OpenedDatabase {
+        var pool: DatabasePool
+        var totalBytes: Int
+        var lastAccess: Int64
+    }
+
+    /// Opens, migrates and sums the database; closes it again if any step fails.
+    private func openDatabase(at url: URL) throws -> OpenedDatabase {
+        var config = GRDB.Configuration()
+        config.label = "CacheKit.DiskStore"
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+        }
+        let pool = try DatabasePool(path: url.path, configuration: config)
+        do {
+            try Self.migrator.migrate(pool)
+            return try pool.read { db in
+                let row = try Row.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0), COALESCE(MAX(access_seq), 0) FROM entry")
+                return OpenedDatabase(pool: pool, totalBytes: try row?.decode(Int.self, atIndex: 0) ?? 0,
+                                      lastAccess: try row?.decode(Int64.self, atIndex: 1) ?? 0)
+            }
+        } catch {
+            try? pool.close()
+            throw error
+        }
+    }
+
+    /// Forgets the open database and deletes its files after damage was found.
+    func discardDatabase() {
+        do {
+            try removeAll()
+        } catch {
+            logger.error("Could not delete the damaged cache database", metadata: ["error": "\(error)"])
+        }
+    }
+
+    func deleteDatabaseFiles() throws {
+        let base = configuration.databaseURL.path
+        for path in [base, base + "-wal", base + "-shm"] where FileManager.default.fileExists(atPath: path) {
+            try FileManager.default.removeItem(atPath: path)
+        }
+    }
+}
+
+extension DatabaseError {
+    /// Whether SQLite says the file is damaged or not a database.
+    var isCorruption: Bool {
+        resultCode == .SQLITE_CORRUPT || resultCode == .SQLITE_NOTADB
+    }
+}

@@ -1,0 +1,123 @@
+import APICore
+import CacheKit
+import Foundation
+import HTTPTypes
+import Logging
+
+// How a session ends: logout, account switch, deletion, expiry (every cache cleared first).
+extension SessionManager {
+    /// Logs out: the server is told (whether that succeeds or not), then every cache is cleared and
+    /// the token deleted. Returns the clearing's report.
+    @discardableResult
+    public func logOut() async -> ClearingReport {
+        // Stop handing out the token first, so no request leaves with it.
+        let token = state.withLock { state in
+            defer { state.token = nil }
+            return state.token
+        }
+        if let token {
+            do {
+                let response = try await send(.post, "/auth/logout", token: token.accessToken)
+                if !(200..<300).contains(response.status) {
+                    configuration.logger.info("The server logout failed; clearing anyway", metadata: ["status": "\(response.status)"])
+                }
+            } catch {
+                configuration.logger.info("The server logout failed; clearing anyway", metadata: ["error": "\(error)"])
+            }
+        }
+        return await end(to: .signedOut, expecting: nil)
+    }
+
+    /// Switches away from account `accountId`: that account's cached data is cleared, the user's
+    /// other data (profile, other accounts) stays.
+    @discardableResult
+    public func switchAccount(from accountId: String) async -> ClearingReport {
+        await configuration.caches.clearCache(forAccountId: accountId)
+    }
+
+    /// Registers local data that account deletion must erase beyond the caches and the token
+    /// (preferences, queued mutations, downloaded files). `erase` receives the deleted user's id.
+    public func addEraser(_ name: String, _ erase: @escaping @Sendable (_ userId: String?) async throws -> Void) {
+        state.withLock { $0.erasers.append((name, erase)) }
+    }
+
+    /// Deletes the account's local traces (REQ OFF-9): every cache, the token, and every
+    /// registered eraser's data; the session returns to its first-launch state (signed out).
+    /// - Returns: what was erased and what failed, by name.
+    @discardableResult
+    public func deleteAccountData() async -> ClearingReport {
+        var report = await end(to: .signedOut, expecting: nil, alsoErasing: state.withLock { $0.erasers })
+        report.operation = "deleteAccount"
+        return report
+    }
+
+    /// Registers work to cancel when the session ends (expiry, logout, deletion): a booking flow, an
+    /// upload. Returns the task.
+    @discardableResult
+    public func cancelOnSessionEnd<Success: Sendable, Failure: Error>(_ task: Task<Success, Failure>) -> Task<Success, Failure> {
+        let id = state.withLock { state in
+            let id = state.nextWork
+            state.nextWork += 1
+            state.work[id] = { task.cancel() }
+            return id
+        }
+        Task { [weak self] in
+            _ = await task.result
+            _ = self?.state.withLock { $0.work.removeValue(forKey: id) }
+        }
+        return task
+    }
+
+    /// A 401 or 403 from any client ends a live session once: the first takes the token away (later
+    /// ones, and those for another user's token, are then ignored), the work is cancelled, every
+    /// cache cleared, the token deleted, and the state becomes expired.
+    func handle(_ event: AuthEvent) async {
+        defer { state.withLock { $0.handledAuthEvents += 1 } }
+        let expired = state.withLock { state -> StoredToken? in
+            guard state.session.user != nil || state.session == .validating, let token = state.token,
+                  event.userId == nil || event.userId == token.userId else { return nil }
+            return token
+        }
+        guard let expired else { return }
+        let expiry = SessionExpiry(status: event.kind == .unauthorized ? 401 : 403, path: event.path)
+        configuration.logger.info("The server ended the session", metadata: ["status": "\(expiry.status)", "path": "\(event.path)"])
+        await end(to: .expired(expiry), expecting: expired)
+    }
+
+    /// Ends the session: stops handing out the token (only if it is still `expecting`, when given)
+    /// and cancels registered work at once; clears every cache and deletes the stored token; and only
+    /// then publishes `final`, so an observer that sees it can rely on nothing of the user being left.
+    @discardableResult
+    func end(to final: SessionState, expecting: StoredToken?,
+                     alsoErasing erasers: [(name: String, erase: @Sendable (_ userId: String?) async throws -> Void)] = []) async -> ClearingReport {
+        let ending = state.withLock { state -> (cancels: [@Sendable () -> Void], userId: String?)? in
+            if let expecting, state.token != expecting { return nil }
+            defer { state.token = nil }
+            defer { state.work = [:] }
+            return (Array(state.work.values), state.token?.userId ?? state.session.user?.userId)
+        }
+        guard let (cancels, userId) = ending else { return ClearingReport(operation: "clearAllCaches") }
+        for cancel in cancels { cancel() }
+        var report = await configuration.caches.clearAllCaches()
+        do {
+            try configuration.tokenStore.delete()
+            report.succeeded.append("token")
+        } catch {
+            configuration.logger.error("Could not delete the stored token", metadata: ["error": "\(error)"])
+            report.failed.append(.init(participant: "token", error: "\(error)"))
+        }
+        for eraser in erasers {
+            do {
+                try await eraser.erase(userId)
+                report.succeeded.append(eraser.name)
+            } catch {
+                report.failed.append(.init(participant: eraser.name, error: "\(error)"))
+            }
+        }
+        // A sign-in that completed meanwhile keeps its own state.
+        transition { state in
+            if state.token == nil { state.session = final }
+        }
+        return report
+    }
+}
