@@ -68,13 +68,17 @@ public final class Composition: Sendable {
     ///   - transport: what sends the requests (URLSession by default); wrapped so that every outcome
     ///     informs ``connectivity``.
     ///   - retry: how the REST and GraphQL clients retry idempotent requests.
-    public init(baseURL: URL, cachesDirectory: URL, supportDirectory: URL? = nil, keepsQueueAtLogout: Bool = true,
-                clock: any CacheClock = SystemClock(), transport: any HTTPTransport = URLSessionTransport(),
-                retry: RetryPolicy = RetryPolicy(), logger: Logger) throws {
+    public init(
+        baseURL: URL, cachesDirectory: URL, supportDirectory: URL? = nil, keepsQueueAtLogout: Bool = true,
+        clock: any CacheClock = SystemClock(), transport: any HTTPTransport = URLSessionTransport(),
+        retry: RetryPolicy = RetryPolicy(), logger: Logger
+    ) throws {
         self.baseURL = baseURL
         self.clock = clock
         self.keepsQueueAtLogout = keepsQueueAtLogout
-        let support = supportDirectory ?? cachesDirectory.deletingLastPathComponent()
+        let support =
+            supportDirectory
+            ?? cachesDirectory.deletingLastPathComponent()
             .appendingPathComponent(cachesDirectory.lastPathComponent + "-support")
         tokenFile = support.appendingPathComponent("session/token.json")
         connectivity = TransportConnectivity(probe: baseURL.appendingPathComponent("health"))
@@ -85,22 +89,30 @@ public final class Composition: Sendable {
         unified = UnifiedCacheManager(timeouts: environment.timeouts, logger: logger)
         container = DependencyContainer(cacheManager: unified)
         let authEvents = AuthEvents()
-        session = SessionManager(configuration: .init(
-            baseURL: baseURL, transport: transport,
-            tokenStore: FileTokenStore(url: tokenFile),
-            caches: unified, authEvents: authEvents, logger: logger, connectivity: connectivity))
+        session = SessionManager(
+            configuration: .init(
+                baseURL: baseURL, transport: transport,
+                tokenStore: FileTokenStore(url: tokenFile),
+                caches: unified, authEvents: authEvents, logger: logger, connectivity: connectivity))
         lifecycle = AppLifecycle(caches: unified, clock: clock)
-        rest = RESTClient(configuration: .init(baseURL: baseURL, transport: transport, environment: environment,
-                                               tokenProvider: session, retry: retry, authEvents: authEvents))
-        graphQL = GraphQLClient(configuration: .init(
-            endpoint: baseURL.appendingPathComponent("graphql"), transport: transport, environment: environment,
-            tokenProvider: session, container: container, retry: retry, authEvents: authEvents))
-        queue = MutationQueue(configuration: .init(
-            directory: support.appendingPathComponent("mutations"), tokenProvider: session, rest: rest, graphQL: graphQL,
-            container: container, clock: clock, logger: logger))
-        let chatKit = try ChatHistoryFeatureKit(rest: rest, queue: queue, environment: environment, timeZone: TimeZone(identifier: "UTC") ?? .current)
-        try container.install([SessionFeatureKit(session: session), CatalogFeatureKit(sharing: rest.configuration, queue: queue), AccountsFeatureKit(),
-                               chatKit])
+        rest = RESTClient(
+            configuration: .init(
+                baseURL: baseURL, transport: transport, environment: environment,
+                tokenProvider: session, retry: retry, authEvents: authEvents))
+        graphQL = GraphQLClient(
+            configuration: .init(
+                endpoint: baseURL.appendingPathComponent("graphql"), transport: transport, environment: environment,
+                tokenProvider: session, container: container, retry: retry, authEvents: authEvents))
+        queue = MutationQueue(
+            configuration: .init(
+                directory: support.appendingPathComponent("mutations"), tokenProvider: session, rest: rest, graphQL: graphQL,
+                container: container, clock: clock, logger: logger))
+        let chatKit = try ChatHistoryFeatureKit(
+            rest: rest, queue: queue, environment: environment, timeZone: TimeZone(identifier: "UTC") ?? .current)
+        try container.install([
+            SessionFeatureKit(session: session), CatalogFeatureKit(sharing: rest.configuration, queue: queue), AccountsFeatureKit(),
+            chatKit,
+        ])
         let graphQL = self.graphQL
         try container.registry(for: "app").register(GraphQLClient.self) { _ in graphQL }
         try container.verify()
@@ -111,7 +123,8 @@ public final class Composition: Sendable {
         let chat = self.chat
         session.addEraser("chat history") { userId in try chat.erase(userId: userId) }
         // Account deletion erases what is not a cache: the queue and the preferences.
-        let queue = self.queue, preferences = self.preferences
+        let queue = self.queue
+        let preferences = self.preferences
         session.addEraser("mutation queue") { userId in
             if let userId { await queue.erase(userId: userId) }
         }

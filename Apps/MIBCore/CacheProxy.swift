@@ -36,9 +36,11 @@ public final class CacheProxy: Sendable {
         public var requestTimeout: Duration
 
         /// Creates a configuration.
-        public init(upstream: URL, port: Int = 0, environment: CacheEnvironment = CacheEnvironment(),
-                    transport: any HTTPTransport = URLSessionTransport(followsRedirects: false),
-                    requestTimeout: Duration = .seconds(60)) {
+        public init(
+            upstream: URL, port: Int = 0, environment: CacheEnvironment = CacheEnvironment(),
+            transport: any HTTPTransport = URLSessionTransport(followsRedirects: false),
+            requestTimeout: Duration = .seconds(60)
+        ) {
             self.upstream = upstream
             self.port = port
             self.environment = environment
@@ -59,9 +61,11 @@ public final class CacheProxy: Sendable {
     /// - Throws: ``LocalServerError`` when the port cannot be bound.
     public static func start(_ configuration: Configuration) async throws -> CacheProxy {
         let responder = ProxyResponder(configuration: configuration)
-        return CacheProxy(server: try await LocalServer.start(responder: responder, port: configuration.port,
-                                                              keepsResponseDate: true,
-                                                              logger: configuration.environment.logger))
+        return CacheProxy(
+            server: try await LocalServer.start(
+                responder: responder, port: configuration.port,
+                keepsResponseDate: true,
+                logger: configuration.environment.logger))
     }
 
     /// Stops listening and waits until it has.
@@ -100,8 +104,9 @@ final class ProxyResponder: HTTPResponder {
             headers[ProxyHeader.xCache] = ProxyHeader.value(response.source, isStale: response.isStale)
             configuration.environment.logger.info(
                 "\(request.method) \(request.uri.path) \(response.status) \(headers[ProxyHeader.xCache] ?? "")")
-            return Response(status: .init(code: response.status), headers: headers,
-                            body: .init(byteBuffer: ByteBuffer(bytes: response.value)))
+            return Response(
+                status: .init(code: response.status), headers: headers,
+                body: .init(byteBuffer: ByteBuffer(bytes: response.value)))
         } catch {
             return Self.gatewayError(error)
         }
@@ -112,10 +117,11 @@ final class ProxyResponder: HTTPResponder {
         clients.withLock { clients in
             let key = authorization ?? ""
             if let client = clients[key] { return client }
-            let client = RESTClient(configuration: .init(
-                baseURL: configuration.upstream, transport: configuration.transport,
-                environment: configuration.environment, retry: .none, requestTimeout: configuration.requestTimeout,
-                cacheName: "proxy-\(clients.count)"))
+            let client = RESTClient(
+                configuration: .init(
+                    baseURL: configuration.upstream, transport: configuration.transport,
+                    environment: configuration.environment, retry: .none, requestTimeout: configuration.requestTimeout,
+                    cacheName: "proxy-\(clients.count)"))
             clients[key] = client
             return client
         }
@@ -148,8 +154,9 @@ final class ProxyResponder: HTTPResponder {
         headers[.contentType] = "text/plain; charset=utf-8"
         // The proxy's own answer carries its own Date (forwarded responses keep the origin's).
         headers[.date] = HTTPDateFormat.string(Date())
-        return Response(status: status, headers: headers,
-                        body: .init(byteBuffer: ByteBuffer(string: "mib proxy: \(error)\n")))
+        return Response(
+            status: status, headers: headers,
+            body: .init(byteBuffer: ByteBuffer(string: "mib proxy: \(error)\n")))
     }
 }
 

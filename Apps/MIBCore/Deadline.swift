@@ -12,8 +12,10 @@ public struct DeadlineExceeded: Error, CustomStringConvertible {
 /// Runs `operation`; cancels it and throws ``DeadlineExceeded`` when it runs longer than `limit`.
 /// Every wait in the app's scenarios goes through this, so a regression fails with a reason instead
 /// of hanging (the operation must honour cancellation, as URLSession and async streams do).
-func withDeadline<T: Sendable>(_ limit: Duration, _ what: String,
-                               _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+func withDeadline<T: Sendable>(
+    _ limit: Duration, _ what: String,
+    _ operation: @escaping @Sendable () async throws -> T
+) async throws -> T {
     try await withThrowingTaskGroup(of: T.self) { group in
         group.addTask { try await operation() }
         group.addTask {

@@ -1,5 +1,5 @@
-import AccountsKit
 import APICore
+import AccountsKit
 import CacheKit
 import CatalogKit
 import ChatHistoryKit
@@ -88,8 +88,9 @@ private final class Story: Sendable {
 
     init(baseURL: URL, directory: URL, logger: Logger, progress: @escaping @Sendable (Demo.Step) -> Void) throws {
         self.progress = progress
-        app = try DemoComposition(baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches"),
-                              logger: logger)
+        app = try DemoComposition(
+            baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches"),
+            logger: logger)
     }
 
     func step(_ name: String, _ body: () async throws -> String) async throws {
@@ -173,13 +174,16 @@ private final class Story: Sendable {
         try await step("Log out") {
             let (report, duration) = await app.logOut()
             clearMilliseconds = duration.milliseconds
-            return report.isComplete ? "server told, every cache cleared, token deleted in \(clearMilliseconds) ms"
+            return report.isComplete
+                ? "server told, every cache cleared, token deleted in \(clearMilliseconds) ms"
                 : "FAILED: \(report.failed)"
         }
         let left = await app.entryCount()
-        return report(payment: .init(balanceBefore: before, balanceAfter: after, balanceSeenByWatcher: seen,
-                                     graphQLRequests: paymentRequests),
-                      clear: clearMilliseconds, left: left)
+        return report(
+            payment: .init(
+                balanceBefore: before, balanceAfter: after, balanceSeenByWatcher: seen,
+                graphQLRequests: paymentRequests),
+            clear: clearMilliseconds, left: left)
     }
 
     /// Offline: the network goes, the screens keep their last known data with its age, favorites
@@ -218,7 +222,8 @@ private final class Story: Sendable {
         try await step("Back online: the queue replays") {
             let report = await app.queue.replay()
             let favorites = try await app.favorites.favorites().value
-            return "sent \(report.sent) in order, \(report.remaining) left\(report.stoppedBy.map { " (\($0))" } ?? ""); favorites on the server: \(favorites.joined(separator: ", "))"
+            return
+                "sent \(report.sent) in order, \(report.remaining) left\(report.stoppedBy.map { " (\($0))" } ?? ""); favorites on the server: \(favorites.joined(separator: ", "))"
         }
     }
 
@@ -255,14 +260,16 @@ private final class Story: Sendable {
     func report(payment: Demo.Report.Payment, clear: Double, left: Int) -> Demo.Report {
         let counts = app.environment.metrics.snapshot().reduce(CacheStatistics(store: "all", feature: "all"), +)
         let latency = app.environment.metrics.latencySnapshot().map { summary in
-            Demo.Report.Latency(feature: summary.feature, source: summary.source.rawValue, count: summary.count,
-                                p50: summary.p50.milliseconds, p90: summary.p90.milliseconds,
-                                p99: summary.p99.milliseconds)
+            Demo.Report.Latency(
+                feature: summary.feature, source: summary.source.rawValue, count: summary.count,
+                p50: summary.p50.milliseconds, p90: summary.p90.milliseconds,
+                p99: summary.p99.milliseconds)
         }
-        return Demo.Report(backend: app.baseURL.absoluteString, steps: steps.withLock { $0 }, hitRate: counts.hitRate,
-                           requestsSaved: counts.requestsSaved, bytesSaved: counts.bytesSaved,
-                           revalidations: counts.revalidations, latency: latency, payment: payment,
-                           logoutClearMilliseconds: clear, entriesAfterLogout: left)
+        return Demo.Report(
+            backend: app.baseURL.absoluteString, steps: steps.withLock { $0 }, hitRate: counts.hitRate,
+            requestsSaved: counts.requestsSaved, bytesSaved: counts.bytesSaved,
+            revalidations: counts.revalidations, latency: latency, payment: payment,
+            logoutClearMilliseconds: clear, entriesAfterLogout: left)
     }
 
     static func euros(_ cents: Int) -> String {

@@ -24,13 +24,16 @@ public final class DemoComposition: Sendable {
 
     /// Wires the app against `baseURL`, as ``Composition/init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:transport:retry:logger:)``
     /// does, with the demo's clock and counting transport and no retries.
-    public init(baseURL: URL, cachesDirectory: URL, supportDirectory: URL? = nil, keepsQueueAtLogout: Bool = true,
-                logger: Logger) throws {
+    public init(
+        baseURL: URL, cachesDirectory: URL, supportDirectory: URL? = nil, keepsQueueAtLogout: Bool = true,
+        logger: Logger
+    ) throws {
         let clock = DemoClock()
         let transport = CountingTransport(URLSessionTransport())
-        composition = try Composition(baseURL: baseURL, cachesDirectory: cachesDirectory, supportDirectory: supportDirectory,
-                                      keepsQueueAtLogout: keepsQueueAtLogout, clock: clock, transport: transport,
-                                      retry: .none, logger: logger)
+        composition = try Composition(
+            baseURL: baseURL, cachesDirectory: cachesDirectory, supportDirectory: supportDirectory,
+            keepsQueueAtLogout: keepsQueueAtLogout, clock: clock, transport: transport,
+            retry: .none, logger: logger)
         self.clock = clock
         self.transport = transport
     }
@@ -42,11 +45,14 @@ public final class DemoComposition: Sendable {
 
     /// Runs `body` against `server`, or against a reference backend started for the call (its data in
     /// `directory`, stopped afterwards) when `server` is `nil`.
-    public static func withBackend<T>(_ server: URL?, in directory: URL, logger: Logger,
-                                      _ body: (URL) async throws -> T) async throws -> T {
+    public static func withBackend<T>(
+        _ server: URL?, in directory: URL, logger: Logger,
+        _ body: (URL) async throws -> T
+    ) async throws -> T {
         if let server { return try await body(server) }
-        let backend = try await ReferenceBackend.start(.init(
-            databaseURL: directory.appendingPathComponent("backend.sqlite"), logger: logger))
+        let backend = try await ReferenceBackend.start(
+            .init(
+                databaseURL: directory.appendingPathComponent("backend.sqlite"), logger: logger))
         do {
             let result = try await body(backend.baseURL)
             await backend.stop()
@@ -78,8 +84,10 @@ public final class DemoComposition: Sendable {
 
     /// Waits until the session reaches a state `matching` says is the one (such as an expiry), at
     /// most `limit`; `nil` when it never does.
-    public func waitForSession(limit: Duration = .seconds(30),
-                               _ matching: @escaping @Sendable (SessionState) -> Bool) async -> SessionState? {
+    public func waitForSession(
+        limit: Duration = .seconds(30),
+        _ matching: @escaping @Sendable (SessionState) -> Bool
+    ) async -> SessionState? {
         let session = composition.session
         return try? await withDeadline(limit, "the session state") { () async -> SessionState? in
             for await state in session.states() where matching(state) { return state }
@@ -101,9 +109,10 @@ public final class DemoComposition: Sendable {
     func admin(_ method: HTTPRequest.Method, _ path: String, json: String? = nil) async throws {
         var fields = HTTPFields()
         if json != nil { fields[.contentType] = "application/json" }
-        let response = try await transport.send(TransportRequest(
-            method: method, url: composition.baseURL.appendingPathComponent(path), headerFields: fields,
-            body: json.map { Data($0.utf8) }, timeout: .seconds(10)))
+        let response = try await transport.send(
+            TransportRequest(
+                method: method, url: composition.baseURL.appendingPathComponent(path), headerFields: fields,
+                body: json.map { Data($0.utf8) }, timeout: .seconds(10)))
         guard (200..<300).contains(response.status) else {
             throw DemoError.unexpected("\(method) \(path) answered \(response.status)")
         }

@@ -33,8 +33,9 @@ extension EndToEnd {
             let report = await app.queue.replay()
             try await app.chat.syncFromServer()
             let messages = try await app.chat.messages(threadId: pending.threadId)
-            try require(report.sent == 1 && messages.count == 2 && messages.allSatisfy { $0.state == .sent },
-                        "sent \(report.sent); the thread holds \(messages.map { "\($0.role):\($0.state)" })")
+            try require(
+                report.sent == 1 && messages.count == 2 && messages.allSatisfy { $0.state == .sent },
+                "sent \(report.sent); the thread holds \(messages.map { "\($0.role):\($0.state)" })")
             return "pending offline, then one question and one reply: \"\(messages.last?.text ?? "")\""
         },
         Scenario(kit: "chat", name: "today's prediction comes from the cache until the day ends, then is a miss with no request") { app in

@@ -1,5 +1,5 @@
-import AccountsKit
 import APICore
+import AccountsKit
 import CacheKit
 import CatalogKit
 import Foundation
@@ -11,8 +11,12 @@ import SessionKit
 
 extension EndToEnd {
     /// Every user route dropped at the connection (the admin routes stay, to undo it).
-    static let offlineFaults = "[" + ["/api/", "/graphql", "/auth/", "/health", "/chat-history", "/predict", "/compatibility",
-                                      "/todays-prediction", "/astrodata", "/subscription"]
+    static let offlineFaults =
+        "["
+        + [
+            "/api/", "/graphql", "/auth/", "/health", "/chat-history", "/predict", "/compatibility",
+            "/todays-prediction", "/astrodata", "/subscription",
+        ]
         .map { #"{"pathPrefix":"\#($0)","dropConnection":true}"# }.joined(separator: ",") + "]"
 
     /// Runs `body` with the backend unreachable for the user's routes, then restores it.
@@ -42,8 +46,9 @@ extension EndToEnd {
             try require(status == .offline, "connectivity says \(status)")
             try require(list.listing.funnels.map(\.slug) == page.value.funnels.map(\.slug), "the catalog shows other funnels")
             try require(list.status?.label == "Offline · last updated 3 h ago", "catalog label: \(list.status?.label ?? "none")")
-            try require(offlineBalance.value == balance && offlineBalance.status.isOffline,
-                        "balance \(offlineBalance.value) offline \(offlineBalance.status.isOffline)")
+            try require(
+                offlineBalance.value == balance && offlineBalance.status.isOffline,
+                "balance \(offlineBalance.value) offline \(offlineBalance.status.isOffline)")
             return "catalog: \(list.status?.label ?? ""); balance: \(offlineBalance.status.label ?? "")"
         },
         Scenario(kit: "offline", name: "favorites changed offline survive a restart and are applied once, in order") { app in
@@ -55,13 +60,15 @@ extension EndToEnd {
                 try await app.favorites.setFavorite(second, !before.contains(second))
                 try await app.favorites.setFavorite(first, before.contains(first))
                 let state = await app.queue.states().first { _ in true }
-                try require(state?.pendingCount == 3 && state?.message == "Will sync when online",
-                            "queue: \(state?.pendingCount ?? -1) pending")
+                try require(
+                    state?.pendingCount == 3 && state?.message == "Will sync when online",
+                    "queue: \(state?.pendingCount ?? -1) pending")
                 // The process ends here, still offline; a new one opens the same folder.
                 await app.queue.stop()
             }
-            let relaunched = try DemoComposition(baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
-                                             logger: DemoComposition.quietLogger)
+            let relaunched = try DemoComposition(
+                baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
+                logger: DemoComposition.quietLogger)
             await relaunched.session.launch()
             let report = await relaunched.queue.replay()
             try require(report.sent == 3 && report.remaining == 0, "replay: \(report)")
@@ -90,7 +97,7 @@ extension EndToEnd {
             _ = try await app.loadCatalog()
             _ = try await app.accounts.dashboard()
             try app.preferences.set(true, forKey: "onboarding.done")
-            try await whileOffline(app) { try await app.favorites.setFavorite("funnel-9", true) }
+            _ = try await whileOffline(app) { try await app.favorites.setFavorite("funnel-9", true) }
             await app.queue.stop()
             let report = await app.session.deleteAccountData()
             try require(report.isComplete, "deletion failures: \(report.failed)")

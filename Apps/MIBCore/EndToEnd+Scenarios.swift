@@ -1,5 +1,5 @@
-import AccountsKit
 import APICore
+import AccountsKit
 import CacheKit
 import CatalogKit
 import Foundation
@@ -73,8 +73,9 @@ extension EndToEnd {
             try require(app.transport.count("/api/funnels/catalog") == requests + 2, "a refresh did not reach the server")
             await model.setFilter(CatalogFilter(activeOnly: true, tier: "premium"))
             let shown = await model.current.listing.funnels
-            try require(!shown.isEmpty && shown.allSatisfy { $0.isActive == true && $0.tier == "premium" },
-                        "the filtered list shows other funnels")
+            try require(
+                !shown.isEmpty && shown.allSatisfy { $0.isActive == true && $0.tier == "premium" },
+                "the filtered list shows other funnels")
             let unfiltered = try? await app.catalog.page(policy: .returnCacheDataDontFetch)
             try require(unfiltered == nil, "the unfiltered page is still cached")
             return "2 refreshes, 2 requests; \(shown.count) active premium funnels on the first page"
@@ -139,20 +140,26 @@ extension EndToEnd {
     ]
 
     static let sessionLaunchScenarios: [Scenario] = [
-        Scenario(kit: "session", name: "a relaunch validates the stored token, even after the system purged the caches; after logout it starts signed out") { app in
+        Scenario(
+            kit: "session",
+            name: "a relaunch validates the stored token, even after the system purged the caches; after logout it starts signed out"
+        ) { app in
             let user = try await app.signIn()
-            try require(!app.tokenFile.path.hasPrefix(app.environment.cachesDirectory.path + "/"),
-                        "the token is kept under the caches folder, which the system may purge")
+            try require(
+                !app.tokenFile.path.hasPrefix(app.environment.cachesDirectory.path + "/"),
+                "the token is kept under the caches folder, which the system may purge")
             // The system may purge the caches folder whenever it likes: the session survives it.
             _ = try await app.loadCatalog()
             try FileManager.default.removeItem(at: app.environment.cachesDirectory)
-            let relaunched = try DemoComposition(baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
-                                             logger: DemoComposition.quietLogger)
+            let relaunched = try DemoComposition(
+                baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
+                logger: DemoComposition.quietLogger)
             await relaunched.session.launch()
             try require(relaunched.session.current.user?.userId == user, "relaunch: \(relaunched.session.current)")
             await relaunched.session.logOut()
-            let afterLogout = try DemoComposition(baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
-                                              logger: DemoComposition.quietLogger)
+            let afterLogout = try DemoComposition(
+                baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
+                logger: DemoComposition.quietLogger)
             await afterLogout.session.launch()
             try require(afterLogout.session.current == .signedOut, "after logout: \(afterLogout.session.current)")
             return "signed in as \(user) again at launch after a caches purge; signed out after logout"
@@ -186,8 +193,9 @@ extension EndToEnd {
             // Every screen reads Account:100, so the new balance is there at once, with no request.
             let after = try await app.balance(policy: .returnCacheDataDontFetch)
             let card = try await app.accounts.account(id: "100", policy: .returnCacheDataDontFetch).value
-            try require(after == before - 1 && card.balance == after && details.balance == before,
-                        "balance \(before) → \(after), account card \(card.balance)")
+            try require(
+                after == before - 1 && card.balance == after && details.balance == before,
+                "balance \(before) → \(after), account card \(card.balance)")
             let recent = try await app.accounts.recentTransactions(accountId: "100", policy: .returnCacheDataDontFetch).value
             try require(recent.first?.id == receipt.transaction.id, "the new transaction is not first in the recent list")
             let background = await receipt.background?.value.map(\.query) ?? []
@@ -251,6 +259,6 @@ extension EndToEnd {
             let balance = try? await app.balance(policy: .returnCacheDataDontFetch)
             try require(balance == nil, "the balance is still readable")
             return "\(before) entries → 0, logout took \(duration.milliseconds) ms"
-        },
+        }
     ]
 }

@@ -58,8 +58,9 @@ public enum EndToEnd {
             var passed = true
             var detail: String
             do {
-                let app = try DemoComposition(baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches-\(index)"),
-                                          logger: DemoComposition.quietLogger)
+                let app = try DemoComposition(
+                    baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches-\(index)"),
+                    logger: DemoComposition.quietLogger)
                 detail = try await withDeadline(scenarioLimit, "the scenario \"\(scenario.name)\"") {
                     try await scenario.run(app)
                 }
@@ -67,8 +68,9 @@ public enum EndToEnd {
                 passed = false
                 detail = "\(error)"
             }
-            let result = Result(kit: scenario.kit, name: scenario.name, passed: passed, detail: detail,
-                                milliseconds: (ContinuousClock.now - clock).milliseconds)
+            let result = Result(
+                kit: scenario.kit, name: scenario.name, passed: passed, detail: detail,
+                milliseconds: (ContinuousClock.now - clock).milliseconds)
             progress(result)
             results.append(result)
         }
@@ -79,7 +81,8 @@ public enum EndToEnd {
     static let scenarioLimit = Duration.seconds(60)
 
     /// The scenarios, in the order they run.
-    public static let scenarios: [Scenario] = catalogScenarios + sessionScenarios + sessionLaunchScenarios + accountsScenarios
+    public static let scenarios: [Scenario] =
+        catalogScenarios + sessionScenarios + sessionLaunchScenarios + accountsScenarios
         + offlineScenarios + chatScenarios
         + logoutScenarios
 }

@@ -1,5 +1,5 @@
-import AccountsKit
 import APICore
+import AccountsKit
 import CacheKit
 import ChatHistoryKit
 import Foundation
@@ -42,8 +42,9 @@ public enum Inspector {
         _ = try await app.chat.syncOnLogin().history.get()
         _ = try await app.chat.todaysPrediction()
         let budget = await app.unified.enforceBudget()
-        let inspection = Inspection(server: baseURL.absoluteString, statistics: await app.unified.statistics(),
-                                    entries: await app.unified.exportCacheContents(), budget: budget)
+        let inspection = Inspection(
+            server: baseURL.absoluteString, statistics: await app.unified.statistics(),
+            entries: await app.unified.exportCacheContents(), budget: budget)
         _ = await app.logOut()
         return inspection
     }

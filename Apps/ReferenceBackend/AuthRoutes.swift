@@ -38,12 +38,15 @@ struct AuthRoutes: Sendable {
         router.post("auth/login") { request, context in try await self.login(request, context) }
         router.get("auth/validate") { request, _ in
             guard let claims = self.claims(request) else {
-                return try Envelope.json(Envelope.encoder.encode(Validation(valid: false)), status: .unauthorized,
-                                         fields: [.cacheControl: "no-store"])
+                return try Envelope.json(
+                    Envelope.encoder.encode(Validation(valid: false)), status: .unauthorized,
+                    fields: [.cacheControl: "no-store"])
             }
             return try Envelope.json(
-                Envelope.encoder.encode(Validation(valid: true, expiresAt: ISO8601.string(Date(timeIntervalSince1970: claims.exp)),
-                                                   userId: claims.sub)),
+                Envelope.encoder.encode(
+                    Validation(
+                        valid: true, expiresAt: ISO8601.string(Date(timeIntervalSince1970: claims.exp)),
+                        userId: claims.sub)),
                 status: .ok, fields: [.cacheControl: "no-store"])
         }
         router.post("auth/logout") { request, _ in
@@ -52,12 +55,16 @@ struct AuthRoutes: Sendable {
             return Response(status: .noContent)
         }
         router.get("api/me") { request, _ in
-            try self.authorized(request, for: nil) { user in try Envelope.success(Session.Profile(id: user.id, email: user.email, name: user.name), fields: [.cacheControl: "private, no-cache"]) }
+            try self.authorized(request, for: nil) { user in
+                try Envelope.success(
+                    Session.Profile(id: user.id, email: user.email, name: user.name), fields: [.cacheControl: "private, no-cache"])
+            }
         }
         router.get("api/users/:id/profile") { request, context in
             try self.authorized(request, for: context.parameters.get("id")) { user in
-                try Envelope.success(Session.Profile(id: user.id, email: user.email, name: user.name),
-                                     fields: [.cacheControl: "private, no-cache"])
+                try Envelope.success(
+                    Session.Profile(id: user.id, email: user.email, name: user.name),
+                    fields: [.cacheControl: "private, no-cache"])
             }
         }
         router.post("admin/sessions/:userId/expire") { _, context in
@@ -75,16 +82,19 @@ struct AuthRoutes: Sendable {
         }
         let unmet = CredentialRules.unmetRequirements(body.password)
         guard unmet.isEmpty else {
-            return Envelope.failure(.badRequest, code: "WEAK_PASSWORD", message: unmet.map(\.message).joined(separator: "; "),
-                                    details: ["unmet": unmet.map(\.rawValue).joined(separator: ",")])
+            return Envelope.failure(
+                .badRequest, code: "WEAK_PASSWORD", message: unmet.map(\.message).joined(separator: "; "),
+                details: ["unmet": unmet.map(\.rawValue).joined(separator: ",")])
         }
         guard let user = try database.authenticate(email: body.email, password: body.password) else {
             return Envelope.failure(.unauthorized, code: "INVALID_CREDENTIALS", message: "Wrong e-mail or password.")
         }
         let (token, claims) = signer.issue(for: user.id)
-        return try Envelope.success(Session(token: token, expiresAt: ISO8601.string(Date(timeIntervalSince1970: claims.exp)),
-                                            user: .init(id: user.id, email: user.email, name: user.name)),
-                                    fields: [.cacheControl: "no-store"])
+        return try Envelope.success(
+            Session(
+                token: token, expiresAt: ISO8601.string(Date(timeIntervalSince1970: claims.exp)),
+                user: .init(id: user.id, email: user.email, name: user.name)),
+            fields: [.cacheControl: "no-store"])
     }
 
     /// The claims of the request's bearer token, if valid.

@@ -41,31 +41,37 @@ extension BackendDatabase {
         for (userIndex, user) in users.enumerated() {
             for index in 0..<3 {
                 let created = epoch.addingTimeInterval(Double(userIndex * 10 + index) * 3_600)
-                let thread = ChatThread(id: "\(user.id)-thread-\(index + 1)", userId: user.id,
-                                        title: index == 2 ? "Match: \(user.name) & Sam" : "Question \(index + 1)",
-                                        area: index == 2 ? "compatibility" : "chat", createdAt: created,
-                                        updatedAt: created.addingTimeInterval(180))
+                let thread = ChatThread(
+                    id: "\(user.id)-thread-\(index + 1)", userId: user.id,
+                    title: index == 2 ? "Match: \(user.name) & Sam" : "Question \(index + 1)",
+                    area: index == 2 ? "compatibility" : "chat", createdAt: created,
+                    updatedAt: created.addingTimeInterval(180))
                 try thread.insert(db)
                 for message in 0..<4 {
-                    try ChatMessage(id: "\(thread.id)-m\(message + 1)", threadId: thread.id,
-                                    role: message.isMultiple(of: 2) ? "user" : "assistant",
-                                    text: message.isMultiple(of: 2) ? "What does week \(message + 1) hold?" : "A calm week, \(user.name).",
-                                    createdAt: created.addingTimeInterval(Double(message) * 60)).insert(db)
+                    try ChatMessage(
+                        id: "\(thread.id)-m\(message + 1)", threadId: thread.id,
+                        role: message.isMultiple(of: 2) ? "user" : "assistant",
+                        text: message.isMultiple(of: 2) ? "What does week \(message + 1) hold?" : "A calm week, \(user.name).",
+                        createdAt: created.addingTimeInterval(Double(message) * 60)
+                    ).insert(db)
                 }
             }
         }
     }
 
     /// A user's threads, most recently updated last; only those updated after `since` when given.
-    public func threads(userId: String, area: String?, since: Date?, after: (updatedAt: Date, id: String)? = nil,
-                        limit: Int? = nil) throws -> [ChatThread] {
+    public func threads(
+        userId: String, area: String?, since: Date?, after: (updatedAt: Date, id: String)? = nil,
+        limit: Int? = nil
+    ) throws -> [ChatThread] {
         try queue.read { db in
             var request = ChatThread.filter(Column("userId") == userId)
             if let area { request = request.filter(Column("area") == area) }
             if let since { request = request.filter(Column("updatedAt") > since) }
             if let after {
-                request = request.filter(Column("updatedAt") > after.updatedAt
-                                         || (Column("updatedAt") == after.updatedAt && Column("id") > after.id))
+                request = request.filter(
+                    Column("updatedAt") > after.updatedAt
+                        || (Column("updatedAt") == after.updatedAt && Column("id") > after.id))
             }
             request = request.order(Column("updatedAt"), Column("id"))
             if let limit { request = request.limit(limit) }

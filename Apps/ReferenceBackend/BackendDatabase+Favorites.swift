@@ -25,28 +25,33 @@ public struct StoredAnswer: Sendable, Hashable {
 
 extension BackendDatabase {
     static func createFavorites(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE favorite (userId TEXT NOT NULL REFERENCES user(id), slug TEXT NOT NULL,
-                                   PRIMARY KEY (userId, slug));
-            CREATE TABLE favorite_change (seq INTEGER PRIMARY KEY AUTOINCREMENT, userId TEXT NOT NULL,
-                                          slug TEXT NOT NULL, action TEXT NOT NULL, idempotencyKey TEXT);
-            CREATE TABLE idempotent_answer (userId TEXT NOT NULL, key TEXT NOT NULL, status INTEGER NOT NULL,
-                                            body BLOB NOT NULL, PRIMARY KEY (userId, key));
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE favorite (userId TEXT NOT NULL REFERENCES user(id), slug TEXT NOT NULL,
+                                       PRIMARY KEY (userId, slug));
+                CREATE TABLE favorite_change (seq INTEGER PRIMARY KEY AUTOINCREMENT, userId TEXT NOT NULL,
+                                              slug TEXT NOT NULL, action TEXT NOT NULL, idempotencyKey TEXT);
+                CREATE TABLE idempotent_answer (userId TEXT NOT NULL, key TEXT NOT NULL, status INTEGER NOT NULL,
+                                                body BLOB NOT NULL, PRIMARY KEY (userId, key));
+                """)
     }
 
     /// Adds or removes a favorite for a user, exactly once per idempotency key: in one transaction,
     /// a key seen before returns its stored answer and applies nothing; a new key applies the
     /// change, logs it, and stores the answer under the key. `answer` builds the body from the
     /// favorites after the change (`nil` for an unknown slug: a 404, stored too).
-    public func changeFavorite(userId: String, slug: String, add: Bool, idempotencyKey: String?,
-                               answer: @Sendable (_ known: Bool, _ slugs: [String]) throws -> (status: Int, body: Data))
+    public func changeFavorite(
+        userId: String, slug: String, add: Bool, idempotencyKey: String?,
+        answer: @Sendable (_ known: Bool, _ slugs: [String]) throws -> (status: Int, body: Data)
+    )
         throws -> StoredAnswer
     {
         try queue.write { db in
             if let idempotencyKey,
-               let row = try Row.fetchOne(db, sql: "SELECT status, body FROM idempotent_answer WHERE userId = ? AND key = ?",
-                                          arguments: [userId, idempotencyKey]) {
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT status, body FROM idempotent_answer WHERE userId = ? AND key = ?",
+                    arguments: [userId, idempotencyKey])
+            {
                 return StoredAnswer(status: row["status"], body: row["body"], replayed: true)
             }
             let known = try Funnel.filter(Column("slug") == slug).fetchCount(db) > 0
@@ -56,13 +61,15 @@ extension BackendDatabase {
                 } else {
                     try db.execute(sql: "DELETE FROM favorite WHERE userId = ? AND slug = ?", arguments: [userId, slug])
                 }
-                try db.execute(sql: "INSERT INTO favorite_change (userId, slug, action, idempotencyKey) VALUES (?, ?, ?, ?)",
-                               arguments: [userId, slug, add ? "add" : "remove", idempotencyKey])
+                try db.execute(
+                    sql: "INSERT INTO favorite_change (userId, slug, action, idempotencyKey) VALUES (?, ?, ?, ?)",
+                    arguments: [userId, slug, add ? "add" : "remove", idempotencyKey])
             }
             let (status, body) = try answer(known, try Self.favorites(db, userId: userId))
             if let idempotencyKey {
-                try db.execute(sql: "INSERT INTO idempotent_answer (userId, key, status, body) VALUES (?, ?, ?, ?)",
-                               arguments: [userId, idempotencyKey, status, body])
+                try db.execute(
+                    sql: "INSERT INTO idempotent_answer (userId, key, status, body) VALUES (?, ?, ?, ?)",
+                    arguments: [userId, idempotencyKey, status, body])
             }
             return StoredAnswer(status: status, body: body, replayed: false)
         }
@@ -76,8 +83,10 @@ extension BackendDatabase {
     /// Every change the server applied to a user's favorites, in order.
     public func favoriteChanges(userId: String) throws -> [FavoriteChange] {
         try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT slug, action, idempotencyKey FROM favorite_change WHERE userId = ? ORDER BY seq",
-                             arguments: [userId]).map {
+            try Row.fetchAll(
+                db, sql: "SELECT slug, action, idempotencyKey FROM favorite_change WHERE userId = ? ORDER BY seq",
+                arguments: [userId]
+            ).map {
                 FavoriteChange(slug: $0["slug"], action: $0["action"], idempotencyKey: $0["idempotencyKey"])
             }
         }

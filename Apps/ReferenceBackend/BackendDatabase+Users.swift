@@ -61,16 +61,22 @@ extension BackendDatabase {
         var transactionNumber = 0
         for (index, demo) in demoUsers.enumerated() {
             let salt = "salt-\(index + 1)"
-            try User(id: "u\(index + 1)", email: demo.email, name: names[index], salt: salt,
-                     passwordHash: hash(demo.password, salt: salt)).insert(db)
+            try User(
+                id: "u\(index + 1)", email: demo.email, name: names[index], salt: salt,
+                passwordHash: hash(demo.password, salt: salt)
+            ).insert(db)
             for (position, accountId) in accountIds[index].enumerated() {
-                try BankAccount(id: accountId, userId: "u\(index + 1)", name: position == 0 ? "Checking" : "Savings",
-                                balance: 100_000 * (position + 1) + 4_200 * (index + 1), currency: "EUR").insert(db)
+                try BankAccount(
+                    id: accountId, userId: "u\(index + 1)", name: position == 0 ? "Checking" : "Savings",
+                    balance: 100_000 * (position + 1) + 4_200 * (index + 1), currency: "EUR"
+                ).insert(db)
                 for day in 0..<40 {
                     transactionNumber += 1
-                    try BankTransaction(id: "t\(transactionNumber)", accountId: accountId, amount: -((day * 731) % 9_000 + 100),
-                                        description: ["Groceries", "Rent", "Coffee", "Transport", "Books"][day % 5],
-                                        date: epoch.addingTimeInterval(Double(day) * 86_400)).insert(db)
+                    try BankTransaction(
+                        id: "t\(transactionNumber)", accountId: accountId, amount: -((day * 731) % 9_000 + 100),
+                        description: ["Groceries", "Rent", "Coffee", "Transport", "Books"][day % 5],
+                        date: epoch.addingTimeInterval(Double(day) * 86_400)
+                    ).insert(db)
                 }
             }
         }
@@ -84,7 +90,8 @@ extension BackendDatabase {
     public func authenticate(email: String, password: String) throws -> User? {
         try queue.read { db in
             guard let user = try User.filter(Column("email") == email.lowercased()).fetchOne(db),
-                  Self.hash(password, salt: user.salt) == user.passwordHash else { return nil }
+                Self.hash(password, salt: user.salt) == user.passwordHash
+            else { return nil }
             return user
         }
     }

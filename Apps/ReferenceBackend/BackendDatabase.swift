@@ -73,45 +73,48 @@ public final class BackendDatabase: Sendable {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE pillar (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, position INTEGER NOT NULL);
-                CREATE TABLE funnel (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    slug TEXT NOT NULL UNIQUE,
-                    title TEXT NOT NULL,
-                    description TEXT NOT NULL,
-                    pillarId TEXT REFERENCES pillar(id),
-                    isActive INTEGER NOT NULL,
-                    version INTEGER NOT NULL,
-                    updatedAt DATETIME NOT NULL
-                );
-                CREATE INDEX funnel_order ON funnel(title COLLATE NOCASE, slug);
-                CREATE TABLE catalog_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL,
-                                           modifiedAt DATETIME NOT NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE pillar (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, position INTEGER NOT NULL);
+                    CREATE TABLE funnel (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        slug TEXT NOT NULL UNIQUE,
+                        title TEXT NOT NULL,
+                        description TEXT NOT NULL,
+                        pillarId TEXT REFERENCES pillar(id),
+                        isActive INTEGER NOT NULL,
+                        version INTEGER NOT NULL,
+                        updatedAt DATETIME NOT NULL
+                    );
+                    CREATE INDEX funnel_order ON funnel(title COLLATE NOCASE, slug);
+                    CREATE TABLE catalog_meta (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL,
+                                               modifiedAt DATETIME NOT NULL);
+                    """)
         }
         migrator.registerMigration("v2-users") { db in
-            try db.execute(sql: """
-                CREATE TABLE user (id TEXT PRIMARY KEY NOT NULL, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
-                                   salt TEXT NOT NULL, passwordHash TEXT NOT NULL);
-                CREATE TABLE account (id TEXT PRIMARY KEY NOT NULL, userId TEXT NOT NULL REFERENCES user(id),
-                                      name TEXT NOT NULL, balance INTEGER NOT NULL, currency TEXT NOT NULL);
-                CREATE TABLE "transaction" (id TEXT PRIMARY KEY NOT NULL, accountId TEXT NOT NULL REFERENCES account(id),
-                                            amount INTEGER NOT NULL, description TEXT NOT NULL, date DATETIME NOT NULL);
-                CREATE INDEX transaction_by_account ON "transaction"(accountId, date DESC, id DESC);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE user (id TEXT PRIMARY KEY NOT NULL, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+                                       salt TEXT NOT NULL, passwordHash TEXT NOT NULL);
+                    CREATE TABLE account (id TEXT PRIMARY KEY NOT NULL, userId TEXT NOT NULL REFERENCES user(id),
+                                          name TEXT NOT NULL, balance INTEGER NOT NULL, currency TEXT NOT NULL);
+                    CREATE TABLE "transaction" (id TEXT PRIMARY KEY NOT NULL, accountId TEXT NOT NULL REFERENCES account(id),
+                                                amount INTEGER NOT NULL, description TEXT NOT NULL, date DATETIME NOT NULL);
+                    CREATE INDEX transaction_by_account ON "transaction"(accountId, date DESC, id DESC);
+                    """)
         }
         migrator.registerMigration("v3-chat") { db in
-            try db.execute(sql: """
-                CREATE TABLE chat_thread (id TEXT PRIMARY KEY NOT NULL, userId TEXT NOT NULL REFERENCES user(id),
-                                          title TEXT NOT NULL, area TEXT NOT NULL, createdAt DATETIME NOT NULL,
-                                          updatedAt DATETIME NOT NULL);
-                CREATE INDEX chat_thread_by_user ON chat_thread(userId, updatedAt);
-                CREATE TABLE chat_message (id TEXT PRIMARY KEY NOT NULL,
-                                           threadId TEXT NOT NULL REFERENCES chat_thread(id) ON DELETE CASCADE,
-                                           role TEXT NOT NULL, text TEXT NOT NULL, createdAt DATETIME NOT NULL);
-                CREATE INDEX chat_message_by_thread ON chat_message(threadId, createdAt, id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE chat_thread (id TEXT PRIMARY KEY NOT NULL, userId TEXT NOT NULL REFERENCES user(id),
+                                              title TEXT NOT NULL, area TEXT NOT NULL, createdAt DATETIME NOT NULL,
+                                              updatedAt DATETIME NOT NULL);
+                    CREATE INDEX chat_thread_by_user ON chat_thread(userId, updatedAt);
+                    CREATE TABLE chat_message (id TEXT PRIMARY KEY NOT NULL,
+                                               threadId TEXT NOT NULL REFERENCES chat_thread(id) ON DELETE CASCADE,
+                                               role TEXT NOT NULL, text TEXT NOT NULL, createdAt DATETIME NOT NULL);
+                    CREATE INDEX chat_message_by_thread ON chat_message(threadId, createdAt, id);
+                    """)
         }
         migrator.registerMigration("v4-tier") { db in
             try db.execute(sql: "ALTER TABLE funnel ADD COLUMN tier TEXT NOT NULL DEFAULT 'free'")
@@ -128,9 +131,11 @@ public final class BackendDatabase: Sendable {
         for (index, title) in pillars.enumerated() {
             try Pillar(id: "p\(index + 1)", title: title, position: index).insert(db)
         }
-        let topics = ["Burnout", "Stress", "Anxiety", "Sleep Quality", "Insomnia", "Attention", "Procrastination",
-                      "Mindfulness", "Communication", "Conflict", "Diet", "Hydration", "Posture", "Endurance",
-                      "Mobility", "Recovery", "Energy", "Mood", "Habits", "Resilience"]
+        let topics = [
+            "Burnout", "Stress", "Anxiety", "Sleep Quality", "Insomnia", "Attention", "Procrastination",
+            "Mindfulness", "Communication", "Conflict", "Diet", "Hydration", "Posture", "Endurance",
+            "Mobility", "Recovery", "Energy", "Mood", "Habits", "Resilience",
+        ]
         let kinds = ["Assessment", "Check-in", "Screening", "Profile", "Review"]
         var latest = epoch
         for index in 0..<funnelCount {
@@ -143,11 +148,13 @@ public final class BackendDatabase: Sendable {
             if index % 13 == 0 { title = title.lowercased() }
             let updatedAt = epoch.addingTimeInterval(Double(index) * 60)
             latest = max(latest, updatedAt)
-            try Funnel(id: "f\(index + 1)", slug: "funnel-\(index + 1)", title: title,
-                       description: "How is your \(topic.lowercased())? A short \(kind.lowercased()).",
-                       pillarId: index % 15 == 7 ? nil : "p\(index % pillars.count + 1)",
-                       isActive: index % 7 != 3, tier: index % 4 == 0 ? "premium" : "free", version: 1,
-                       updatedAt: updatedAt).insert(db)
+            try Funnel(
+                id: "f\(index + 1)", slug: "funnel-\(index + 1)", title: title,
+                description: "How is your \(topic.lowercased())? A short \(kind.lowercased()).",
+                pillarId: index % 15 == 7 ? nil : "p\(index % pillars.count + 1)",
+                isActive: index % 7 != 3, tier: index % 4 == 0 ? "premium" : "free", version: 1,
+                updatedAt: updatedAt
+            ).insert(db)
         }
         try db.execute(sql: "INSERT INTO catalog_meta (id, version, modifiedAt) VALUES (1, 1, ?)", arguments: [latest])
     }
@@ -183,9 +190,11 @@ public final class BackendDatabase: Sendable {
             }
             let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             arguments += [limit + 1]
-            let funnels = try Funnel.fetchAll(db, sql: """
-                SELECT * FROM funnel \(filter) ORDER BY title COLLATE NOCASE, slug LIMIT ?
-                """, arguments: arguments)
+            let funnels = try Funnel.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM funnel \(filter) ORDER BY title COLLATE NOCASE, slug LIMIT ?
+                    """, arguments: arguments)
             return (Array(funnels.prefix(limit)), funnels.count > limit)
         }
     }
@@ -222,8 +231,9 @@ public final class BackendDatabase: Sendable {
         -> Funnel
     {
         try queue.write { db in
-            let funnel = Funnel(id: "f-\(slug)", slug: slug, title: title, description: "Added by an administrator.",
-                                pillarId: pillarId, isActive: isActive, tier: tier, version: 1, updatedAt: now())
+            let funnel = Funnel(
+                id: "f-\(slug)", slug: slug, title: title, description: "Added by an administrator.",
+                pillarId: pillarId, isActive: isActive, tier: tier, version: 1, updatedAt: now())
             try funnel.insert(db)
             try bump(db)
             return funnel

@@ -37,8 +37,9 @@ struct CatalogRoutes: Sendable {
         let limit: Int
         if let text = query["limit"].map(String.init) {
             guard let value = Int(text), (1...100).contains(value) else {
-                return Envelope.failure(.badRequest, code: "INVALID_LIMIT",
-                                        message: "limit must be a whole number from 1 to 100.", details: ["limit": text])
+                return Envelope.failure(
+                    .badRequest, code: "INVALID_LIMIT",
+                    message: "limit must be a whole number from 1 to 100.", details: ["limit": text])
             }
             limit = value
         } else {
@@ -49,26 +50,30 @@ struct CatalogRoutes: Sendable {
         case nil, "false": activeOnly = false
         case "true": activeOnly = true
         case let other?:
-            return Envelope.failure(.badRequest, code: "INVALID_FILTER", message: "active must be true or false.",
-                                    details: ["active": other])
+            return Envelope.failure(
+                .badRequest, code: "INVALID_FILTER", message: "active must be true or false.",
+                details: ["active": other])
         }
         let tier = query["tier"].map(String.init)
         if let tier, !Self.tiers.contains(tier) {
-            return Envelope.failure(.badRequest, code: "INVALID_FILTER", message: "tier must be free or premium.",
-                                    details: ["tier": tier])
+            return Envelope.failure(
+                .badRequest, code: "INVALID_FILTER", message: "tier must be free or premium.",
+                details: ["tier": tier])
         }
         var after: (title: String, slug: String)?
         if let cursor = query["cursor"].map(String.init), !cursor.isEmpty {
             guard let decoded = Cursor.decode(cursor), try database.contains(title: decoded.title, slug: decoded.slug) else {
-                return Envelope.failure(.badRequest, code: "INVALID_CURSOR",
-                                        message: "Pagination cursor is invalid or expired. Please restart from the first page.",
-                                        details: ["cursor": cursor])
+                return Envelope.failure(
+                    .badRequest, code: "INVALID_CURSOR",
+                    message: "Pagination cursor is invalid or expired. Please restart from the first page.",
+                    details: ["cursor": cursor])
             }
             after = (decoded.title, decoded.slug)
         }
         let revision = try database.revision()
-        let validators = Validators(eTag: "\"funnels:v\(revision.version):\(ISO8601.string(revision.modifiedAt))\"",
-                                    lastModified: revision.modifiedAt)
+        let validators = Validators(
+            eTag: "\"funnels:v\(revision.version):\(ISO8601.string(revision.modifiedAt))\"",
+            lastModified: revision.modifiedAt)
         if let notModified = validators.notModified(request, cacheControl: Self.catalogCacheControl) { return notModified }
 
         let (funnels, hasMore) = try database.page(after: after, limit: limit, activeOnly: activeOnly, tier: tier)
@@ -83,15 +88,17 @@ struct CatalogRoutes: Sendable {
         let known = Set(pillars.map(\.id))
         let uncategorized = funnels.filter { $0.pillarId.map { !known.contains($0) } ?? true }.map(FunnelJSON.init)
         let next = hasMore ? funnels.last.map { Cursor.encode(title: $0.title, slug: $0.slug) } : nil
-        let page = CatalogPage(pillars: groups, uncategorizedFunnels: uncategorized,
-                               pagination: .init(limit: limit, hasMore: hasMore, nextCursor: next))
+        let page = CatalogPage(
+            pillars: groups, uncategorizedFunnels: uncategorized,
+            pagination: .init(limit: limit, hasMore: hasMore, nextCursor: next))
         return try Envelope.success(page, fields: validators.fields(cacheControl: Self.catalogCacheControl))
     }
 
     private func detail(_ request: Request, slug: String) throws -> Response {
         guard let funnel = try database.funnel(slug: slug) else { return Self.notFound(slug) }
-        let validators = Validators(eTag: "\"funnel:\(funnel.slug):v\(funnel.version):\(ISO8601.string(funnel.updatedAt))\"",
-                                    lastModified: funnel.updatedAt)
+        let validators = Validators(
+            eTag: "\"funnel:\(funnel.slug):v\(funnel.version):\(ISO8601.string(funnel.updatedAt))\"",
+            lastModified: funnel.updatedAt)
         if let notModified = validators.notModified(request, cacheControl: Self.catalogCacheControl) { return notModified }
         return try Envelope.success(FunnelJSON(funnel), fields: validators.fields(cacheControl: Self.catalogCacheControl))
     }
@@ -99,12 +106,14 @@ struct CatalogRoutes: Sendable {
     private func definition(_ request: Request, slug: String) throws -> Response {
         guard let funnel = try database.funnel(slug: slug) else { return Self.notFound(slug) }
         // REQ CAT-4: the definition carries Cache-Control and ETag, no Last-Modified.
-        let validators = Validators(eTag: "\"definition:\(funnel.slug):v\(funnel.version):\(ISO8601.string(funnel.updatedAt))\"",
-                                    lastModified: nil)
+        let validators = Validators(
+            eTag: "\"definition:\(funnel.slug):v\(funnel.version):\(ISO8601.string(funnel.updatedAt))\"",
+            lastModified: nil)
         if let notModified = validators.notModified(request, cacheControl: Self.definitionCacheControl) { return notModified }
         let steps = (1...5).map { DefinitionJSON.Step(id: "\(funnel.slug)-q\($0)", prompt: "Question \($0) of \(funnel.title)") }
-        return try Envelope.success(DefinitionJSON(slug: funnel.slug, version: funnel.version, steps: steps),
-                                    fields: validators.fields(cacheControl: Self.definitionCacheControl))
+        return try Envelope.success(
+            DefinitionJSON(slug: funnel.slug, version: funnel.version, steps: steps),
+            fields: validators.fields(cacheControl: Self.definitionCacheControl))
     }
 
     static func notFound(_ slug: String) -> Response {
@@ -135,8 +144,9 @@ struct CatalogRoutes: Sendable {
         guard Self.tiers.contains(tier) else {
             return Envelope.failure(.badRequest, code: "INVALID_FILTER", message: "tier must be free or premium.", details: ["tier": tier])
         }
-        let funnel = try database.add(slug: body.slug, title: body.title, pillarId: body.pillarId,
-                                      isActive: body.isActive ?? true, tier: tier)
+        let funnel = try database.add(
+            slug: body.slug, title: body.title, pillarId: body.pillarId,
+            isActive: body.isActive ?? true, tier: tier)
         return try Envelope.success(FunnelJSON(funnel), status: .created)
     }
 

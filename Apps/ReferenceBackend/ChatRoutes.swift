@@ -1,7 +1,7 @@
+import CacheKit
 import Foundation
 import HTTPTypes
 import Hummingbird
-import CacheKit
 
 /// The chat history (REQ CHAT-1) (the backend is the source of truth a reinstalled app syncs from) and
 /// today's prediction (one per user and date, cached by the server until that date ends).
@@ -70,7 +70,8 @@ struct ChatRoutes: Sendable {
 
     static func decodeCursor(_ cursor: String) -> (updatedAt: Date, id: String)? {
         guard let data = Data(base64Encoded: cursor), let text = String(data: data, encoding: .utf8),
-              let bar = text.firstIndex(of: "|"), let seconds = Double(text[..<bar]), seconds.isFinite else { return nil }
+            let bar = text.firstIndex(of: "|"), let seconds = Double(text[..<bar]), seconds.isFinite
+        else { return nil }
         return (Date(timeIntervalSince1970: seconds), String(text[text.index(after: bar)...]))
     }
 
@@ -99,8 +100,9 @@ struct ChatRoutes: Sendable {
                     }
                     after = decoded
                 }
-                let threads = try database.threads(userId: user.id, area: query["area"].map(String.init), since: since,
-                                                   after: after, limit: limit)
+                let threads = try database.threads(
+                    userId: user.id, area: query["area"].map(String.init), since: since,
+                    after: after, limit: limit)
                 var fields = Self.privateFields
                 if limit != nil, let last = threads.last, let name = HTTPField.Name("X-Next-Cursor") {
                     fields[name] = Self.encodeCursor(last)
@@ -115,7 +117,8 @@ struct ChatRoutes: Sendable {
                     return Envelope.failure(.badRequest, code: "INVALID_REQUEST", message: "Send {id, title, area: chat|compatibility}.")
                 }
                 if let existing = try database.thread(id: body.id), existing.userId != user.id { return Self.forbidden() }
-                let (thread, created) = try database.createThread(id: body.id, userId: user.id, title: body.title, area: body.area ?? "chat")
+                let (thread, created) = try database.createThread(
+                    id: body.id, userId: user.id, title: body.title, area: body.area ?? "chat")
                 return try Envelope.success(ThreadJSON(thread), status: created ? .created : .ok)
             }
         }
@@ -154,8 +157,10 @@ struct ChatRoutes: Sendable {
         }
     }
 
-    private func withThread(_ request: Request, _ context: BackendContext,
-                            _ body: (ChatThread) throws -> Response) throws -> Response {
+    private func withThread(
+        _ request: Request, _ context: BackendContext,
+        _ body: (ChatThread) throws -> Response
+    ) throws -> Response {
         try auth.authorized(request, for: nil) { user in
             let id = context.parameters.get("id") ?? ""
             guard let thread = try database.thread(id: id) else {

@@ -22,13 +22,17 @@ enum Envelope {
         var error: Detail
     }
 
-    static func success<Payload: Encodable>(_ payload: Payload, status: HTTPResponse.Status = .ok,
-                                            fields: HTTPFields = [:]) throws -> Response {
+    static func success<Payload: Encodable>(
+        _ payload: Payload, status: HTTPResponse.Status = .ok,
+        fields: HTTPFields = [:]
+    ) throws -> Response {
         json(try successBody(payload), status: status, fields: fields)
     }
 
-    static func failure(_ status: HTTPResponse.Status, code: String, message: String,
-                        details: [String: String]? = nil) -> Response {
+    static func failure(
+        _ status: HTTPResponse.Status, code: String, message: String,
+        details: [String: String]? = nil
+    ) -> Response {
         json(failureBody(code: code, message: message, details: details), status: status, fields: [.cacheControl: "no-store"])
     }
 

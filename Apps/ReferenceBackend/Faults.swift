@@ -1,7 +1,7 @@
+import CacheKit
 import Foundation
 import Hummingbird
 import NIOCore
-import CacheKit
 
 /// A fault to inject, for every request or those whose path starts with ``pathPrefix``: added
 /// latency, then either a dropped connection, a status for every request, or a status for a fraction
@@ -20,8 +20,10 @@ public struct FaultRule: Codable, Sendable, Hashable {
     public var dropConnection: Bool?
 
     /// Creates a rule.
-    public init(pathPrefix: String? = nil, latencyMs: Int? = nil, errorRate: Double? = nil, status: Int? = nil,
-                dropConnection: Bool? = nil) {
+    public init(
+        pathPrefix: String? = nil, latencyMs: Int? = nil, errorRate: Double? = nil, status: Int? = nil,
+        dropConnection: Bool? = nil
+    ) {
         self.pathPrefix = pathPrefix
         self.latencyMs = latencyMs
         self.errorRate = errorRate
@@ -89,8 +91,9 @@ struct FaultMiddleware: RouterMiddleware {
         case .proceed:
             return try await next(request, context)
         case .fail(let status):
-            return Envelope.failure(HTTPResponse.Status(code: status), code: "FAULT_INJECTED",
-                                    message: "This failure was injected on purpose.")
+            return Envelope.failure(
+                HTTPResponse.Status(code: status), code: "FAULT_INJECTED",
+                message: "This failure was injected on purpose.")
         case .drop:
             context.channel.close(promise: nil)
             throw CancellationError()

@@ -16,8 +16,9 @@ struct FavoriteRoutes {
     func register(on router: Router<BackendContext>) {
         router.get("api/favorites") { request, _ in
             try auth.authorized(request, for: nil) { user in
-                try Envelope.success(Favorites(slugs: try database.favorites(userId: user.id)),
-                                     fields: [.cacheControl: "private, no-cache"])
+                try Envelope.success(
+                    Favorites(slugs: try database.favorites(userId: user.id)),
+                    fields: [.cacheControl: "private, no-cache"])
             }
         }
         router.put("api/favorites/:slug") { request, context in try change(request, context, add: true) }

@@ -21,8 +21,9 @@ struct GraphQLRoute: Sendable {
             guard let body = try? await request.decode(as: Body.self, context: context) else {
                 return Envelope.failure(.badRequest, code: "INVALID_REQUEST", message: "Send {\"query\", \"variables\"} as JSON.")
             }
-            let result = try await bank.execute(body.query, variables: body.variables ?? [:],
-                                                operationName: body.operationName, userId: claims.sub)
+            let result = try await bank.execute(
+                body.query, variables: body.variables ?? [:],
+                operationName: body.operationName, userId: claims.sub)
             if result.errors.contains(where: { $0.extensions["code"] == .string(BankGraphQL.forbiddenCode) }) {
                 return Envelope.failure(.forbidden, code: "FORBIDDEN", message: "This belongs to another user.")
             }

@@ -20,13 +20,41 @@ struct InsightRoutes: Sendable {
 
     private static let noStore: HTTPFields = [.cacheControl: "no-store"]
 
-    struct Chart: Codable, Sendable { var birthHash: String; var sun: String; var moon: String; var ascendant: String }
-    struct Period: Codable, Sendable { var birthHash: String; var year: Int; var ruler: String; var highlights: [String] }
-    struct Ask: Decodable { var threadId: String; var messageId: String; var question: String? ; var partner: String? }
-    struct Answer: Codable, Sendable { var threadId: String; var messageId: String; var reply: String; var replyId: String; var cached: Bool }
-    struct Birth: Codable, Sendable { var dateTime: String; var latitude: Double; var longitude: Double }
+    struct Chart: Codable, Sendable {
+        var birthHash: String
+        var sun: String
+        var moon: String
+        var ascendant: String
+    }
+    struct Period: Codable, Sendable {
+        var birthHash: String
+        var year: Int
+        var ruler: String
+        var highlights: [String]
+    }
+    struct Ask: Decodable {
+        var threadId: String
+        var messageId: String
+        var question: String?
+        var partner: String?
+    }
+    struct Answer: Codable, Sendable {
+        var threadId: String
+        var messageId: String
+        var reply: String
+        var replyId: String
+        var cached: Bool
+    }
+    struct Birth: Codable, Sendable {
+        var dateTime: String
+        var latitude: Double
+        var longitude: Double
+    }
     struct Subscription: Codable, Sendable {
-        var premium: Bool; var questionsToday: Int; var dailyLimit: Int; var birthData: Birth
+        var premium: Bool
+        var questionsToday: Int
+        var dailyLimit: Int
+        var birthData: Birth
     }
 
     func register(on router: Router<BackendContext>) {
@@ -38,15 +66,19 @@ struct InsightRoutes: Sendable {
             let hash = Self.hash(birth)
             switch context.parameters.get("kind") ?? "" {
             case "chart":
-                return try Envelope.success(Chart(birthHash: hash, sun: Self.pick(Self.signs, hash, 0), moon: Self.pick(Self.signs, hash, 1),
-                                                  ascendant: Self.pick(Self.signs, hash, 2)), fields: Self.noStore)
+                return try Envelope.success(
+                    Chart(
+                        birthHash: hash, sun: Self.pick(Self.signs, hash, 0), moon: Self.pick(Self.signs, hash, 1),
+                        ascendant: Self.pick(Self.signs, hash, 2)), fields: Self.noStore)
             case let kind where ["dasha", "transits"].contains(kind):
                 guard let year = query["year"].flatMap({ Int($0) }), (1900...2200).contains(year) else {
                     return Envelope.failure(.badRequest, code: "INVALID_YEAR", message: "year must be 1900 to 2200.")
                 }
                 let seed = Self.hash("\(birth)|\(kind)|\(year)")
-                return try Envelope.success(Period(birthHash: hash, year: year, ruler: Self.pick(Self.planets, seed, 0),
-                                                   highlights: (1...3).map { Self.pick(Self.themes, seed, $0) }), fields: Self.noStore)
+                return try Envelope.success(
+                    Period(
+                        birthHash: hash, year: year, ruler: Self.pick(Self.planets, seed, 0),
+                        highlights: (1...3).map { Self.pick(Self.themes, seed, $0) }), fields: Self.noStore)
             default:
                 return Envelope.failure(.notFound, code: "NOT_FOUND", message: "No such astro data.")
             }
@@ -59,8 +91,10 @@ struct InsightRoutes: Sendable {
                 // The demo users' birth data, from their id (the profile database of a real service).
                 let day = 1 + (Int(Self.hash(user.id).prefix(2), radix: 16) ?? 0) % 28
                 let birth = Birth(dateTime: String(format: "1990-04-%02dT06:30", day), latitude: 48.85, longitude: 2.35)
-                return try Envelope.success(Subscription(premium: user.id.hasSuffix("1"), questionsToday: asked, dailyLimit: 20,
-                                                         birthData: birth), fields: Self.noStore)
+                return try Envelope.success(
+                    Subscription(
+                        premium: user.id.hasSuffix("1"), questionsToday: asked, dailyLimit: 20,
+                        birthData: birth), fields: Self.noStore)
             }
         }
     }
@@ -71,7 +105,8 @@ struct InsightRoutes: Sendable {
         let body = try? await request.decode(as: Ask.self, context: context)
         guard let claims = auth.claims(request), let user = try database.user(id: claims.sub) else { return AuthRoutes.unauthorized() }
         guard let body, !body.threadId.isEmpty, !body.messageId.isEmpty,
-              let question = area == "chat" ? body.question : body.partner, !question.isEmpty else {
+            let question = area == "chat" ? body.question : body.partner, !question.isEmpty
+        else {
             return Envelope.failure(.badRequest, code: "INVALID_REQUEST", message: "Send {threadId, messageId, question|partner}.")
         }
         if let thread = try database.thread(id: body.threadId), thread.userId != user.id {
@@ -79,8 +114,10 @@ struct InsightRoutes: Sendable {
         }
         let replyId = body.messageId + "-reply"
         if let existing = try database.messages(threadId: body.threadId).first(where: { $0.id == replyId }) {
-            return try Envelope.success(Answer(threadId: body.threadId, messageId: body.messageId, reply: existing.text,
-                                               replyId: replyId, cached: true), fields: Self.noStore)
+            return try Envelope.success(
+                Answer(
+                    threadId: body.threadId, messageId: body.messageId, reply: existing.text,
+                    replyId: replyId, cached: true), fields: Self.noStore)
         }
         let sessionKey = "session:\(claims.jti):\(area):\(question.lowercased())"
         let now = database.now()
@@ -88,7 +125,8 @@ struct InsightRoutes: Sendable {
         let cached = reply != nil
         if reply == nil {
             try await Task.sleep(for: modelLatency)
-            let generated = area == "chat"
+            let generated =
+                area == "chat"
                 ? "The stars say: \(Self.pick(Self.themes, Self.hash(question), 0)) will guide you."
                 : "You and \(question): \(Self.pick(Self.themes, Self.hash(question), 1)), a \(70 + (Int(Self.hash(question).prefix(2), radix: 16) ?? 0) % 30)% match."
             cache.set(Data(generated.utf8), forKey: sessionKey, expiry: Date(timeIntervalSince1970: claims.exp))
@@ -98,12 +136,16 @@ struct InsightRoutes: Sendable {
         _ = try database.createThread(id: body.threadId, userId: user.id, title: String(question.prefix(40)), area: area)
         _ = try database.addMessage(id: body.messageId, threadId: body.threadId, role: "user", text: question)
         _ = try database.addMessage(id: replyId, threadId: body.threadId, role: "assistant", text: text)
-        return try Envelope.success(Answer(threadId: body.threadId, messageId: body.messageId, reply: text, replyId: replyId,
-                                           cached: cached), fields: Self.noStore)
+        return try Envelope.success(
+            Answer(
+                threadId: body.threadId, messageId: body.messageId, reply: text, replyId: replyId,
+                cached: cached), fields: Self.noStore)
     }
 
-    static let signs = ["Aries", "Taurus", "Gemini", "Cancer", "Leo", "Virgo", "Libra", "Scorpio", "Sagittarius",
-                        "Capricorn", "Aquarius", "Pisces"]
+    static let signs = [
+        "Aries", "Taurus", "Gemini", "Cancer", "Leo", "Virgo", "Libra", "Scorpio", "Sagittarius",
+        "Capricorn", "Aquarius", "Pisces",
+    ]
     static let planets = ["Sun", "Moon", "Mars", "Mercury", "Jupiter", "Venus", "Saturn", "Rahu", "Ketu"]
     static let themes = ["patience", "courage", "curiosity", "generosity", "focus", "rest", "change", "friendship"]
 

@@ -29,8 +29,10 @@ public final class LocalServer: Sendable {
     ///     server's own `Date`.
     ///   - logger: the server's logger.
     /// - Throws: ``LocalServerError/couldNotListen(port:)`` when the port cannot be bound.
-    public static func start<Responder: HTTPResponder>(responder: Responder, port: Int, keepsResponseDate: Bool = false,
-                                                       logger: Logger) async throws
+    public static func start<Responder: HTTPResponder>(
+        responder: Responder, port: Int, keepsResponseDate: Bool = false,
+        logger: Logger
+    ) async throws
         -> LocalServer where Responder.Context: InitializableFromSource<ApplicationRequestContextSource>
     {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
@@ -38,10 +40,12 @@ public final class LocalServer: Sendable {
             portContinuation.yield(channel.localAddress?.port ?? 0)
             portContinuation.finish()
         }
-        let service: any Service = keepsResponseDate
+        let service: any Service =
+            keepsResponseDate
             ? DateKeepingServer(responder: responder, port: port, logger: logger, onServerRunning: onServerRunning)
-            : Application(responder: responder, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-                          onServerRunning: onServerRunning, logger: logger)
+            : Application(
+                responder: responder, configuration: .init(address: .hostname("127.0.0.1", port: port)),
+                onServerRunning: onServerRunning, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [service], gracefulShutdownSignals: [], logger: logger))
         let running = Task {
             defer { portContinuation.finish() }

@@ -34,9 +34,11 @@ public final class ReferenceBackend: Sendable {
         public var modelLatency: Duration
 
         /// Creates a configuration.
-        public init(databaseURL: URL, port: Int = 0, funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init,
-                    tokenLifetime: TimeInterval = 3_600, faults: [FaultRule] = [], modelLatency: Duration = .seconds(3),
-                    logger: Logger = Logger(label: "ReferenceBackend")) {
+        public init(
+            databaseURL: URL, port: Int = 0, funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init,
+            tokenLifetime: TimeInterval = 3_600, faults: [FaultRule] = [], modelLatency: Duration = .seconds(3),
+            logger: Logger = Logger(label: "ReferenceBackend")
+        ) {
             self.modelLatency = modelLatency
             self.tokenLifetime = tokenLifetime
             self.faults = faults
@@ -62,8 +64,9 @@ public final class ReferenceBackend: Sendable {
     /// Opens the database and starts listening on 127.0.0.1.
     /// - Throws: when the database cannot be opened, or ``LocalServerError`` when the port cannot be bound.
     public static func start(_ configuration: Configuration) async throws -> ReferenceBackend {
-        let catalog = try BackendDatabase(url: configuration.databaseURL, funnelCount: configuration.funnelCount,
-                                          now: configuration.now)
+        let catalog = try BackendDatabase(
+            url: configuration.databaseURL, funnelCount: configuration.funnelCount,
+            now: configuration.now)
         let router = Router(context: BackendContext.self)
         router.add(middleware: RequestLog(logger: configuration.logger))
         let faults = Faults(configuration.faults)
@@ -87,8 +90,9 @@ public final class ReferenceBackend: Sendable {
         ChatRoutes(database: catalog, auth: auth, predictions: PredictionCache(cache: cache)).register(on: router)
         InsightRoutes(database: catalog, auth: auth, cache: cache, modelLatency: configuration.modelLatency).register(on: router)
         FavoriteRoutes(database: catalog, auth: auth).register(on: router)
-        let server = try await LocalServer.start(responder: router.buildResponder(), port: configuration.port,
-                                                 logger: configuration.logger)
+        let server = try await LocalServer.start(
+            responder: router.buildResponder(), port: configuration.port,
+            logger: configuration.logger)
         return ReferenceBackend(server: server, catalog: catalog)
     }
 
@@ -114,7 +118,9 @@ struct RequestLog: RouterMiddleware {
             throw error
         }
         let elapsed = ContinuousClock.now - started
-        logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(elapsed)\(response.status == .notModified ? " (304 revalidated)" : "")")
+        logger.info(
+            "\(request.method) \(request.uri.path) \(response.status.code) \(elapsed)\(response.status == .notModified ? " (304 revalidated)" : "")"
+        )
         return response
     }
 }

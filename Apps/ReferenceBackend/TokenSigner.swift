@@ -1,6 +1,6 @@
+import CacheKit
 import Crypto
 import Foundation
-import CacheKit
 
 /// Signed, expiring session tokens, checked without a database read: `base64url(JSON payload)`,
 /// a dot, `base64url(HMAC-SHA256)`. Logout revokes one token; "expire this session now" revokes every
@@ -44,10 +44,11 @@ final class TokenSigner: Sendable {
     func verify(_ token: String) -> Claims? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let signature = Self.data(base64URL: String(parts[1])),
-              HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Data(parts[0].utf8), using: key),
-              let payload = Self.data(base64URL: String(parts[0])),
-              let claims = try? JSONDecoder().decode(Claims.self, from: payload),
-              claims.exp > now().timeIntervalSince1970 else { return nil }
+            HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Data(parts[0].utf8), using: key),
+            let payload = Self.data(base64URL: String(parts[0])),
+            let claims = try? JSONDecoder().decode(Claims.self, from: payload),
+            claims.exp > now().timeIntervalSince1970
+        else { return nil }
         let isRevoked = revoked.withLock { revoked in
             revoked.tokens.contains(claims.jti) || revoked.usersBefore[claims.sub].map { claims.iat <= $0 } == true
         }

@@ -24,7 +24,8 @@ struct Validators {
             return Response(status: .notModified, headers: fields(cacheControl: cacheControl))
         }
         if let since = request.headers[.ifModifiedSince].flatMap(HTTPDateFormat.date(from:)), let lastModified,
-           lastModified.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970 {
+            lastModified.timeIntervalSince1970.rounded(.down) <= since.timeIntervalSince1970
+        {
             return Response(status: .notModified, headers: fields(cacheControl: cacheControl))
         }
         return nil

@@ -12,8 +12,10 @@ struct MIB: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mib",
         abstract: "The MIB data layer's integration binary: the demo and the reference backend.",
-        subcommands: [DemoCommand.self, ServeCommand.self, ProxyCommand.self, EndToEndCommand.self,
-                      InspectCommand.self])
+        subcommands: [
+            DemoCommand.self, ServeCommand.self, ProxyCommand.self, EndToEndCommand.self,
+            InspectCommand.self,
+        ])
 }
 
 /// `mib demo`.
@@ -39,17 +41,26 @@ struct DemoCommand: AsyncParsableCommand {
         }
         print("")
         print("Cache report")
-        print(String(format: "  hit rate %.0f%%, %d requests saved, %d bytes saved, %d revalidated with 304",
-                     report.hitRate * 100, report.requestsSaved, report.bytesSaved, report.revalidations))
+        print(
+            String(
+                format: "  hit rate %.0f%%, %d requests saved, %d bytes saved, %d revalidated with 304",
+                report.hitRate * 100, report.requestsSaved, report.bytesSaved, report.revalidations))
         for line in report.latency {
-            print(String(format: "  %@ from %@: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms (%d)",
-                         line.feature, line.source, line.p50, line.p90, line.p99, line.count))
+            print(
+                String(
+                    format: "  %@ from %@: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms (%d)",
+                    line.feature, line.source, line.p50, line.p90, line.p99, line.count))
         }
-        print(String(format: "  payment: %d → %d cents, watcher saw %d, %d GraphQL requests",
-                     report.payment.balanceBefore, report.payment.balanceAfter, report.payment.balanceSeenByWatcher,
-                     report.payment.graphQLRequests))
-        print(String(format: "  logout (server told, every cache cleared, token deleted) in %.2f ms; %d entries left", report.logoutClearMilliseconds,
-                     report.entriesAfterLogout))
+        print(
+            String(
+                format: "  payment: %d → %d cents, watcher saw %d, %d GraphQL requests",
+                report.payment.balanceBefore, report.payment.balanceAfter, report.payment.balanceSeenByWatcher,
+                report.payment.graphQLRequests))
+        print(
+            String(
+                format: "  logout (server told, every cache cleared, token deleted) in %.2f ms; %d entries left",
+                report.logoutClearMilliseconds,
+                report.entriesAfterLogout))
     }
 }
 
@@ -79,8 +90,9 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         var faults: [FaultRule] = []
         if latency != nil || errorRate != nil { faults.append(FaultRule(latencyMs: latency, errorRate: errorRate)) }
-        let backend = try await ReferenceBackend.start(.init(
-            databaseURL: URL(fileURLWithPath: database), port: port, faults: faults, logger: Logger(label: "mib.serve")))
+        let backend = try await ReferenceBackend.start(
+            .init(
+                databaseURL: URL(fileURLWithPath: database), port: port, faults: faults, logger: Logger(label: "mib.serve")))
         print("Reference backend on \(backend.baseURL.absoluteString) (data: \(database)); Ctrl-C stops it.")
         while !Task.isCancelled {
             try await Task.sleep(for: .seconds(3_600))
@@ -120,8 +132,10 @@ struct ProxyCommand: AsyncParsableCommand {
         let directory = scratchDirectory("proxy")
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = CacheEnvironment(logger: Logger(label: "mib.proxy"), cachesDirectory: directory)
-        let proxy = try await CacheProxy.start(.init(upstream: url, port: port, environment: environment,
-                                                     requestTimeout: .seconds(timeout)))
+        let proxy = try await CacheProxy.start(
+            .init(
+                upstream: url, port: port, environment: environment,
+                requestTimeout: .seconds(timeout)))
         print("Caching proxy on \(proxy.baseURL.absoluteString) → \(upstream); Ctrl-C stops it.")
         while !Task.isCancelled {
             try await Task.sleep(for: .seconds(3_600))
@@ -154,8 +168,10 @@ struct EndToEndCommand: AsyncParsableCommand {
         let report = try await EndToEnd.run(server: try serverURL(server), in: directory) { result in
             guard !json else { return }
             let mark = result.passed ? "PASS" : "FAIL"
-            print(String(format: "%@  %@: %@ (%.1f ms)\n      %@", mark, result.kit, result.name, result.milliseconds,
-                         result.detail))
+            print(
+                String(
+                    format: "%@  %@: %@ (%.1f ms)\n      %@", mark, result.kit, result.name, result.milliseconds,
+                    result.detail))
         }
         if json {
             try printJSON(report)
@@ -195,21 +211,24 @@ struct InspectCommand: AsyncParsableCommand {
         for row in inspection.statistics {
             let counts = row.counts
             let name = "\(row.participant)/\(counts.store)".padding(toLength: 20, withPad: " ", startingAt: 0)
-            print("  \(name) \(row.usage.count) entries, \(row.usage.bytes) bytes; hits \(counts.hits), misses "
-                  + "\(counts.misses), 304s \(counts.revalidations), expirations \(counts.expirations)")
+            print(
+                "  \(name) \(row.usage.count) entries, \(row.usage.bytes) bytes; hits \(counts.hits), misses "
+                    + "\(counts.misses), 304s \(counts.revalidations), expirations \(counts.expirations)")
         }
         let budget = inspection.budget
         print("\nBudget: \(budget.totalAfter) of \(budget.budget.totalBytes) bytes app-wide")
         for share in budget.shares {
             let percent = Double(share.bytesAfter) * 100 / Double(max(1, budget.budget.totalBytes))
-            print("  \(share.participant.padding(toLength: 20, withPad: " ", startingAt: 0)) \(share.bytesAfter) bytes, "
-                  + "\(String(format: "%.2f", percent))% of the budget (allowed \(share.allowance))")
+            print(
+                "  \(share.participant.padding(toLength: 20, withPad: " ", startingAt: 0)) \(share.bytesAfter) bytes, "
+                    + "\(String(format: "%.2f", percent))% of the budget (allowed \(share.allowance))")
         }
         print("\nEntries (keys, users and accounts redacted; values never shown)")
         for entry in inspection.entries {
             let expiry = entry.expiresAt.map { "expires \(ISO8601DateFormatter().string(from: $0))" } ?? "no expiry"
-            print("  \(entry.participant)/\(entry.store)  \(entry.key)  \(entry.bytes) bytes  user \(entry.user ?? "-")  "
-                  + "account \(entry.account ?? "-")  \(expiry)")
+            print(
+                "  \(entry.participant)/\(entry.store)  \(entry.key)  \(entry.bytes) bytes  user \(entry.user ?? "-")  "
+                    + "account \(entry.account ?? "-")  \(expiry)")
         }
     }
 }

@@ -27,9 +27,10 @@ struct ContainerLogoutTests {
         let environment = CacheEnvironment(clock: ManualClock(), cachesDirectory: directory.url)
         let transport = RecordingTransport()
         transport.stub(.get, "/profile", status: 200, body: Data(#""ALICE-PROFILE""#.utf8))
-        let client = RESTClient(configuration: .init(
-            baseURL: URL(string: "https://api.example.com")!, transport: transport, environment: environment,
-            tokenProvider: StaticTokenProvider(Credentials(accessToken: "a", userId: "alice"))))
+        let client = RESTClient(
+            configuration: .init(
+                baseURL: URL(string: "https://api.example.com")!, transport: transport, environment: environment,
+                tokenProvider: StaticTokenProvider(Credentials(accessToken: "a", userId: "alice"))))
         let container = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: environment.timeouts))
         let app = container.registry(for: "app")
         try app.register(RESTClient.self) { _ in client }

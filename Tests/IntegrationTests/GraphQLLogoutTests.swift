@@ -30,16 +30,19 @@ import Testing
         defer { directory.remove() }
         let url = directory.url.appendingPathComponent("graphql/records.sqlite")
         let transport = RecordingTransport()
-        transport.stub(.post, "/graphql", status: 200, body: Data(
-            #"{"data":{"__typename":"Query","me":{"__typename":"User","id":"u1","email":"alice-secret@example.com"}}}"#.utf8))
+        transport.stub(
+            .post, "/graphql", status: 200,
+            body: Data(
+                #"{"data":{"__typename":"Query","me":{"__typename":"User","id":"u1","email":"alice-secret@example.com"}}}"#.utf8))
         let environment = CacheEnvironment(clock: ManualClock(), cachesDirectory: directory.url)
         let unified = UnifiedCacheManager(timeouts: environment.timeouts)
         let container = DependencyContainer(cacheManager: unified)
         try container.install([ProfileKit()])
-        let client = GraphQLClient(configuration: .init(
-            endpoint: try #require(URL(string: "https://api.example.com/graphql")), transport: transport,
-            environment: environment, tokenProvider: StaticTokenProvider(Credentials(accessToken: "t", userId: "alice")),
-            container: container, store: try SQLiteRecordStore(url: url)))
+        let client = GraphQLClient(
+            configuration: .init(
+                endpoint: try #require(URL(string: "https://api.example.com/graphql")), transport: transport,
+                environment: environment, tokenProvider: StaticTokenProvider(Credentials(accessToken: "t", userId: "alice")),
+                container: container, store: try SQLiteRecordStore(url: url)))
         unified.register(client)
 
         _ = try await client.fetch(ProfileQuery())

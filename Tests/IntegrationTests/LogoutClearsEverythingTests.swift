@@ -19,17 +19,20 @@ struct LogoutClearsEverythingTests {
         let clock = ManualClock()
         let environment = CacheEnvironment(clock: clock, cachesDirectory: directory.url)
         let unified = UnifiedCacheManager(timeouts: environment.timeouts)
-        let accounts = try CacheManager<Account>(feature: "accounts", category: .graphQL, environment: environment,
-                                                 persistence: .disk(), defaultTimeout: .seconds(30))
-        let catalog = try CacheManager<String>(feature: "catalog", category: .rest, environment: environment,
-                                               persistence: .disk(), defaultTimeout: .seconds(300))
+        let accounts = try CacheManager<Account>(
+            feature: "accounts", category: .graphQL, environment: environment,
+            persistence: .disk(), defaultTimeout: .seconds(30))
+        let catalog = try CacheManager<String>(
+            feature: "catalog", category: .rest, environment: environment,
+            persistence: .disk(), defaultTimeout: .seconds(300))
         let profile = try CacheManager<String>(feature: "profile", environment: environment)
         for participant in [accounts, catalog, profile] as [any CacheClearingParticipant] {
             unified.register(participant)
         }
 
-        try await accounts.set(Account(id: "100", balance: 4_200), forKey: "account:100",
-                               scope: .user("alice", account: "100"))
+        try await accounts.set(
+            Account(id: "100", balance: 4_200), forKey: "account:100",
+            scope: .user("alice", account: "100"))
         try await profile.set("ALICE-PROFILE", forKey: "profile:me", scope: .user("alice"))
         try await catalog.set("PUBLIC-CATALOG", forKey: "catalog:page:1")
         #expect(directory.anyFileContains("4200"))

@@ -23,16 +23,18 @@ import Testing
         init(_ fixture: BackendFixture, email: String = "alice@example.com", password: String = "Password1") async throws {
             let login = try await fixture.send(.post, "/auth/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
             let body = try JSONValue.parse(login.body)["data"]
-            let credentials = Credentials(accessToken: try #require(body?["token"]?.stringValue),
-                                          userId: try #require(body?["user"]?["id"]?.stringValue))
+            let credentials = Credentials(
+                accessToken: try #require(body?["token"]?.stringValue),
+                userId: try #require(body?["user"]?["id"]?.stringValue))
             var logger = Logger(label: "accounts-backend-test")
             logger.logLevel = .critical
             let environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: fixture.directory.url)
             let container = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: environment.timeouts, logger: logger))
             try container.install([AccountsFeatureKit()])
-            let graphQL = GraphQLClient(configuration: .init(
-                endpoint: fixture.backend.baseURL.appendingPathComponent("graphql"), transport: transport, environment: environment,
-                tokenProvider: StaticTokenProvider(credentials), container: container, retry: .none))
+            let graphQL = GraphQLClient(
+                configuration: .init(
+                    endpoint: fixture.backend.baseURL.appendingPathComponent("graphql"), transport: transport, environment: environment,
+                    tokenProvider: StaticTokenProvider(credentials), container: container, retry: .none))
             try container.registry(for: "app").register(GraphQLClient.self) { _ in graphQL }
             try container.verify()
             self.graphQL = graphQL

@@ -1,8 +1,8 @@
 import APICore
+import CacheKit
 import Foundation
 import HTTPTypes
 import ReferenceBackend
-import CacheKit
 import Testing
 
 /// The auth contract (REQ AUTH) over real HTTP: login with the shared rules, validate, logout, 401 and 403.

@@ -16,9 +16,10 @@ struct BackendFixture {
         let directory = try TemporaryDirectory()
         var logger = Logger(label: "backend")
         logger.logLevel = .warning
-        let backend = try await ReferenceBackend.start(.init(
-            databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, now: now,
-            modelLatency: .zero, logger: logger))
+        let backend = try await ReferenceBackend.start(
+            .init(
+                databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, now: now,
+                modelLatency: .zero, logger: logger))
         return BackendFixture(directory: directory, backend: backend)
     }
 
@@ -26,22 +27,28 @@ struct BackendFixture {
         let url = try #require(URL(string: backend.baseURL.absoluteString + path))
         var fields = fields
         if let token { fields[.authorization] = "Bearer \(token)" }
-        return try await transport.send(TransportRequest(method: .get, url: url, headerFields: fields, body: nil,
-                                                         timeout: .seconds(10)))
+        return try await transport.send(
+            TransportRequest(
+                method: .get, url: url, headerFields: fields, body: nil,
+                timeout: .seconds(10)))
     }
 
     func send(_ method: HTTPRequest.Method, _ path: String, json: String, token: String? = nil) async throws -> TransportResponse {
         let url = try #require(URL(string: backend.baseURL.absoluteString + path))
         var fields: HTTPFields = [.contentType: "application/json"]
         if let token { fields[.authorization] = "Bearer \(token)" }
-        return try await transport.send(TransportRequest(method: method, url: url, headerFields: fields,
-                                                         body: Data(json.utf8), timeout: .seconds(10)))
+        return try await transport.send(
+            TransportRequest(
+                method: method, url: url, headerFields: fields,
+                body: Data(json.utf8), timeout: .seconds(10)))
     }
 }
 
 /// Runs `body` against a fresh backend and stops it afterwards.
-func withBackend(_ funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init,
-                 _ body: (BackendFixture) async throws -> Void) async throws {
+func withBackend(
+    _ funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init,
+    _ body: (BackendFixture) async throws -> Void
+) async throws {
     let fixture = try await BackendFixture.start(funnelCount: funnelCount, now: now)
     defer { fixture.directory.remove() }
     do {
@@ -58,7 +65,8 @@ extension BackendFixture {
     func credentials(_ email: String = "alice@example.com", _ password: String = "Password1") async throws -> Credentials {
         let response = try await send(.post, "/auth/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
         let body = try JSONValue.parse(response.body)
-        return Credentials(accessToken: try #require(body["data"]?["token"]?.stringValue),
-                           userId: try #require(body["data"]?["user"]?["id"]?.stringValue))
+        return Credentials(
+            accessToken: try #require(body["data"]?["token"]?.stringValue),
+            userId: try #require(body["data"]?["user"]?["id"]?.stringValue))
     }
 }

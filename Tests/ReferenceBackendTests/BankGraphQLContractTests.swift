@@ -1,6 +1,6 @@
 import APICore
-import AccountsKit
 import APICoreTesting
+import AccountsKit
 import CacheKit
 import Foundation
 import HTTPTypes
@@ -10,7 +10,8 @@ import Testing
 /// The backend's GraphQL endpoint, driven by APICore's GraphQL client over real HTTP.
 @Suite(.timeLimit(.minutes(3))) struct BankGraphQLContractTests {
     struct DashboardQuery: GraphQLQuery {
-        static let document = "query Dashboard { dashboard { id totalBalance accounts { id name balance } recentTransactions { id amount } } }"
+        static let document =
+            "query Dashboard { dashboard { id totalBalance accounts { id name balance } recentTransactions { id amount } } }"
     }
 
     struct AccountQuery: GraphQLQuery {
@@ -30,20 +31,24 @@ import Testing
         var variables: [String: JSONValue] { ["id": .string(id), "after": after.map(JSONValue.string) ?? .null] }
     }
 
-    func client(_ fixture: BackendFixture, email: String? = "alice@example.com", password: String = "Password1") async throws -> GraphQLClient {
+    func client(_ fixture: BackendFixture, email: String? = "alice@example.com", password: String = "Password1") async throws
+        -> GraphQLClient
+    {
         var credentials: Credentials?
         if let email {
             let response = try await fixture.send(.post, "/auth/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
             let body = try JSONValue.parse(response.body)["data"]
-            credentials = Credentials(accessToken: try #require(body?["token"]?.stringValue),
-                                      userId: try #require(body?["user"]?["id"]?.stringValue))
+            credentials = Credentials(
+                accessToken: try #require(body?["token"]?.stringValue),
+                userId: try #require(body?["user"]?["id"]?.stringValue))
         }
         let environment = CacheEnvironment()
         let container = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: environment.timeouts))
         try container.install([AccountsFeatureKit()])
-        return GraphQLClient(configuration: .init(
-            endpoint: fixture.backend.baseURL.appendingPathComponent("graphql"), environment: environment,
-            tokenProvider: StaticTokenProvider(credentials), container: container, retry: .none))
+        return GraphQLClient(
+            configuration: .init(
+                endpoint: fixture.backend.baseURL.appendingPathComponent("graphql"), environment: environment,
+                tokenProvider: StaticTokenProvider(credentials), container: container, retry: .none))
     }
 
     @Test func aPaymentUpdatesTheAccountEverywhereAndTheDashboardTotal() async throws {
@@ -90,14 +95,20 @@ import Testing
                 _ = try await anonymous.fetch(DashboardQuery())
                 Issue.record("expected 401")
             } catch {
-                guard case .unauthorized = error else { Issue.record("expected .unauthorized, got \(error)"); return }
+                guard case .unauthorized = error else {
+                    Issue.record("expected .unauthorized, got \(error)")
+                    return
+                }
             }
             let alice = try await client(fixture)
             do throws(APIError) {
                 _ = try await alice.fetch(AccountQuery(id: "200"))
                 Issue.record("expected 403")
             } catch {
-                guard case .forbidden = error else { Issue.record("expected .forbidden, got \(error)"); return }
+                guard case .forbidden = error else {
+                    Issue.record("expected .forbidden, got \(error)")
+                    return
+                }
             }
             do throws(APIError) {
                 _ = try await alice.perform(MakePaymentMutation(accountId: "100", amount: 10_000_000, description: nil))

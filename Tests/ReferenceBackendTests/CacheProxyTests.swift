@@ -24,8 +24,9 @@ import Testing
             var logger = Logger(label: "proxy")
             logger.logLevel = .warning
             let counting = CountingTransport(URLSessionTransport(followsRedirects: false))
-            let proxy = try await CacheProxy.start(.init(
-                upstream: upstream, environment: CacheEnvironment(clock: clock, logger: logger), transport: counting))
+            let proxy = try await CacheProxy.start(
+                .init(
+                    upstream: upstream, environment: CacheEnvironment(clock: clock, logger: logger), transport: counting))
             return Fixture(proxy: proxy, clock: clock, upstream: counting)
         }
 
@@ -33,11 +34,15 @@ import Testing
             try await send(.get, path, fields)
         }
 
-        func send(_ method: HTTPRequest.Method, _ path: String, _ fields: HTTPFields = [:],
-                  body: String? = nil) async throws -> TransportResponse {
+        func send(
+            _ method: HTTPRequest.Method, _ path: String, _ fields: HTTPFields = [:],
+            body: String? = nil
+        ) async throws -> TransportResponse {
             let url = try #require(URL(string: proxy.baseURL.absoluteString + path))
-            return try await client.send(TransportRequest(method: method, url: url, headerFields: fields,
-                                                          body: body.map { Data($0.utf8) }, timeout: .seconds(10)))
+            return try await client.send(
+                TransportRequest(
+                    method: method, url: url, headerFields: fields,
+                    body: body.map { Data($0.utf8) }, timeout: .seconds(10)))
         }
     }
 
@@ -52,8 +57,10 @@ import Testing
                 "query": request.uri.query ?? "",
             ]
             let body = try JSONEncoder().encode(echo)
-            var headers: HTTPFields = [.cacheControl: "private, max-age=60", .eTag: "\"echo-1\"",
-                                       .contentType: "application/json"]
+            var headers: HTTPFields = [
+                .cacheControl: "private, max-age=60", .eTag: "\"echo-1\"",
+                .contentType: "application/json",
+            ]
             if request.headers[.ifNoneMatch] == "\"echo-1\"" {
                 headers[.contentType] = nil
                 return Response(status: .notModified, headers: headers)
@@ -78,13 +85,15 @@ import Testing
         let originDate = HTTPDateFormat.string(Date().addingTimeInterval(-3))
         let router = Router()
         router.get("dated") { _, _ in
-            Response(status: .ok, headers: [.date: originDate, .cacheControl: "max-age=600"],
-                     body: .init(byteBuffer: ByteBuffer(string: "dated")))
+            Response(
+                status: .ok, headers: [.date: originDate, .cacheControl: "max-age=600"],
+                body: .init(byteBuffer: ByteBuffer(string: "dated")))
         }
         var logger = Logger(label: "origin")
         logger.logLevel = .warning
-        let origin = try await LocalServer.start(responder: router.buildResponder(), port: 0, keepsResponseDate: true,
-                                                 logger: logger)
+        let origin = try await LocalServer.start(
+            responder: router.buildResponder(), port: 0, keepsResponseDate: true,
+            logger: logger)
         let fixture = try await Fixture.start(upstream: origin.baseURL)
         let miss = try await fixture.get("/dated")
         let hit = try await fixture.get("/dated")
@@ -127,13 +136,15 @@ import Testing
         try await withBackend { backend in
             let fixture = try await Fixture.start(upstream: backend.backend.baseURL)
             defer { Task { await fixture.proxy.stop() } }
-            let login = try await fixture.send(.post, "/auth/login", [.contentType: "application/json"],
-                                               body: #"{"email":"alice@example.com","password":"Password1"}"#)
+            let login = try await fixture.send(
+                .post, "/auth/login", [.contentType: "application/json"],
+                body: #"{"email":"alice@example.com","password":"Password1"}"#)
             #expect(login.status == 200)
             #expect(String(decoding: login.body, as: UTF8.self).contains("token"))
 
-            let refused = try await fixture.send(.post, "/auth/login", [.contentType: "application/json"],
-                                                 body: #"{"email":"alice@example.com","password":"Wrong1234"}"#)
+            let refused = try await fixture.send(
+                .post, "/auth/login", [.contentType: "application/json"],
+                body: #"{"email":"alice@example.com","password":"Wrong1234"}"#)
             #expect(refused.status == 401)
             #expect(refused.headerFields[ProxyHeader.xCache] == "MISS")
             #expect(!refused.body.isEmpty)

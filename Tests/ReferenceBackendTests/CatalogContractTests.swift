@@ -9,10 +9,25 @@ import Testing
 /// The catalog contract (REQ CAT), checked over real HTTP against the reference backend on 127.0.0.1.
 @Suite(.timeLimit(.minutes(3))) struct CatalogContractTests {
     struct Page: Decodable {
-        struct Funnel: Decodable, Hashable { var id: String; var slug: String; var title: String; var isActive: Bool }
-        struct Group: Decodable { var pillar: Pillar; var funnels: [Funnel] }
-        struct Pillar: Decodable { var id: String; var title: String }
-        struct Pagination: Decodable { var limit: Int; var hasMore: Bool; var nextCursor: String? }
+        struct Funnel: Decodable, Hashable {
+            var id: String
+            var slug: String
+            var title: String
+            var isActive: Bool
+        }
+        struct Group: Decodable {
+            var pillar: Pillar
+            var funnels: [Funnel]
+        }
+        struct Pillar: Decodable {
+            var id: String
+            var title: String
+        }
+        struct Pagination: Decodable {
+            var limit: Int
+            var hasMore: Bool
+            var nextCursor: String?
+        }
         struct Payload: Decodable {
             var pillars: [Group]
             var uncategorized_funnels: [Funnel]
@@ -57,8 +72,9 @@ import Testing
                 let order = (previous.title.lowercased(), previous.slug) < (next.title.lowercased(), next.slug)
                 #expect(order, "\(previous.slug) before \(next.slug)")
             }
-            #expect(Dictionary(grouping: funnels, by: { $0.title.lowercased() }).values.contains { $0.count > 1 },
-                    "the demo data has titles shared by several funnels, so the slug decides")
+            #expect(
+                Dictionary(grouping: funnels, by: { $0.title.lowercased() }).values.contains { $0.count > 1 },
+                "the demo data has titles shared by several funnels, so the slug decides")
         }
     }
 
@@ -83,8 +99,9 @@ import Testing
             let definition = try await fixture.get("/api/funnels/funnel-1/definition")
             #expect(definition.headerFields[.cacheControl] == "public, max-age=600, must-revalidate")
             #expect(definition.headerFields[.lastModified] == nil)
-            let definitionAgain = try await fixture.get("/api/funnels/funnel-1/definition",
-                                                        [.ifNoneMatch: try #require(definition.headerFields[.eTag])])
+            let definitionAgain = try await fixture.get(
+                "/api/funnels/funnel-1/definition",
+                [.ifNoneMatch: try #require(definition.headerFields[.eTag])])
             #expect(definitionAgain.status == 304)
             #expect(try await fixture.get("/api/funnels/catalog/nope").status == 404)
         }
@@ -98,7 +115,8 @@ import Testing
             let cursor = try #require(firstPage.data.pagination.nextCursor)
 
             // Added between pages, sorting after the first page: it must show up, nothing skipped.
-            let added = try await fixture.send(.post, "/admin/funnels", json: #"{"slug":"zz-new","title":"Zzz Late Arrival","pillarId":"p1"}"#)
+            let added = try await fixture.send(
+                .post, "/admin/funnels", json: #"{"slug":"zz-new","title":"Zzz Late Arrival","pillarId":"p1"}"#)
             #expect(added.status == 201)
             let afterAdd = try await fixture.get("/api/funnels/catalog?limit=10", [.ifNoneMatch: eTag])
             #expect(afterAdd.status == 200 && afterAdd.headerFields[.eTag] != eTag)

@@ -23,9 +23,10 @@ import Testing
             self.caches = try caches ?? TemporaryDirectory()
             var logger = Logger(label: "catalog-backend-test")
             logger.logLevel = .critical
-            client = CatalogClient(sharing: .init(
-                baseURL: backend.baseURL, transport: transport,
-                environment: CacheEnvironment(clock: clock, logger: logger, cachesDirectory: self.caches.url), retry: .none))
+            client = CatalogClient(
+                sharing: .init(
+                    baseURL: backend.baseURL, transport: transport,
+                    environment: CacheEnvironment(clock: clock, logger: logger, cachesDirectory: self.caches.url), retry: .none))
         }
 
         var requests: Int { transport.count() }
@@ -147,8 +148,10 @@ import Testing
     func aMalformedCursorIsATypedError(_ cursor: String) async throws {
         try await withBackend(10) { fixture in
             let app = try App(fixture.backend)
-            await #expect(throws: CatalogError.invalidCursor(
-                message: "Pagination cursor is invalid or expired. Please restart from the first page.")) {
+            await #expect(
+                throws: CatalogError.invalidCursor(
+                    message: "Pagination cursor is invalid or expired. Please restart from the first page.")
+            ) {
                 try await app.client.page(cursor: cursor)
             }
         }
@@ -159,8 +162,13 @@ import Testing
             let app = try App(fixture.backend)
             let premium = try await app.client.allPages(limit: 7, filter: CatalogFilter(activeOnly: true, tier: "premium"))
             #expect(premium.funnels.map(\.slug) == (try fixture.backend.catalog.allFunnels(activeOnly: true, tier: "premium").map(\.slug)))
-            await #expect(throws: CatalogError.api(.server(ServerError(
-                status: 400, code: "INVALID_FILTER", message: "tier must be free or premium.", details: ["tier": .string("gold")])))) {
+            await #expect(
+                throws: CatalogError.api(
+                    .server(
+                        ServerError(
+                            status: 400, code: "INVALID_FILTER", message: "tier must be free or premium.",
+                            details: ["tier": .string("gold")])))
+            ) {
                 try await app.client.page(filter: CatalogFilter(tier: "gold"))
             }
         }

@@ -1,8 +1,8 @@
 import APICore
+import CacheKit
 import Foundation
 import HTTPTypes
 import ReferenceBackend
-import CacheKit
 import Testing
 
 /// The chat-history contract (REQ CHAT) over real HTTP.
@@ -20,23 +20,33 @@ import Testing
         try await withBackend(5) { fixture in
             let alice = try await token(fixture)
             let threads = try data(try await fixture.get("/chat-history/threads", token: alice))
-            guard case .array(let all)? = threads else { Issue.record("no threads"); return }
+            guard case .array(let all)? = threads else {
+                Issue.record("no threads")
+                return
+            }
             #expect(all.count == 3)
-            guard case .array(let matches)? = try data(try await fixture.get("/chat-history/threads?area=compatibility", token: alice)) else {
-                Issue.record("no compatibility threads"); return
+            guard case .array(let matches)? = try data(try await fixture.get("/chat-history/threads?area=compatibility", token: alice))
+            else {
+                Issue.record("no compatibility threads")
+                return
             }
             #expect(matches.count == 1)
 
-            let created = try await fixture.send(.post, "/chat-history/threads", json: #"{"id":"new-1","title":"Career","area":"chat"}"#, token: alice)
+            let created = try await fixture.send(
+                .post, "/chat-history/threads", json: #"{"id":"new-1","title":"Career","area":"chat"}"#, token: alice)
             #expect(created.status == 201)
-            let retried = try await fixture.send(.post, "/chat-history/threads", json: #"{"id":"new-1","title":"Career","area":"chat"}"#, token: alice)
+            let retried = try await fixture.send(
+                .post, "/chat-history/threads", json: #"{"id":"new-1","title":"Career","area":"chat"}"#, token: alice)
             #expect(retried.status == 200)
             for _ in 0..<2 {
-                _ = try await fixture.send(.post, "/chat-history/threads/new-1/messages", json: #"{"id":"m1","role":"user","text":"Hello"}"#, token: alice)
+                _ = try await fixture.send(
+                    .post, "/chat-history/threads/new-1/messages", json: #"{"id":"m1","role":"user","text":"Hello"}"#, token: alice)
             }
-            _ = try await fixture.send(.post, "/chat-history/threads/new-1/messages", json: #"{"id":"m2","role":"assistant","text":"Hi"}"#, token: alice)
+            _ = try await fixture.send(
+                .post, "/chat-history/threads/new-1/messages", json: #"{"id":"m2","role":"assistant","text":"Hi"}"#, token: alice)
             guard case .array(let messages)? = try data(try await fixture.get("/chat-history/threads/new-1/messages", token: alice)) else {
-                Issue.record("no messages"); return
+                Issue.record("no messages")
+                return
             }
             #expect(messages.compactMap { $0["id"]?.stringValue } == ["m1", "m2"])
 
@@ -55,8 +65,10 @@ import Testing
             let alice = try await token(fixture)
             _ = try await fixture.send(.post, "/chat-history/threads", json: #"{"id":"late","title":"Later","area":"chat"}"#, token: alice)
             let since = "2027-01-01T00:00:00Z"
-            guard case .array(let newer)? = try data(try await fixture.get("/chat-history/threads?updatedSince=\(since)", token: alice)) else {
-                Issue.record("no threads"); return
+            guard case .array(let newer)? = try data(try await fixture.get("/chat-history/threads?updatedSince=\(since)", token: alice))
+            else {
+                Issue.record("no threads")
+                return
             }
             #expect(newer.compactMap { $0["id"]?.stringValue } == ["late"])
             #expect(try await fixture.get("/chat-history/threads?updatedSince=yesterday", token: alice).status == 400)

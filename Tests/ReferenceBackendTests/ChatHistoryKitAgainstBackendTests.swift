@@ -28,10 +28,14 @@ import Testing
             logger.logLevel = .critical
             tokens = StaticTokenProvider(credentials)
             let environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: directory.appendingPathComponent("caches"))
-            rest = RESTClient(configuration: .init(baseURL: backend.baseURL, transport: transport, environment: environment,
-                                                   tokenProvider: tokens, retry: .none))
-            queue = MutationQueue(configuration: .init(directory: directory.appendingPathComponent("mutations"), tokenProvider: tokens,
-                                                       rest: rest, clock: clock, sleeper: RecordingSleeper(), logger: logger))
+            rest = RESTClient(
+                configuration: .init(
+                    baseURL: backend.baseURL, transport: transport, environment: environment,
+                    tokenProvider: tokens, retry: .none))
+            queue = MutationQueue(
+                configuration: .init(
+                    directory: directory.appendingPathComponent("mutations"), tokenProvider: tokens,
+                    rest: rest, clock: clock, sleeper: RecordingSleeper(), logger: logger))
             chat = try ChatHistoryClient(rest: rest, queue: queue, environment: environment, timeZone: timeZone)
         }
     }
@@ -80,8 +84,11 @@ import Testing
             let device = try Device(fixture.backend, directory: folder.url, credentials: alice)
             try await device.chat.syncFromServer()
             let thread = try #require(try fixture.backend.catalog.threads(userId: alice.userId, area: nil, since: nil).first)
-            #expect(try await fixture.send(.post, "/chat-history/threads/\(thread.id)/messages",
-                                           json: #"{"id":"late-1","role":"user","text":"One more?"}"#, token: alice.accessToken).status == 201)
+            #expect(
+                try await fixture.send(
+                    .post, "/chat-history/threads/\(thread.id)/messages",
+                    json: #"{"id":"late-1","role":"user","text":"One more?"}"#, token: alice.accessToken
+                ).status == 201)
             let before = device.transport.count()
             let report = try await device.chat.syncFromServer()
             #expect(report.threads == 1 && report.messages == 5, "one changed thread, its messages")
@@ -115,7 +122,8 @@ import Testing
             let alice = try await fixture.credentials()
             let folder = try TemporaryDirectory()
             defer { folder.remove() }
-            #expect(try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"/predict","dropConnection":true}]"#).status == 204)
+            #expect(
+                try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"/predict","dropConnection":true}]"#).status == 204)
             let offline = try Device(fixture.backend, directory: folder.url, credentials: alice)
             let pending = try await offline.chat.ask("What does June hold?")
             #expect(try await offline.chat.messages(threadId: pending.threadId).map(\.state) == [.pending], "shown at once, pending")

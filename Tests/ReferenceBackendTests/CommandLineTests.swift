@@ -1,6 +1,7 @@
 import ArgumentParser
-@testable import mib
 import Testing
+
+@testable import mib
 
 /// The subcommands parse their arguments and refuse bad ones with a clear message.
 @Suite(.timeLimit(.minutes(3))) struct CommandLineTests {
@@ -10,10 +11,12 @@ import Testing
         #expect(try DemoCommand.parse(["--json"]).json)
     }
 
-    @Test(arguments: [(["--port", "70000"], "--port must be from 0 to 65535"),
-                      (["--error-rate", "2"], "--error-rate must be from 0 to 1"),
-                      (["--latency=-5"], "--latency must not be negative"),
-                      (["--port", "eighty"], "eighty")])
+    @Test(arguments: [
+        (["--port", "70000"], "--port must be from 0 to 65535"),
+        (["--error-rate", "2"], "--error-rate must be from 0 to 1"),
+        (["--latency=-5"], "--latency must not be negative"),
+        (["--port", "eighty"], "eighty"),
+    ])
     func serveRefusesBadValues(_ arguments: [String], _ message: String) {
         expectRefused(ServeCommand.self, arguments, message)
     }
@@ -23,11 +26,13 @@ import Testing
         #expect(proxy.upstream == "https://api.example.com/v1" && proxy.port == 0 && proxy.timeout == 5)
     }
 
-    @Test(arguments: [([String](), "--upstream"),
-                      (["--upstream", "ftp://example.com"], "--upstream must be an http or https URL"),
-                      (["--upstream", "not a url"], "--upstream must be an http or https URL"),
-                      (["--upstream", "http://example.com", "--port=-1"], "--port must be from 0 to 65535"),
-                      (["--upstream", "http://example.com", "--timeout", "0"], "--timeout must be positive")])
+    @Test(arguments: [
+        ([String](), "--upstream"),
+        (["--upstream", "ftp://example.com"], "--upstream must be an http or https URL"),
+        (["--upstream", "not a url"], "--upstream must be an http or https URL"),
+        (["--upstream", "http://example.com", "--port=-1"], "--port must be from 0 to 65535"),
+        (["--upstream", "http://example.com", "--timeout", "0"], "--timeout must be positive"),
+    ])
     func proxyRefusesBadValues(_ arguments: [String], _ message: String) {
         expectRefused(ProxyCommand.self, arguments, message)
     }

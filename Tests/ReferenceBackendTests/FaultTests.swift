@@ -1,20 +1,23 @@
 import APICore
 import Foundation
 import HTTPTypes
-@testable import ReferenceBackend
 import Testing
+
+@testable import ReferenceBackend
 
 /// Faults on demand, over real HTTP: a status, an exact error rate, a dropped connection, latency.
 @Suite(.timeLimit(.minutes(3))) struct FaultTests {
     @Test func statusAndErrorRateAffectOnlyMatchingPathsAndClear() async throws {
         try await withBackend(5) { fixture in
-            let rules = #"[{"pathPrefix":"/api/funnels/catalog","errorRate":0.5,"status":503},{"pathPrefix":"/api/funnels/funnel-1","status":500}]"#
+            let rules =
+                #"[{"pathPrefix":"/api/funnels/catalog","errorRate":0.5,"status":503},{"pathPrefix":"/api/funnels/funnel-1","status":500}]"#
             #expect(try await fixture.send(.put, "/admin/faults", json: rules).status == 204)
             var statuses: [Int] = []
             for _ in 0..<4 { statuses.append(try await fixture.get("/api/funnels/catalog").status) }
             #expect(statuses == [200, 503, 200, 503])
             #expect(try await fixture.get("/api/funnels/funnel-1/definition").status == 500)
-            #expect(try await fixture.send(.post, "/auth/login", json: #"{"email":"alice@example.com","password":"Password1"}"#).status == 200)
+            #expect(
+                try await fixture.send(.post, "/auth/login", json: #"{"email":"alice@example.com","password":"Password1"}"#).status == 200)
             #expect(try await fixture.send(.delete, "/admin/faults", json: "").status == 204)
             #expect(try await fixture.get("/api/funnels/funnel-1/definition").status == 200)
         }
@@ -33,7 +36,10 @@ import Testing
         let faults = Faults([FaultRule(latencyMs: 20), FaultRule(pathPrefix: "/graphql", latencyMs: 30, status: 502)])
         let graphQL = faults.decide(path: "/graphql")
         #expect(graphQL.latency == .milliseconds(50))
-        guard case .fail(502) = graphQL.action else { Issue.record("expected a 502"); return }
+        guard case .fail(502) = graphQL.action else {
+            Issue.record("expected a 502")
+            return
+        }
         #expect(faults.decide(path: "/api/me").latency == .milliseconds(20))
         #expect(faults.decide(path: "/admin/faults").latency == .zero)
     }

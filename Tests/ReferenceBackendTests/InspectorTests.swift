@@ -10,8 +10,9 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let inspection = try await Inspector.run(server: nil, in: directory.url)
-        let rows = Dictionary(inspection.statistics.map { ("\($0.participant)/\($0.counts.store)", $0) },
-                              uniquingKeysWith: { first, _ in first })
+        let rows = Dictionary(
+            inspection.statistics.map { ("\($0.participant)/\($0.counts.store)", $0) },
+            uniquingKeysWith: { first, _ in first })
         #expect(rows["catalog/http"]?.counts.hits == 6, "the second catalog pass is six cache hits")
         #expect(rows["rest/http"]?.counts.hits == 0, "the app's REST cache does not count the catalog's")
         #expect((rows["graphql/normalized"]?.usage.count ?? 0) >= 3)
@@ -36,7 +37,9 @@ import Testing
         let shares = Dictionary(inspection.budget.shares.map { ($0.participant, $0) }, uniquingKeysWith: { first, _ in first })
         #expect(inspection.budget.budget.totalBytes == 50 * 1024 * 1024 && inspection.budget.isWithinBudget)
         #expect((shares["catalog"]?.bytesAfter ?? 0) > 0 && (shares["graphql"]?.bytesAfter ?? 0) > 0)
-        #expect(shares["catalog"]?.bytesAfter == inspection.statistics.filter { $0.participant == "catalog" }
-            .reduce(0) { $0 + $1.usage.bytes })
+        #expect(
+            shares["catalog"]?.bytesAfter
+                == inspection.statistics.filter { $0.participant == "catalog" }
+                .reduce(0) { $0 + $1.usage.bytes })
     }
 }

@@ -50,8 +50,9 @@ import Testing
             let applied = try fixture.backend.catalog.favoriteChanges(userId: alice.userId).compactMap(\.idempotencyKey)
             let lost = Set(confirmed).subtracting(applied)
             let twice = applied.count - Set(applied).count
-            print("MutationQueue crash trials: \(Self.trials) kills (\(killedWithPending) with mutations pending), "
-                  + "\(confirmed.count) confirmed enqueues, \(applied.count) changes applied, lost \(lost.count), applied twice \(twice)")
+            print(
+                "MutationQueue crash trials: \(Self.trials) kills (\(killedWithPending) with mutations pending), "
+                    + "\(confirmed.count) confirmed enqueues, \(applied.count) changes applied, lost \(lost.count), applied twice \(twice)")
             #expect(confirmed.count > Self.trials, "the trials enqueued something")
             #expect(lost.isEmpty, "confirmed enqueues lost: \(lost.count)")
             #expect(twice == 0, "changes the server applied twice: \(twice)")
@@ -61,10 +62,12 @@ import Testing
     /// Only in the child process: enqueues and replays until killed (at most 60 s).
     @Test func childEnqueuesAndReplays() async throws {
         guard let settings = ProcessInfo.processInfo.environment[Self.variable]?.split(separator: "\n").map(String.init),
-              settings.count == 4, let baseURL = URL(string: settings[1]) else { return }
+            settings.count == 4, let baseURL = URL(string: settings[1])
+        else { return }
         let directory = URL(fileURLWithPath: settings[0])
-        let app = MutationQueueTests.App(baseURL: baseURL, directory: directory,
-                                         credentials: Credentials(accessToken: settings[2], userId: settings[3]))
+        let app = MutationQueueTests.App(
+            baseURL: baseURL, directory: directory,
+            credentials: Credentials(accessToken: settings[2], userId: settings[3]))
         await app.queue.start()
         let log = directory.appendingPathComponent("confirmed.txt")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)

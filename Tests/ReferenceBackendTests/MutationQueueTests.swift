@@ -26,18 +26,22 @@ import Testing
             var logger = Logger(label: "queue-test")
             logger.logLevel = .critical
             tokens = StaticTokenProvider(credentials)
-            rest = RESTClient(configuration: .init(
-                baseURL: baseURL, environment: CacheEnvironment(logger: logger, cachesDirectory: directory.appendingPathComponent("caches")),
-                tokenProvider: tokens, retry: .none))
-            queue = MutationQueue(configuration: .init(
-                directory: directory.appendingPathComponent("mutations"), tokenProvider: tokens, rest: rest,
-                container: container, sleeper: RecordingSleeper(), logger: logger))
+            rest = RESTClient(
+                configuration: .init(
+                    baseURL: baseURL,
+                    environment: CacheEnvironment(logger: logger, cachesDirectory: directory.appendingPathComponent("caches")),
+                    tokenProvider: tokens, retry: .none))
+            queue = MutationQueue(
+                configuration: .init(
+                    directory: directory.appendingPathComponent("mutations"), tokenProvider: tokens, rest: rest,
+                    container: container, sleeper: RecordingSleeper(), logger: logger))
         }
 
         @discardableResult
         func favorite(_ slug: String, _ add: Bool = true) async throws -> QueuedMutation {
-            try await queue.enqueue(.rest(method: add ? .put : .delete, path: "/api/favorites/\(slug)", headerFields: [:], body: nil),
-                                    name: add ? "AddFavorite" : "RemoveFavorite")
+            try await queue.enqueue(
+                .rest(method: add ? .put : .delete, path: "/api/favorites/\(slug)", headerFields: [:], body: nil),
+                name: add ? "AddFavorite" : "RemoveFavorite")
         }
     }
 
@@ -148,8 +152,10 @@ import Testing
             let app = App(fixture.backend, directory: directory, credentials: try await fixture.credentials())
             try app.container.install([PaymentsDeclaration()])
             await #expect(throws: MutationQueueError.requiresConnection(mutation: "MakePayment")) {
-                try await app.queue.enqueue(.graphQL(document: "mutation MakePayment { makePayment(accountId: \"1\", amount: 1) { id } }",
-                                                     variables: [:]), name: "payment")
+                try await app.queue.enqueue(
+                    .graphQL(
+                        document: "mutation MakePayment { makePayment(accountId: \"1\", amount: 1) { id } }",
+                        variables: [:]), name: "payment")
             }
             let signedOut = App(fixture.backend, directory: directory, credentials: nil)
             await #expect(throws: MutationQueueError.signedOut) { try await signedOut.favorite("x") }

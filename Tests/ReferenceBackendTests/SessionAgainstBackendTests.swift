@@ -31,27 +31,32 @@ import Testing
             unified = UnifiedCacheManager(timeouts: environment.timeouts, logger: logger)
             let events = AuthEvents()
             tokenFile = directory.url.appendingPathComponent("session/token.json")
-            session = SessionManager(configuration: .init(
-                baseURL: backend.baseURL, transport: connectivity?.observing(URLSessionTransport()) ?? URLSessionTransport(),
-                tokenStore: FileTokenStore(url: tokenFile), caches: unified, authEvents: events,
-                logger: logger, connectivity: connectivity))
-            rest = RESTClient(configuration: .init(baseURL: backend.baseURL, environment: environment, tokenProvider: session,
-                                                   retry: .none, authEvents: events))
+            session = SessionManager(
+                configuration: .init(
+                    baseURL: backend.baseURL, transport: connectivity?.observing(URLSessionTransport()) ?? URLSessionTransport(),
+                    tokenStore: FileTokenStore(url: tokenFile), caches: unified, authEvents: events,
+                    logger: logger, connectivity: connectivity))
+            rest = RESTClient(
+                configuration: .init(
+                    baseURL: backend.baseURL, environment: environment, tokenProvider: session,
+                    retry: .none, authEvents: events))
             let container = DependencyContainer(cacheManager: unified)
             try container.install([AccountKeys()])
-            graphQL = GraphQLClient(configuration: .init(
-                endpoint: backend.baseURL.appendingPathComponent("graphql"), environment: environment, tokenProvider: session,
-                container: container,
-                store: try SQLiteRecordStore(url: directory.url.appendingPathComponent("caches/records.sqlite")),
-                retry: .none, authEvents: events))
+            graphQL = GraphQLClient(
+                configuration: .init(
+                    endpoint: backend.baseURL.appendingPathComponent("graphql"), environment: environment, tokenProvider: session,
+                    container: container,
+                    store: try SQLiteRecordStore(url: directory.url.appendingPathComponent("caches/records.sqlite")),
+                    retry: .none, authEvents: events))
             unified.register(rest.cacheParticipant)
             unified.register(graphQL)
         }
 
         /// A catalog page kept on disk (uplifted) and both accounts' balances in SQLite.
         func fillCaches() async throws {
-            let page = APIRequest<Data>(path: "/api/funnels/catalog", query: [URLQueryItem(name: "limit", value: "5")],
-                                        cacheable: Cacheable(key: "catalog", timeout: .seconds(300), isUplifted: true))
+            let page = APIRequest<Data>(
+                path: "/api/funnels/catalog", query: [URLQueryItem(name: "limit", value: "5")],
+                cacheable: Cacheable(key: "catalog", timeout: .seconds(300), isUplifted: true))
             _ = try await rest.send(page)
             _ = try await graphQL.fetch(Balance(id: "100"))
             _ = try await graphQL.fetch(Balance(id: "1002"))
@@ -123,7 +128,9 @@ import Testing
     @Test func aLaunchThatWentOfflineIsRevalidatedByItselfWhenTheNetworkReturns() async throws {
         try await Self.withApp { app, fixture in
             try await app.session.signIn(email: "alice@example.com", password: "Password1")
-            #expect(try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"/auth/validate","dropConnection":true}]"#).status == 204)
+            #expect(
+                try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"/auth/validate","dropConnection":true}]"#).status
+                    == 204)
             let sleeper = ManualSleeper()
             let connectivity = TransportConnectivity(probe: fixture.backend.baseURL.appendingPathComponent("health"), sleeper: sleeper)
             let relaunched = try App(backend: fixture.backend, directory: app.directory, connectivity: connectivity)
@@ -147,10 +154,13 @@ import Testing
         try await Self.withApp { app, fixture in
             try await app.session.signIn(email: "alice@example.com", password: "Password1")
             try await app.fillCaches()
-            #expect(try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"/auth/validate","dropConnection":true}]"#).status == 204)
+            #expect(
+                try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"/auth/validate","dropConnection":true}]"#).status
+                    == 204)
             let relaunched = try App(backend: fixture.backend, directory: app.directory)
             await relaunched.session.launch()
-            #expect(relaunched.session.current == .offline(SignedInUser(userId: "u1", expiresAt: relaunched.session.current.user?.expiresAt)))
+            #expect(
+                relaunched.session.current == .offline(SignedInUser(userId: "u1", expiresAt: relaunched.session.current.user?.expiresAt)))
             #expect(FileManager.default.fileExists(atPath: relaunched.tokenFile.path), "offline keeps the token")
 
             #expect(try await fixture.send(.delete, "/admin/faults", json: "").status == 204)
@@ -220,8 +230,9 @@ import Testing
             await #expect(throws: APIError.notCached()) {
                 try await app.graphQL.fetch(Profile(), policy: .returnCacheDataDontFetch)
             }
-            let page = APIRequest<Data>(path: "/api/funnels/catalog", query: [URLQueryItem(name: "limit", value: "5")],
-                                        cacheable: Cacheable(key: "catalog", timeout: .seconds(300), isUplifted: true))
+            let page = APIRequest<Data>(
+                path: "/api/funnels/catalog", query: [URLQueryItem(name: "limit", value: "5")],
+                cacheable: Cacheable(key: "catalog", timeout: .seconds(300), isUplifted: true))
             await #expect(throws: APIError.notCached()) { try await app.rest.send(page, policy: .returnCacheDataDontFetch) }
             let profile = try await app.graphQL.fetch(Profile())
             #expect(profile.data["me"]?["id"]?.stringValue == "u2")

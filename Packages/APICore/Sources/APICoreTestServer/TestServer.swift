@@ -1,10 +1,10 @@
+import CacheKit
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
-import CacheKit
 
 /// A real Hummingbird server on 127.0.0.1 with an ephemeral port, started by a test, that records
 /// every request it receives: what a kit's tests use to exercise its networking over real HTTP.
@@ -93,11 +93,15 @@ public final class TestServer: Sendable {
         typealias Context = BasicRequestContext
         let received = Locked<[Received]>([])
 
-        func handle(_ request: Request, context: Context,
-                    next: (Request, Context) async throws -> Response) async throws -> Response {
+        func handle(
+            _ request: Request, context: Context,
+            next: (Request, Context) async throws -> Response
+        ) async throws -> Response {
             received.withLock {
-                $0.append(Received(method: request.method, path: request.uri.path, query: request.uri.query,
-                                   headerFields: request.headers))
+                $0.append(
+                    Received(
+                        method: request.method, path: request.uri.path, query: request.uri.query,
+                        headerFields: request.headers))
             }
             return try await next(request, context)
         }

@@ -12,8 +12,10 @@ import Foundation
 public enum GraphQLStub {
     /// `data` with `__typename` added: `root` at the root, and `typenames[field]` on every object (or
     /// each object of a list) under a field of that name, at any depth. Objects that have one keep it.
-    public static func data(_ data: [String: JSONValue], root: String = "Query",
-                            typenames: [String: String] = [:]) -> [String: JSONValue] {
+    public static func data(
+        _ data: [String: JSONValue], root: String = "Query",
+        typenames: [String: String] = [:]
+    ) -> [String: JSONValue] {
         var data = data
         if data["__typename"] == nil { data["__typename"] = .string(root) }
         return adding(typenames, to: data)

@@ -1,7 +1,7 @@
 import APICore
+import CacheKit
 import Foundation
 import HTTPTypes
-import CacheKit
 
 /// A transport for unit tests of logic: it answers from stubs and keeps every request it saw. A
 /// request nobody stubbed fails loudly with its method and path, instead of a made-up response.
@@ -29,8 +29,10 @@ public final class RecordingTransport: HTTPTransport {
     }
 
     /// Answers `method path` with a fixed response.
-    public func stub(_ method: HTTPRequest.Method, _ path: String, status: Int, headerFields: HTTPFields = [:],
-                     body: Data = Data()) {
+    public func stub(
+        _ method: HTTPRequest.Method, _ path: String, status: Int, headerFields: HTTPFields = [:],
+        body: Data = Data()
+    ) {
         stub(method, path) { _ in .success(TransportResponse(status: status, headerFields: headerFields, body: body)) }
     }
 

@@ -1,4 +1,5 @@
 import APICoreTestServer
+import CacheKit
 import CacheKitTesting
 import Foundation
 import GraphQL
@@ -6,7 +7,6 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import OrderedCollections
-import CacheKit
 
 /// A small bank served over GraphQL (GraphQLSwift) by a real Hummingbird server on 127.0.0.1, for
 /// the GraphQL client's tests: accounts with balances and transactions, a dashboard without an id,
@@ -120,80 +120,100 @@ final class BankServer: Sendable {
         if let failure {
             return reply(HTTPResponse.Status(code: failure), #"{"message":"failure on demand"}"#)
         }
-        let result = try await graphql(schema: schema, request: body.query, variableValues: body.variables ?? [:],
-                                       operationName: body.operationName)
+        let result = try await graphql(
+            schema: schema, request: body.query, variableValues: body.variables ?? [:],
+            operationName: body.operationName)
         let data = try GraphQLJSONEncoder().encode(result)
         return reply(.ok, String(decoding: data, as: UTF8.self))
     }
 
     private var schema: GraphQLSchema {
         get throws {
-            let transaction = try GraphQLObjectType(name: "Transaction", fields: [
-                "id": GraphQLField(type: GraphQLNonNull(GraphQLID)),
-                "amount": GraphQLField(type: GraphQLNonNull(GraphQLInt)),
-            ])
-            let account = try GraphQLObjectType(name: "Account", fields: [
-                "id": GraphQLField(type: GraphQLNonNull(GraphQLID)),
-                "name": GraphQLField(type: GraphQLNonNull(GraphQLString)),
-                "balance": GraphQLField(type: GraphQLNonNull(GraphQLInt)),
-                "transactions": GraphQLField(type: GraphQLNonNull(GraphQLList(GraphQLNonNull(transaction)))) { source, _, _, _ in
-                    guard let account = source as? Account else { return [Transaction]() }
-                    return self.state.withLock { $0.transactions.filter { $0.accountId == account.id } }
-                },
-            ])
-            let dashboard = try GraphQLObjectType(name: "Dashboard", fields: [
-                "totalBalance": GraphQLField(type: GraphQLNonNull(GraphQLInt)),
-                "accounts": GraphQLField(type: GraphQLNonNull(GraphQLList(GraphQLNonNull(account)))),
-            ])
-            let user = try GraphQLObjectType(name: "User", fields: [
-                "id": GraphQLField(type: GraphQLNonNull(GraphQLID)),
-                "name": GraphQLField(type: GraphQLNonNull(GraphQLString)),
-            ])
-            let payment = try GraphQLObjectType(name: "Payment", fields: [
-                "account": GraphQLField(type: GraphQLNonNull(account)),
-                "transaction": GraphQLField(type: GraphQLNonNull(transaction)),
-            ])
-            let query = try GraphQLObjectType(name: "Query", fields: [
-                "account": GraphQLField(type: account, args: ["id": GraphQLArgument(type: GraphQLNonNull(GraphQLID))]) { _, args, _, _ in
-                    let id = args["id"].string ?? ""
-                    return self.state.withLock { $0.accounts[id] }
-                },
-                "accounts": GraphQLField(type: GraphQLNonNull(GraphQLList(GraphQLNonNull(account)))) { _, _, _, _ in
-                    self.state.withLock { $0.accounts.values.sorted { $0.id < $1.id } }
-                },
-                "dashboard": GraphQLField(type: GraphQLNonNull(dashboard)) { _, _, _, _ in
-                    self.state.withLock { state in
-                        let accounts = state.accounts.values.sorted { $0.id < $1.id }
-                        return Dashboard(totalBalance: accounts.reduce(0) { $0 + $1.balance }, accounts: accounts)
-                    }
-                },
-                "me": GraphQLField(type: GraphQLNonNull(user)) { _, _, _, _ in User(id: "u1", name: "Ada") },
-                "broken": GraphQLField(type: GraphQLString) { _, _, _, info in
-                    throw GraphQLError(message: "broken on purpose", path: info.path, extensions: ["code": "BROKEN"])
-                },
-            ])
-            let mutation = try GraphQLObjectType(name: "Mutation", fields: [
-                "makePayment": GraphQLField(type: GraphQLNonNull(payment), args: [
-                    "accountId": GraphQLArgument(type: GraphQLNonNull(GraphQLID)),
-                    "amount": GraphQLArgument(type: GraphQLNonNull(GraphQLInt)),
-                ]) { _, args, _, info in
-                    let id = args["accountId"].string ?? ""
-                    let amount = args["amount"].int ?? 0
-                    return try self.state.withLock { state in
-                        guard var account = state.accounts[id] else {
-                            throw GraphQLError(message: "no account \(id)", path: info.path, extensions: ["code": "UNKNOWN_ACCOUNT"])
+            let transaction = try GraphQLObjectType(
+                name: "Transaction",
+                fields: [
+                    "id": GraphQLField(type: GraphQLNonNull(GraphQLID)),
+                    "amount": GraphQLField(type: GraphQLNonNull(GraphQLInt)),
+                ])
+            let account = try GraphQLObjectType(
+                name: "Account",
+                fields: [
+                    "id": GraphQLField(type: GraphQLNonNull(GraphQLID)),
+                    "name": GraphQLField(type: GraphQLNonNull(GraphQLString)),
+                    "balance": GraphQLField(type: GraphQLNonNull(GraphQLInt)),
+                    "transactions": GraphQLField(type: GraphQLNonNull(GraphQLList(GraphQLNonNull(transaction)))) { source, _, _, _ in
+                        guard let account = source as? Account else { return [Transaction]() }
+                        return self.state.withLock { $0.transactions.filter { $0.accountId == account.id } }
+                    },
+                ])
+            let dashboard = try GraphQLObjectType(
+                name: "Dashboard",
+                fields: [
+                    "totalBalance": GraphQLField(type: GraphQLNonNull(GraphQLInt)),
+                    "accounts": GraphQLField(type: GraphQLNonNull(GraphQLList(GraphQLNonNull(account)))),
+                ])
+            let user = try GraphQLObjectType(
+                name: "User",
+                fields: [
+                    "id": GraphQLField(type: GraphQLNonNull(GraphQLID)),
+                    "name": GraphQLField(type: GraphQLNonNull(GraphQLString)),
+                ])
+            let payment = try GraphQLObjectType(
+                name: "Payment",
+                fields: [
+                    "account": GraphQLField(type: GraphQLNonNull(account)),
+                    "transaction": GraphQLField(type: GraphQLNonNull(transaction)),
+                ])
+            let query = try GraphQLObjectType(
+                name: "Query",
+                fields: [
+                    "account": GraphQLField(type: account, args: ["id": GraphQLArgument(type: GraphQLNonNull(GraphQLID))]) {
+                        _, args, _, _ in
+                        let id = args["id"].string ?? ""
+                        return self.state.withLock { $0.accounts[id] }
+                    },
+                    "accounts": GraphQLField(type: GraphQLNonNull(GraphQLList(GraphQLNonNull(account)))) { _, _, _, _ in
+                        self.state.withLock { $0.accounts.values.sorted { $0.id < $1.id } }
+                    },
+                    "dashboard": GraphQLField(type: GraphQLNonNull(dashboard)) { _, _, _, _ in
+                        self.state.withLock { state in
+                            let accounts = state.accounts.values.sorted { $0.id < $1.id }
+                            return Dashboard(totalBalance: accounts.reduce(0) { $0 + $1.balance }, accounts: accounts)
                         }
-                        guard account.balance >= amount else {
-                            throw GraphQLError(message: "insufficient funds", path: info.path, extensions: ["code": "INSUFFICIENT_FUNDS"])
+                    },
+                    "me": GraphQLField(type: GraphQLNonNull(user)) { _, _, _, _ in User(id: "u1", name: "Ada") },
+                    "broken": GraphQLField(type: GraphQLString) { _, _, _, info in
+                        throw GraphQLError(message: "broken on purpose", path: info.path, extensions: ["code": "BROKEN"])
+                    },
+                ])
+            let mutation = try GraphQLObjectType(
+                name: "Mutation",
+                fields: [
+                    "makePayment": GraphQLField(
+                        type: GraphQLNonNull(payment),
+                        args: [
+                            "accountId": GraphQLArgument(type: GraphQLNonNull(GraphQLID)),
+                            "amount": GraphQLArgument(type: GraphQLNonNull(GraphQLInt)),
+                        ]
+                    ) { _, args, _, info in
+                        let id = args["accountId"].string ?? ""
+                        let amount = args["amount"].int ?? 0
+                        return try self.state.withLock { state in
+                            guard var account = state.accounts[id] else {
+                                throw GraphQLError(message: "no account \(id)", path: info.path, extensions: ["code": "UNKNOWN_ACCOUNT"])
+                            }
+                            guard account.balance >= amount else {
+                                throw GraphQLError(
+                                    message: "insufficient funds", path: info.path, extensions: ["code": "INSUFFICIENT_FUNDS"])
+                            }
+                            account.balance -= amount
+                            state.accounts[id] = account
+                            let transaction = Transaction(id: "t\(state.transactions.count + 1)", accountId: id, amount: -amount)
+                            state.transactions.append(transaction)
+                            return Payment(account: account, transaction: transaction)
                         }
-                        account.balance -= amount
-                        state.accounts[id] = account
-                        let transaction = Transaction(id: "t\(state.transactions.count + 1)", accountId: id, amount: -amount)
-                        state.transactions.append(transaction)
-                        return Payment(account: account, transaction: transaction)
                     }
-                },
-            ])
+                ])
             return try GraphQLSchema(query: query, mutation: mutation)
         }
     }

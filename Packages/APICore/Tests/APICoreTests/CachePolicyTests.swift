@@ -1,10 +1,11 @@
-@testable import APICore
 import APICoreTesting
 import CacheKit
 import CacheKitTesting
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import APICore
 
 /// The five policies and the cache's corner cases, with a recording transport (logic only).
 @Suite(.timeLimit(.minutes(3))) struct CachePolicyTests {
@@ -50,8 +51,9 @@ import Testing
 
     @Test func cacheThenNetworkReturnsTheCacheAndRefreshesItInTheBackground() async throws {
         transport.stub(.get, "/a", status: 200, headerFields: [.cacheControl: "max-age=60"], body: body)
-        transport.stub(.get, "/a", status: 200, headerFields: [.cacheControl: "max-age=60"],
-                       body: Data(#"{"id":1,"name":"two"}"#.utf8))
+        transport.stub(
+            .get, "/a", status: 200, headerFields: [.cacheControl: "max-age=60"],
+            body: Data(#"{"id":1,"name":"two"}"#.utf8))
         let fixture = try fixture()
         _ = try await fixture.client.send(.item("/a"))
         let cached = try await fixture.client.send(.item("/a"), policy: .returnCacheDataAndFetch)
@@ -106,8 +108,9 @@ import Testing
 
     @Test func ageAndExpiresAreHonoured() async throws {
         transport.stub(.get, "/aged", status: 200, headerFields: [.cacheControl: "max-age=100", .age: "90"], body: body)
-        transport.stub(.get, "/expires", status: 200,
-                       headerFields: [.date: "Thu, 15 Jan 2026 12:00:00 GMT", .expires: "Thu, 15 Jan 2026 12:05:00 GMT"], body: body)
+        transport.stub(
+            .get, "/expires", status: 200,
+            headerFields: [.date: "Thu, 15 Jan 2026 12:00:00 GMT", .expires: "Thu, 15 Jan 2026 12:05:00 GMT"], body: body)
         transport.stub(.get, "/expired", status: 200, headerFields: [.expires: "0"], body: body)
         let fixture = try fixture()
         fixture.clock.set(to: HTTPDate.parse("Thu, 15 Jan 2026 12:00:00 GMT")!)
@@ -125,7 +128,10 @@ import Testing
     @Test func aResponseThatArrivesAfterAClearIsNotStored() async throws {
         let gate = AsyncGate()
         let cleared = AsyncGate()
-        transport.stub(.get, "/a") { _ in .success(TransportResponse(status: 200, headerFields: [.cacheControl: "max-age=60"], body: Data(#"{"id":1,"name":"one"}"#.utf8))) }
+        transport.stub(.get, "/a") { _ in
+            .success(
+                TransportResponse(status: 200, headerFields: [.cacheControl: "max-age=60"], body: Data(#"{"id":1,"name":"one"}"#.utf8)))
+        }
         let slow = SlowTransport(inner: transport, gate: gate, started: cleared)
         let fixture = try ClientFixture(baseURL: base, transport: slow)
         let pending = Task { try await fixture.client.send(.item("/a")) }
@@ -143,8 +149,11 @@ import Testing
         transport.stub(.get, "/accounts/1002", status: 200, body: body)
         let fixture = try fixture()
         func account(_ id: String) -> APIRequest<Item> {
-            .item("/accounts/\(id)", cacheable: Cacheable(key: "account.\(id)", timeout: .seconds(300),
-                                                          scope: .user("user-a", account: id)))
+            .item(
+                "/accounts/\(id)",
+                cacheable: Cacheable(
+                    key: "account.\(id)", timeout: .seconds(300),
+                    scope: .user("user-a", account: id)))
         }
         _ = try await fixture.client.send(account("100"))
         _ = try await fixture.client.send(account("1002"))
@@ -208,11 +217,15 @@ struct SlowTransport: HTTPTransport {
 /// The request URL built on the hot path.
 @Suite(.timeLimit(.minutes(3))) struct RequestURLTests {
     @Test func encodesQueryItemsInOrderAndJoinsBaseAndPath() {
-        let query = [URLQueryItem(name: "q", value: "a b&c=d"), URLQueryItem(name: "flag", value: nil),
-                     URLQueryItem(name: "name", value: "Zoë/1")]
-        #expect(RESTClient.urlString(base: "https://x.test/", path: "api/items", query: query)
+        let query = [
+            URLQueryItem(name: "q", value: "a b&c=d"), URLQueryItem(name: "flag", value: nil),
+            URLQueryItem(name: "name", value: "Zoë/1"),
+        ]
+        #expect(
+            RESTClient.urlString(base: "https://x.test/", path: "api/items", query: query)
                 == "https://x.test/api/items?q=a%20b%26c%3Dd&flag&name=Zo%C3%AB%2F1")
-        #expect(RESTClient.urlString(base: "https://x.test", path: "/a?b=1", query: [URLQueryItem(name: "c", value: "2")])
+        #expect(
+            RESTClient.urlString(base: "https://x.test", path: "/a?b=1", query: [URLQueryItem(name: "c", value: "2")])
                 == "https://x.test/a?b=1&c=2")
         #expect(RESTClient.urlString(base: "https://x.test", path: "https://other.test/z", query: []) == "https://other.test/z")
     }

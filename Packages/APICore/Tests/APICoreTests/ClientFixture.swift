@@ -19,16 +19,20 @@ struct ClientFixture {
     let environment: CacheEnvironment
     let client: RESTClient
 
-    init(baseURL: URL, transport: any HTTPTransport = URLSessionTransport(), retry: RetryPolicy = .none,
-         credentials: Credentials? = Credentials(accessToken: "token-a", userId: "user-a"),
-         directory: TemporaryDirectory? = nil, settings: TimeoutSettings = TimeoutSettings()) throws {
+    init(
+        baseURL: URL, transport: any HTTPTransport = URLSessionTransport(), retry: RetryPolicy = .none,
+        credentials: Credentials? = Credentials(accessToken: "token-a", userId: "user-a"),
+        directory: TemporaryDirectory? = nil, settings: TimeoutSettings = TimeoutSettings()
+    ) throws {
         tokens = StaticTokenProvider(credentials)
         self.directory = try directory ?? TemporaryDirectory()
-        environment = CacheEnvironment(clock: clock, timeouts: CacheTimeoutPolicy(settings: settings),
-                                       logger: logs.logger(), cachesDirectory: self.directory.url)
-        client = RESTClient(configuration: .init(
-            baseURL: baseURL, transport: transport, environment: environment, tokenProvider: tokens,
-            retry: retry, sleeper: sleeper, requestTimeout: .seconds(10)))
+        environment = CacheEnvironment(
+            clock: clock, timeouts: CacheTimeoutPolicy(settings: settings),
+            logger: logs.logger(), cachesDirectory: self.directory.url)
+        client = RESTClient(
+            configuration: .init(
+                baseURL: baseURL, transport: transport, environment: environment, tokenProvider: tokens,
+                retry: retry, sleeper: sleeper, requestTimeout: .seconds(10)))
     }
 
     /// The HTTP-level counts of a feature.

@@ -57,8 +57,9 @@ import Testing
         let returns = Locked(0)
         let watcher = connectivity.whenOnlineAgain { returns.withLock { $0 += 1 } }
         defer { watcher.cancel() }
-        let ok = try #require(URL(string: "http://api.test/ok")), down = try #require(URL(string: "http://api.test/down"))
-        _ = try await observed.send(TransportRequest(method: .get, url: ok))   // unknown → online: not a return
+        let ok = try #require(URL(string: "http://api.test/ok"))
+        let down = try #require(URL(string: "http://api.test/down"))
+        _ = try await observed.send(TransportRequest(method: .get, url: ok))  // unknown → online: not a return
         _ = try? await observed.send(TransportRequest(method: .get, url: down))
         _ = try await observed.send(TransportRequest(method: .get, url: ok))
         try await waitUntil("one return") { returns.withLock { $0 } == 1 }

@@ -23,8 +23,9 @@ import Testing
             try registry.register(Statements.self) { resolver in Statements(ledger: try resolver.resolve(Ledger.self)) }
             registry.require(Ledger.self)
             registry.addClearingParticipant(RecordingParticipant(name: "statements"))
-            registry.addRefetchRule(MutationRefetchRule(
-                mutation: "MakePayment", strategy: .criticalAndBackground(critical: ["Balance"], background: ["Dashboard"])))
+            registry.addRefetchRule(
+                MutationRefetchRule(
+                    mutation: "MakePayment", strategy: .criticalAndBackground(critical: ["Balance"], background: ["Dashboard"])))
             registry.setDefaultTimeout(.seconds(30), forFeature: "statements")
         }
         func connect(using resolver: KitResolver) throws(ContainerError) {
@@ -64,7 +65,8 @@ import Testing
         #expect(container.cacheManager.participantNames == ["statements"])
         #expect(container.refetchRules(forMutation: "MakePayment").count == 1)
         #expect(container.defaultTimeout(forFeature: "statements") == .seconds(30))
-        #expect(container.cacheKeyProvider(forTypename: "Account")?.cacheKey(for: ["id": .string("1")], typename: "Account")
+        #expect(
+            container.cacheKeyProvider(forTypename: "Account")?.cacheKey(for: ["id": .string("1")], typename: "Account")
                 == NormalizedCacheKey("Account:1"))
     }
 
@@ -88,10 +90,13 @@ import Testing
         }
         let container = makeContainer()
         try container.install([NeedsLedger()])
-        #expect(throws: ContainerError.verificationFailed([
-            .missingRegistration(type: String(reflecting: Ledger.self), requestedBy: "needs-ledger"),
-            .missingRegistration(type: String(reflecting: Unregistered.self), requestedBy: "needs-ledger"),
-        ].sorted { $0.description < $1.description })) {
+        #expect(
+            throws: ContainerError.verificationFailed(
+                [
+                    .missingRegistration(type: String(reflecting: Ledger.self), requestedBy: "needs-ledger"),
+                    .missingRegistration(type: String(reflecting: Unregistered.self), requestedBy: "needs-ledger"),
+                ].sorted { $0.description < $1.description })
+        ) {
             try container.verify()
         }
     }
@@ -160,9 +165,17 @@ import Testing
         }
         struct A: Sendable {}
         struct B: Sendable {}
-        try container.registry(for: "app").register(A.self) { _ = try $0.resolve(B.self); return A() }
-        try container.registry(for: "app").register(B.self) { _ = try $0.resolve(A.self); return B() }
-        #expect(throws: ContainerError.dependencyCycle([String(reflecting: A.self), String(reflecting: B.self), String(reflecting: A.self)])) {
+        try container.registry(for: "app").register(A.self) {
+            _ = try $0.resolve(B.self)
+            return A()
+        }
+        try container.registry(for: "app").register(B.self) {
+            _ = try $0.resolve(A.self)
+            return B()
+        }
+        #expect(
+            throws: ContainerError.dependencyCycle([String(reflecting: A.self), String(reflecting: B.self), String(reflecting: A.self)])
+        ) {
             try container.resolver(for: "app").resolve(A.self)
         }
     }

@@ -7,10 +7,12 @@ import Testing
         #expect(CredentialRules.isValidEmail(email))
     }
 
-    @Test(arguments: ["", "ada", "ada.example.com", "ada@@example.com", "a@b@example.com", "ada@", "@example.com",
-                      "ada@example", "ada@example.", "ada@.com", "ada @example.com", "ada@exa mple.com", ".ada@example.com",
-                      "ada.@example.com", "a..da@example.com", "ada@-example.com", "ada@example.c0m", "adé@example.com",
-                      "ada@exämple.com"])
+    @Test(arguments: [
+        "", "ada", "ada.example.com", "ada@@example.com", "a@b@example.com", "ada@", "@example.com",
+        "ada@example", "ada@example.", "ada@.com", "ada @example.com", "ada@exa mple.com", ".ada@example.com",
+        "ada.@example.com", "a..da@example.com", "ada@-example.com", "ada@example.c0m", "adé@example.com",
+        "ada@exämple.com",
+    ])
     func refusesEverythingElse(_ email: String) {
         #expect(!CredentialRules.isValidEmail(email))
     }

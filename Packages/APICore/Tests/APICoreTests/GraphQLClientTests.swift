@@ -1,10 +1,11 @@
-@testable import APICore
 import APICoreTesting
 import CacheKit
 import CacheKitTesting
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import APICore
 
 /// The GraphQL client against a real GraphQL endpoint (Hummingbird + GraphQLSwift) on 127.0.0.1.
 @Suite(.timeLimit(.minutes(3))) struct GraphQLClientTests {
@@ -40,8 +41,9 @@ import Testing
 
     @Test func dashboardAfterPaymentShowsTheNewTotalThroughRefetchRules() async throws {
         try await withBank { bank in
-            let rule = MutationRefetchRule(mutation: "MakePayment",
-                                           strategy: .criticalAndBackground(critical: ["AccountBalance"], background: ["Dashboard"]))
+            let rule = MutationRefetchRule(
+                mutation: "MakePayment",
+                strategy: .criticalAndBackground(critical: ["AccountBalance"], background: ["Dashboard"]))
             let fixture = try GraphQLFixture(endpoint: bank.endpoint, rules: [rule])
             _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
             let before = try await fixture.client.fetch(DashboardQuery())
@@ -263,7 +265,10 @@ import Testing
             _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
             Issue.record("expected a decoding error")
         } catch {
-            guard case .decoding = error else { Issue.record("expected .decoding, got \(error)"); return }
+            guard case .decoding = error else {
+                Issue.record("expected .decoding, got \(error)")
+                return
+            }
         }
         await #expect(throws: APIError.transport(.connectionLost(reason: "dropped"))) {
             try await fixture.client.fetch(BalanceQuery(id: "100"))
@@ -272,8 +277,9 @@ import Testing
 
     @Test func offlineServesStaleDataMarkedStale() async throws {
         let transport = RecordingTransport()
-        transport.stub(.post, "/graphql", status: 200,
-                       body: Data(#"{"data":{"__typename":"Query","account":{"__typename":"Account","id":"100","balance":5}}}"#.utf8))
+        transport.stub(
+            .post, "/graphql", status: 200,
+            body: Data(#"{"data":{"__typename":"Query","account":{"__typename":"Account","id":"100","balance":5}}}"#.utf8))
         transport.stub(.post, "/graphql", error: .offline(reason: "no route"))
         let fixture = try GraphQLFixture(endpoint: try #require(URL(string: "http://bank.test/graphql")), transport: transport)
         _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
@@ -307,8 +313,10 @@ import Testing
         try await withBank { bank in
             let fixture = try GraphQLFixture(endpoint: bank.endpoint)
             _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
-            try fixture.client.cache.store.merge([RootKey.query: NormalizedRecord(
-                fields: [#"account(id:"100")"#: .value(.string("garbage"))], writtenAt: [#"account(id:"100")"#: fixture.clock.now()])])
+            try fixture.client.cache.store.merge([
+                RootKey.query: NormalizedRecord(
+                    fields: [#"account(id:"100")"#: .value(.string("garbage"))], writtenAt: [#"account(id:"100")"#: fixture.clock.now()])
+            ])
             let result = try await fixture.client.fetch(BalanceQuery(id: "100"))
             #expect(result.source == .network && result.balance == 1_000)
             #expect(try await fixture.client.fetch(BalanceQuery(id: "100")).source == .cache)
@@ -370,7 +378,6 @@ struct MalformedQuery: GraphQLQuery {
     static let document = "query Broken { account(id: ) }"
 }
 
-
 extension Result {
     /// The success value, or `nil`.
     var success: Success? { try? get() }
@@ -399,19 +406,26 @@ extension Result {
 
 @Suite(.timeLimit(.minutes(3))) struct GraphQLResultDecodingTests {
     struct Balance: Decodable, Equatable {
-        struct Account: Decodable, Equatable { var id: String; var balance: Int }
+        struct Account: Decodable, Equatable {
+            var id: String
+            var balance: Int
+        }
         var account: Account
     }
 
     @Test func decodesIntoTheCallersTypeOrNamesThePath() throws {
-        let result = GraphQLResult(data: ["account": ["__typename": "Account", "id": "1", "balance": 5]], source: .cache, freshness: .fetched(at: .distantPast))
+        let result = GraphQLResult(
+            data: ["account": ["__typename": "Account", "id": "1", "balance": 5]], source: .cache, freshness: .fetched(at: .distantPast))
         #expect(try result.decode(Balance.self) == Balance(account: .init(id: "1", balance: 5)))
         let wrong = GraphQLResult(data: ["account": ["id": "1", "balance": "five"]], source: .cache, freshness: .fetched(at: .distantPast))
         #expect(throws: APIError.self) { try wrong.decode(Balance.self) }
         do {
             _ = try wrong.decode(Balance.self)
         } catch {
-            guard case .decoding(let path, _) = error else { Issue.record("expected .decoding, got \(error)"); return }
+            guard case .decoding(let path, _) = error else {
+                Issue.record("expected .decoding, got \(error)")
+                return
+            }
             #expect(path == "account.balance")
         }
     }

@@ -86,16 +86,19 @@ struct GraphQLFixture {
     let client: GraphQLClient
     let tokens = StaticTokenProvider(Credentials(accessToken: "token-a", userId: "user-a"))
 
-    init(endpoint: URL, transport: any HTTPTransport = URLSessionTransport(), rules: [MutationRefetchRule] = [],
-         store: any NormalizedRecordStore = InMemoryRecordStore(), logger: Logger? = nil) throws {
+    init(
+        endpoint: URL, transport: any HTTPTransport = URLSessionTransport(), rules: [MutationRefetchRule] = [],
+        store: any NormalizedRecordStore = InMemoryRecordStore(), logger: Logger? = nil
+    ) throws {
         let timeouts = CacheTimeoutPolicy()
         environment = CacheEnvironment(clock: clock, timeouts: timeouts, logger: logger ?? Logger(label: "test"))
         unified = UnifiedCacheManager(timeouts: timeouts)
         container = DependencyContainer(cacheManager: unified)
         try container.install([BankKit(rules: rules)])
-        client = GraphQLClient(configuration: .init(
-            endpoint: endpoint, transport: transport, environment: environment, tokenProvider: tokens,
-            container: container, store: store, retry: .none, requestTimeout: .seconds(10)))
+        client = GraphQLClient(
+            configuration: .init(
+                endpoint: endpoint, transport: transport, environment: environment, tokenProvider: tokens,
+                container: container, store: store, retry: .none, requestTimeout: .seconds(10)))
         unified.register(client)
     }
 

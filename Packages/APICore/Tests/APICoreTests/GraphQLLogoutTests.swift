@@ -15,14 +15,20 @@ import Testing
             _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
             let gate = AsyncGate()
             bank.state.withLock { $0.gate = gate }
-            let optimisticData: [String: JSONValue]? = optimistic
-                ? ["makePayment": ["__typename": "PaymentResult",
-                                   "account": ["__typename": "Account", "id": "100", "balance": 777_777],
-                                   "transaction": ["__typename": "Transaction", "id": "optimistic", "amount": -1]]]
+            let optimisticData: [String: JSONValue]? =
+                optimistic
+                ? [
+                    "makePayment": [
+                        "__typename": "PaymentResult",
+                        "account": ["__typename": "Account", "id": "100", "balance": 777_777],
+                        "transaction": ["__typename": "Transaction", "id": "optimistic", "amount": -1],
+                    ]
+                ]
                 : nil
             let payment = Task {
-                try await fixture.client.perform(PaymentMutation(accountId: "100", amount: 250),
-                                                 optimisticResponse: optimisticData)
+                try await fixture.client.perform(
+                    PaymentMutation(accountId: "100", amount: 250),
+                    optimisticResponse: optimisticData)
             }
             try await waitUntil("the payment reached the bank") { bank.count("MakePayment") == 1 }
             // Logout while the payment is on the wire.

@@ -1,9 +1,10 @@
-@testable import APICore
 import APICoreTesting
 import CacheKit
 import CacheKitTesting
 import Foundation
 import Testing
+
+@testable import APICore
 
 /// A cursor-paginated list, for the refetch rules' first-page restart.
 struct TransactionPageQuery: GraphQLQuery {
@@ -23,8 +24,9 @@ struct TransactionPageQuery: GraphQLQuery {
 @Suite(.timeLimit(.minutes(2))) struct GraphQLRefetchTests {
     @Test func aBoundRuleRefetchesOnlyThePaidAccountsBalance() async throws {
         try await withBank { bank in
-            let rule = MutationRefetchRule(mutation: "MakePayment",
-                                           strategy: .refetch([RefetchQuery("AccountBalance", binding: ["id": "accountId"])]))
+            let rule = MutationRefetchRule(
+                mutation: "MakePayment",
+                strategy: .refetch([RefetchQuery("AccountBalance", binding: ["id": "accountId"])]))
             let fixture = try GraphQLFixture(endpoint: bank.endpoint, rules: [rule])
             _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
             _ = try await fixture.client.fetch(BalanceQuery(id: "1002"))
@@ -50,12 +52,19 @@ struct TransactionPageQuery: GraphQLQuery {
         let fixture = try GraphQLFixture(endpoint: URL(string: "http://127.0.0.1:1/graphql")!, transport: RecordingTransport())
         let client = fixture.client
         func page(_ account: String, _ after: String?, _ id: String) throws {
-            try client.writeLocal(TransactionPageQuery(accountId: account, after: after), data: [
-                "__typename": "Query",
-                "account": ["__typename": "Account", "id": .string(account), "balance": 1_000,
-                            "transactions": [["__typename": "Transaction", "id": .string(id), "amount": -1]]]])
+            try client.writeLocal(
+                TransactionPageQuery(accountId: account, after: after),
+                data: [
+                    "__typename": "Query",
+                    "account": [
+                        "__typename": "Account", "id": .string(account), "balance": 1_000,
+                        "transactions": [["__typename": "Transaction", "id": .string(id), "amount": -1]],
+                    ],
+                ])
         }
-        for (account, after, id) in [("100", nil, "t1"), ("100", "c1", "t2"), ("100", "c2", "t3"), ("1002", "c9", "t9")] as [(String, String?, String)] {
+        for (account, after, id) in [("100", nil, "t1"), ("100", "c1", "t2"), ("100", "c2", "t3"), ("1002", "c9", "t9")]
+            as [(String, String?, String)]
+        {
             try page(account, after, id)
             // Remembered as the app would, by a read.
             _ = try await client.fetch(TransactionPageQuery(accountId: account, after: after), policy: .returnCacheDataDontFetch)
@@ -69,8 +78,9 @@ struct TransactionPageQuery: GraphQLQuery {
         await #expect(throws: APIError.notCached()) {
             try await client.fetch(TransactionPageQuery(accountId: "100", after: "c1"), policy: .returnCacheDataDontFetch)
         }
-        #expect(try await client.fetch(TransactionPageQuery(accountId: "100", after: nil), policy: .returnCacheDataDontFetch)
-            .source == .cache)
+        #expect(
+            try await client.fetch(TransactionPageQuery(accountId: "100", after: nil), policy: .returnCacheDataDontFetch)
+                .source == .cache)
         // The account the pages hang from keeps everything else: another query reading it still hits.
         #expect(try await client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch).balance == 1_000)
         // Only later pages known (1002): the list restarts from a first page built from them.
@@ -81,8 +91,9 @@ struct TransactionPageQuery: GraphQLQuery {
 
     @Test func backgroundRefetchesRunCacheThenNetwork() async throws {
         try await withBank { bank in
-            let rule = MutationRefetchRule(mutation: "MakePayment",
-                                           strategy: .criticalAndBackground(critical: [], background: ["AccountBalance"]))
+            let rule = MutationRefetchRule(
+                mutation: "MakePayment",
+                strategy: .criticalAndBackground(critical: [], background: ["AccountBalance"]))
             let fixture = try GraphQLFixture(endpoint: bank.endpoint, rules: [rule])
             _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
             let payment = try await fixture.client.perform(PaymentMutation(accountId: "100", amount: 250))
@@ -106,6 +117,8 @@ struct TransactionPageQuery: GraphQLQuery {
         let remembered = Set(client.activeQueries(named: ["AccountBalance"]).compactMap { $0.variables["id"]?.stringValue })
         #expect(remembered.count == GraphQLClient.rememberedPerName)
         #expect(remembered.contains("0") && remembered.contains("new"))
-        #expect(!remembered.contains("1"), "the least recently used (1) should have gone, not \(Set((0..<20).map(String.init)).subtracting(remembered))")
+        #expect(
+            !remembered.contains("1"),
+            "the least recently used (1) should have gone, not \(Set((0..<20).map(String.init)).subtracting(remembered))")
     }
 }

@@ -26,8 +26,11 @@ import Testing
             #expect(try await watch.next()?.get().balance == 500)
 
             // A local write.
-            try client.writeLocal(BalanceQuery(id: "100"), data: [
-                "__typename": "Query", "account": ["__typename": "Account", "id": "100", "balance": 5]])
+            try client.writeLocal(
+                BalanceQuery(id: "100"),
+                data: [
+                    "__typename": "Query", "account": ["__typename": "Account", "id": "100", "balance": 5],
+                ])
             #expect(try await watch.next()?.get().balance == 5)
             // The watcher's own fetch and account 1002's: none for the deliveries.
             #expect(bank.count("AccountBalance") == 2)
@@ -72,8 +75,9 @@ import Testing
             #expect(try await watch.next()?.get().balance == 1_000)
             let before = try client.cache.store.record(forKey: "Account:100")
             do throws(APIError) {
-                _ = try await client.perform(PaymentMutation(accountId: "100", amount: 5_000),
-                                             optimisticResponse: Self.optimisticPayment(balance: -4_000))
+                _ = try await client.perform(
+                    PaymentMutation(accountId: "100", amount: 5_000),
+                    optimisticResponse: Self.optimisticPayment(balance: -4_000))
                 Issue.record("expected insufficient funds")
             } catch {
                 #expect(error.serverCode == "INSUFFICIENT_FUNDS")
@@ -94,8 +98,9 @@ import Testing
             let client = fixture.client
             var watch = client.watch(BalanceQuery(id: "100")).makeAsyncIterator()
             #expect(try await watch.next()?.get().balance == 1_000)
-            _ = try await client.perform(PaymentMutation(accountId: "100", amount: 100),
-                                         optimisticResponse: Self.optimisticPayment(balance: 0))
+            _ = try await client.perform(
+                PaymentMutation(accountId: "100", amount: 100),
+                optimisticResponse: Self.optimisticPayment(balance: 0))
             #expect(try await watch.next()?.get().balance == 0)
             #expect(try await watch.next()?.get().balance == 900)
             #expect(try client.cache.store.record(forKey: "Transaction:pending")?.fields.isEmpty != false)
@@ -121,8 +126,12 @@ import Testing
     }
 
     static func optimisticPayment(balance: Int) -> [String: JSONValue] {
-        ["makePayment": ["__typename": "Payment",
-                         "account": ["__typename": "Account", "id": "100", "balance": .int(balance)],
-                         "transaction": ["__typename": "Transaction", "id": "pending", "amount": -1]]]
+        [
+            "makePayment": [
+                "__typename": "Payment",
+                "account": ["__typename": "Account", "id": "100", "balance": .int(balance)],
+                "transaction": ["__typename": "Transaction", "id": "pending", "amount": -1],
+            ]
+        ]
     }
 }

@@ -1,4 +1,3 @@
-@testable import APICore
 import APICoreTestServer
 import APICoreTesting
 import CacheKitTesting
@@ -6,6 +5,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Testing
+
+@testable import APICore
 
 /// Concurrent requests share one fetch only when they would get the same response, and an unsafe
 /// method invalidates only the URLs it names. Over real HTTP, through `forward` (`mib proxy`'s path).

@@ -1,12 +1,13 @@
-@testable import APICore
 import APICoreTestServer
 import APICoreTesting
+import CacheKit
 import CacheKitTesting
 import Foundation
 import HTTPTypes
 import Hummingbird
-import CacheKit
 import Testing
+
+@testable import APICore
 
 /// A switch a test flips and a route reads.
 final class Flag: Sendable {
@@ -19,8 +20,11 @@ final class Flag: Sendable {
 @Suite(.timeLimit(.minutes(3))) struct HTTPDirectiveTests {
     @Test func anyFinalStatusWithExplicitFreshnessIsStoredAndAKitStillGetsItsTypedError() async throws {
         try await withTestServer({ router in
-            router.get("gone") { _, _ in reply(.notFound, #"{"success":false,"error":{"code":"NOT_FOUND","message":"no"}}"#,
-                                               [.cacheControl: "max-age=100000"]) }
+            router.get("gone") { _, _ in
+                reply(
+                    .notFound, #"{"success":false,"error":{"code":"NOT_FOUND","message":"no"}}"#,
+                    [.cacheControl: "max-age=100000"])
+            }
             router.get("broken") { _, _ in reply(.internalServerError, "oops", [.cacheControl: "max-age=100000"]) }
             router.get("redirect") { _, _ in reply(.movedPermanently, "", [.location: "/elsewhere"]) }
             router.get("partial") { _, _ in
@@ -51,7 +55,9 @@ final class Flag: Sendable {
     @Test func requestDirectivesNoCacheMaxAgeMinFreshMaxStaleAndOnlyIfCached() async throws {
         try await withTestServer({ router in
             router.get("doc") { request, _ in
-                if request.headers[.ifNoneMatch] == "\"v1\"" { return reply(.notModified, "", [.eTag: "\"v1\"", .cacheControl: "max-age=100"]) }
+                if request.headers[.ifNoneMatch] == "\"v1\"" {
+                    return reply(.notModified, "", [.eTag: "\"v1\"", .cacheControl: "max-age=100"])
+                }
                 return reply(.ok, "doc", [.eTag: "\"v1\"", .cacheControl: "max-age=100"])
             }
         }) { server in

@@ -1,9 +1,10 @@
-@testable import APICore
 import APICoreTesting
 import CacheKitTesting
 import Foundation
 import HTTPTypes
 import Testing
+
+@testable import APICore
 
 /// Response headers from a hostile or broken server never trap: each one below crashed any GET
 /// through `RESTClient` (and so `mib proxy`) before the parsers bounded their numbers.
@@ -55,8 +56,9 @@ import Testing
     @Test func anAgeThatIsNotDeltaSecondsIsIgnored() async throws {
         for age in ["1e300", "9.3e18", "inf", "7200.0", "-1", "+5", ""] {
             let transport = RecordingTransport()
-            transport.stub(.get, "/item", status: 200,
-                           headerFields: Self.fields([("Age", age), ("Cache-Control", "max-age=60")]), body: Self.body)
+            transport.stub(
+                .get, "/item", status: 200,
+                headerFields: Self.fields([("Age", age), ("Cache-Control", "max-age=60")]), body: Self.body)
             let fixture = try ClientFixture(baseURL: URL(string: "http://127.0.0.1:1")!, transport: transport)
             _ = try await fixture.client.send(.item("/item"))
             fixture.clock.advance(by: 10)
@@ -69,15 +71,18 @@ import Testing
 
     @Test func aListOrAnOverflowingAgeUsesItsFirstValueOrTwoToThe31() {
         func age(_ value: String) -> Int? {
-            StoredResponse(status: 200, headerFields: [.age: value], body: Data(), requestTime: Date(),
-                           responseTime: Date(), requestFields: [:]).ageFieldValue
+            StoredResponse(
+                status: 200, headerFields: [.age: value], body: Data(), requestTime: Date(),
+                responseTime: Date(), requestFields: [:]
+            ).ageFieldValue
         }
         #expect(age("7200, 0") == 7200)
         #expect(age(" 30 ") == 30)
         #expect(age("99999999999999999999999") == 2_147_483_648)
         #expect(age("7200.0") == nil)
-        let old = StoredResponse(status: 200, headerFields: [.age: "99999999999999999999999"], body: Data(),
-                                 requestTime: Date(), responseTime: Date(), requestFields: [:])
+        let old = StoredResponse(
+            status: 200, headerFields: [.age: "99999999999999999999999"], body: Data(),
+            requestTime: Date(), responseTime: Date(), requestFields: [:])
         #expect(old.fieldsServed(at: Date().addingTimeInterval(1e300))[.age] == "2147483648")
     }
 
@@ -108,21 +113,21 @@ import Testing
     }
 
     @Test(arguments: [
-        "Sun 06 Nov 1994 08:49:37 GMT",       // missing comma
-        "Sun,  06 Nov 1994 08:49:37 GMT",     // doubled space
+        "Sun 06 Nov 1994 08:49:37 GMT",  // missing comma
+        "Sun,  06 Nov 1994 08:49:37 GMT",  // doubled space
         "Sun, 06 Nov 1994  08:49:37 GMT",
-        "Sun, 06 Nov 1994 8:49:37 GMT",       // one-digit hour
-        "Sun, 6 Nov 1994 08:49:37 GMT",       // one-digit day
-        "Sunday, 18-Aug-2050 08:49:37 GMT",   // four-digit year in the RFC 850 form
+        "Sun, 06 Nov 1994 8:49:37 GMT",  // one-digit hour
+        "Sun, 6 Nov 1994 08:49:37 GMT",  // one-digit day
+        "Sunday, 18-Aug-2050 08:49:37 GMT",  // four-digit year in the RFC 850 form
         "Sun, 18-Aug-2050 08:49:37 GMT",
-        "Sun, 06 Nov 94 08:49:37 GMT",        // two-digit year in IMF-fixdate
-        "Sun, 06 nov 1994 08:49:37 GMT",      // month names are case-sensitive
+        "Sun, 06 Nov 94 08:49:37 GMT",  // two-digit year in IMF-fixdate
+        "Sun, 06 nov 1994 08:49:37 GMT",  // month names are case-sensitive
         "Sun, 06 Nov 1994 08:49:37 UTC",
         "Sun, 06 Nov 1994 24:00:00 GMT",
         "Sun, 06 Nov 1994 08:60:00 GMT",
-        "Sun, 31 Nov 1994 08:49:37 GMT",      // November has 30 days
-        "Mon, 29 Feb 2100 08:49:37 GMT",      // not a leap year
-        "Sun Nov 6 08:49:37 1994",            // asctime needs two places for the day
+        "Sun, 31 Nov 1994 08:49:37 GMT",  // November has 30 days
+        "Mon, 29 Feb 2100 08:49:37 GMT",  // not a leap year
+        "Sun Nov 6 08:49:37 1994",  // asctime needs two places for the day
         "Sun Nov  6 08:49:37 1994 GMT",
         "Sun, 06 Nov 999999999999999 08:49:37 GMT",
         "Sun, 06 Nov 1994 -9223372036854775808:00:00 GMT",

@@ -1,6 +1,7 @@
-@testable import APICore
 import CacheKit
 import Testing
+
+@testable import APICore
 
 /// A shared request lets go of everything once it is over.
 @Suite(.timeLimit(.minutes(1))) struct InFlightRequestsTests {

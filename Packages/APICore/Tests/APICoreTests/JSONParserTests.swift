@@ -1,6 +1,7 @@
-@testable import APICore
 import Foundation
 import Testing
+
+@testable import APICore
 
 @Suite(.timeLimit(.minutes(3))) struct JSONParserTests {
     @Test func parsesEveryKindOfValueAndKeepsIntegersApartFromBooleans() throws {
@@ -31,8 +32,10 @@ import Testing
     }
 
     @Test func serializingRoundTrips() throws {
-        let value: JSONValue = ["s": "quote \" backslash \\ newline \n tab \t bell \u{7}", "n": [1, 2.5, -3, nil, true],
-                                "o": ["deep": ["x": "é😀"]]]
+        let value: JSONValue = [
+            "s": "quote \" backslash \\ newline \n tab \t bell \u{7}", "n": [1, 2.5, -3, nil, true],
+            "o": ["deep": ["x": "é😀"]],
+        ]
         #expect(try JSONValue.parse(value.serialized()) == value)
         #expect(try JSONDecoder().decode(JSONValue.self, from: value.serialized()) == value)
     }
@@ -52,14 +55,16 @@ import Testing
         }
     }
 
-    @Test(arguments: [
-        ([0x22, 0xFF, 0x22], 1),                    // a byte that is never UTF-8
-        ([0x22, 0x61, 0xC3, 0x22], 2),              // a truncated two-byte sequence
-        ([0x22, 0xC0, 0xAF, 0x22], 1),              // an overlong '/'
-        ([0x22, 0xED, 0xA0, 0x80, 0x22], 1),        // a UTF-16 surrogate encoded in UTF-8
-        ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 1),  // above U+10FFFF
-        ([0x22, 0x5C, 0x6E, 0xE2, 0x82, 0x22], 3),  // after an escape, on the slow path
-    ] as [([UInt8], Int)]) func invalidUTF8InAStringIsRefused(_ bytes: [UInt8], _ offset: Int) {
+    @Test(
+        arguments: [
+            ([0x22, 0xFF, 0x22], 1),  // a byte that is never UTF-8
+            ([0x22, 0x61, 0xC3, 0x22], 2),  // a truncated two-byte sequence
+            ([0x22, 0xC0, 0xAF, 0x22], 1),  // an overlong '/'
+            ([0x22, 0xED, 0xA0, 0x80, 0x22], 1),  // a UTF-16 surrogate encoded in UTF-8
+            ([0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], 1),  // above U+10FFFF
+            ([0x22, 0x5C, 0x6E, 0xE2, 0x82, 0x22], 3),  // after an escape, on the slow path
+        ] as [([UInt8], Int)]) func invalidUTF8InAStringIsRefused(_ bytes: [UInt8], _ offset: Int)
+    {
         do {
             let value = try JSONValue.parse(Data(bytes))
             Issue.record("\(bytes) parsed as \(value)")
@@ -70,8 +75,9 @@ import Testing
     }
 
     @Test func validNumbersAndUTF8StillParse() throws {
-        #expect(try JSONValue.parse(Data("[0, -0, 0.5, -0.5e-3, 10, 1E2, 1e+2]".utf8))
-            == [0, 0, 0.5, -0.0005, 10, 100.0, 100.0])
+        #expect(
+            try JSONValue.parse(Data("[0, -0, 0.5, -0.5e-3, 10, 1E2, 1e+2]".utf8))
+                == [0, 0, 0.5, -0.0005, 10, 100.0, 100.0])
         #expect(try JSONValue.parse(Data(#"["é😀", "a\n€"]"#.utf8)) == ["é😀", "a\n€"])
     }
 

@@ -1,8 +1,9 @@
-@testable import APICore
 import CacheKit
 import CacheKitTesting
 import Foundation
 import Testing
+
+@testable import APICore
 
 /// Parsing operations, field keys, normalization and reading back (REQ ARC-2's "Normalized Cache
 /// with Custom Keys" and "Apollo Query-Based Caching").
@@ -12,11 +13,12 @@ import Testing
         let typenames: Set<String> = ["Account"]
         func cacheKey(for object: [String: JSONValue], typename: String) -> NormalizedCacheKey? {
             guard let id = object["id"] else { return nil }
-            let text = switch id {
-            case .string(let value): value
-            case .int(let value): String(value)
-            default: FieldKey.canonical(id)
-            }
+            let text =
+                switch id {
+                case .string(let value): value
+                case .int(let value): String(value)
+                default: FieldKey.canonical(id)
+                }
             return NormalizedCacheKey("Account:\(text)", accountId: text)
         }
     }
@@ -36,14 +38,17 @@ import Testing
     }
 
     @Test func addsTypenameEverywhereAndInlinesFragments() throws {
-        let operation = try GraphQLOperation("""
+        let operation = try GraphQLOperation(
+            """
             query Dashboard($id: ID!) { account(id: $id) { ...Money owner { name } } }
             fragment Money on Account { balance }
             """)
         #expect(operation.name == "Dashboard")
         #expect(operation.requiredVariables == ["id"])
-        #expect(operation.document
-                == "query Dashboard($id: ID!) { __typename account(id: $id) { __typename ... on Account { __typename balance } owner { __typename name } } }")
+        #expect(
+            operation.document
+                == "query Dashboard($id: ID!) { __typename account(id: $id) { __typename ... on Account { __typename balance } owner { __typename name } } }"
+        )
     }
 
     @Test func syntaxErrorsAndMissingVariablesAreReportedWithPositionAndName() {
@@ -82,22 +87,31 @@ import Testing
         let balance = try GraphQLOperation("query Balance { account(id: \"123\") { id balance } }")
         let details = try GraphQLOperation("query Details { accountDetails(id: \"123\") { id name balance } }")
         try cache.write(try json(#"{"__typename":"Query","account":{"__typename":"Account","id":"123","balance":100}}"#), for: balance)
-        try cache.write(try json(#"{"__typename":"Query","accountDetails":{"__typename":"Account","id":"123","name":"Everyday","balance":100}}"#), for: details)
+        try cache.write(
+            try json(#"{"__typename":"Query","accountDetails":{"__typename":"Account","id":"123","name":"Everyday","balance":100}}"#),
+            for: details)
         #expect(try cache.store.record(forKey: "Account:123")?.fields["balance"] == .value(.int(100)))
 
         let payment = try GraphQLOperation(#"mutation Pay { makePayment(from: "123", amount: 30) { id balance } }"#)
-        let changed = try cache.write(try json(#"{"__typename":"Mutation","makePayment":{"__typename":"Account","id":"123","balance":70}}"#), for: payment)
+        let changed = try cache.write(
+            try json(#"{"__typename":"Mutation","makePayment":{"__typename":"Account","id":"123","balance":70}}"#), for: payment)
         #expect(changed.contains(FieldPath("Account:123", "balance")))
-        #expect(try cache.read(balance).data["account"] == .object(["__typename": .string("Account"), "id": .string("123"), "balance": .int(70)]))
-        #expect(try cache.read(details).data["accountDetails"].flatMap { if case .object(let o) = $0 { o["balance"] } else { nil } } == .int(70))
+        #expect(
+            try cache.read(balance).data["account"]
+                == .object(["__typename": .string("Account"), "id": .string("123"), "balance": .int(70)]))
+        #expect(
+            try cache.read(details).data["accountDetails"].flatMap { if case .object(let o) = $0 { o["balance"] } else { nil } } == .int(70)
+        )
     }
 
     @Test func objectsWithoutKeysLiveUnderTheirPathAndListsNestAndIdsZeroAndOneStayNumbers() throws {
         let cache = makeCache()
-        let operation = try GraphQLOperation("""
+        let operation = try GraphQLOperation(
+            """
             query { profile { name flags matrix tags { label } } account(id: 0) { id } other: account(id: 1) { id } }
             """)
-        let data = try json("""
+        let data = try json(
+            """
             {"__typename":"Query","profile":{"__typename":"Profile","name":"Ada","flags":[true,false],"matrix":[[0,1],[1,0]],
              "tags":[{"__typename":"Tag","label":"a"},{"__typename":"Tag","label":"b"}]},
              "account":{"__typename":"Account","id":0},"other":{"__typename":"Account","id":1}}
@@ -113,8 +127,9 @@ import Testing
 
     @Test func aMissingFieldIsAMissWithItsPath() throws {
         let cache = makeCache()
-        try cache.write(try json(#"{"__typename":"Query","account":{"__typename":"Account","id":"1","balance":5}}"#),
-                        for: try GraphQLOperation(#"query { account(id: "1") { id balance } }"#))
+        try cache.write(
+            try json(#"{"__typename":"Query","account":{"__typename":"Account","id":"1","balance":5}}"#),
+            for: try GraphQLOperation(#"query { account(id: "1") { id balance } }"#))
         #expect(throws: CacheReadMiss.missing(path: "Account:1.name")) {
             try cache.read(try GraphQLOperation(#"query { account(id: "1") { id name } }"#))
         }
@@ -126,7 +141,9 @@ import Testing
     @Test func aCorruptRecordIsAnErrorWithItsPathThenDropped() throws {
         let cache = makeCache()
         let query = try GraphQLOperation(#"query { account(id: "1") { id owner { name } } }"#)
-        try cache.write(try json(#"{"__typename":"Query","account":{"__typename":"Account","id":"1","owner":{"__typename":"User","name":"A"}}}"#), for: query)
+        try cache.write(
+            try json(#"{"__typename":"Query","account":{"__typename":"Account","id":"1","owner":{"__typename":"User","name":"A"}}}"#),
+            for: query)
         try cache.store.merge(["Account:1": NormalizedRecord(fields: ["owner": .value(.int(7))])])
         #expect(throws: CacheReadMiss.corrupt(path: "Account:1.owner", reason: "a scalar is stored where an object is selected")) {
             try cache.read(query)
@@ -136,7 +153,8 @@ import Testing
 
     @Test func fragmentsWithTypeConditionsReadOnlyWhatApplies() throws {
         let cache = makeCache()
-        let query = try GraphQLOperation("""
+        let query = try GraphQLOperation(
+            """
             query { node { ... on Account { id balance } ... on Card { last4 } } }
             """)
         try cache.write(try json(#"{"__typename":"Query","node":{"__typename":"Account","id":"9","balance":1}}"#), for: query)
@@ -148,8 +166,11 @@ import Testing
     @Test func clearingAnAccountIsExactAndReferencesToItBecomeMisses() throws {
         let cache = makeCache()
         let query = try GraphQLOperation("query { a: account(id: \"100\") { id } b: account(id: \"1002\") { id } }")
-        try cache.write(try json(#"{"__typename":"Query","a":{"__typename":"Account","id":"100"},"b":{"__typename":"Account","id":"1002"}}"#), for: query)
-        #expect(try cache.clear(forAccountId: "100").described
+        try cache.write(
+            try json(#"{"__typename":"Query","a":{"__typename":"Account","id":"100"},"b":{"__typename":"Account","id":"1002"}}"#),
+            for: query)
+        #expect(
+            try cache.clear(forAccountId: "100").described
                 == ["Account:100.__typename", "Account:100.id", #"QUERY_ROOT.account(id:"100")"#])
         #expect(try cache.store.record(forKey: "Account:1002") != nil)
         #expect(throws: CacheReadMiss.missing(path: #"QUERY_ROOT.account(id:"100")"#)) { try cache.read(query) }
@@ -163,8 +184,9 @@ import Testing
         let start = clock.now()
         try cache.write(try json(#"{"__typename":"Query","account":{"__typename":"Account","id":"1","balance":5}}"#), for: query)
         clock.advance(by: 20)
-        try cache.write(try json(#"{"__typename":"Mutation","pay":{"__typename":"Account","id":"1","balance":4}}"#),
-                        for: try GraphQLOperation(#"mutation { pay { id balance } }"#))
+        try cache.write(
+            try json(#"{"__typename":"Mutation","pay":{"__typename":"Account","id":"1","balance":4}}"#),
+            for: try GraphQLOperation(#"mutation { pay { id balance } }"#))
         #expect(try cache.read(query).oldestWrite == start)
     }
 }

@@ -9,37 +9,44 @@ import Testing
 /// A GraphQL mutation through the ``MutationQueue``: its optimistic update shows at once, survives
 /// retries and a restart of the queue, and is rolled back exactly when the server refuses it for good.
 @Suite(.timeLimit(.minutes(2))) struct QueuedGraphQLMutationTests {
-    static let payment = QueuedRequest.graphQL(document: PaymentMutation.document,
-                                               variables: ["accountId": "100", "amount": 100])
+    static let payment = QueuedRequest.graphQL(
+        document: PaymentMutation.document,
+        variables: ["accountId": "100", "amount": 100])
 
     func queue(_ fixture: GraphQLFixture, _ directory: TemporaryDirectory) -> MutationQueue {
-        MutationQueue(configuration: .init(directory: directory.url.appendingPathComponent("mutations"), tokenProvider: fixture.tokens, graphQL: fixture.client,
-                                           container: fixture.container, clock: fixture.clock, sleeper: RecordingSleeper()))
+        MutationQueue(
+            configuration: .init(
+                directory: directory.url.appendingPathComponent("mutations"), tokenProvider: fixture.tokens, graphQL: fixture.client,
+                container: fixture.container, clock: fixture.clock, sleeper: RecordingSleeper()))
     }
 
     @Test func anOptimisticUpdateShowsAtOnceStaysWhileRetryingAndRollsBackWhenRefused() async throws {
         try await withBank { bank in
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
-            let fixture = try GraphQLFixture(endpoint: bank.endpoint,
-                                             store: try SQLiteRecordStore(url: directory.url.appendingPathComponent("records.sqlite")))
+            let fixture = try GraphQLFixture(
+                endpoint: bank.endpoint,
+                store: try SQLiteRecordStore(url: directory.url.appendingPathComponent("records.sqlite")))
             #expect(try await fixture.client.fetch(BalanceQuery(id: "100")).balance == 1_000)
             bank.state.withLock { $0.failWith = 503 }
             let first = queue(fixture, directory)
-            let queued = try await first.enqueue(Self.payment, name: "payment",
-                                                 optimisticResponse: GraphQLWatchTests.optimisticPayment(balance: 0))
+            let queued = try await first.enqueue(
+                Self.payment, name: "payment",
+                optimisticResponse: GraphQLWatchTests.optimisticPayment(balance: 0))
             #expect(queued.name == "MakePayment", "named by its operation")
             #expect(try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch).balance == 0)
             #expect(await first.replay().stoppedBy != nil)
-            #expect(try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch).balance == 0,
-                    "a retryable failure keeps the optimistic update")
+            #expect(
+                try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch).balance == 0,
+                "a retryable failure keeps the optimistic update")
 
             bank.state.withLock { $0.failWith = 400 }
             let restarted = queue(fixture, directory)
             let report = await restarted.replay()
             #expect(report.refused.count == 1 && report.remaining == 0)
-            #expect(try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch).balance == 1_000,
-                    "rolled back from the write kept on disk with the queued mutation")
+            #expect(
+                try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch).balance == 1_000,
+                "rolled back from the write kept on disk with the queued mutation")
         }
     }
 

@@ -1,4 +1,3 @@
-@testable import APICore
 import APICoreTestServer
 import APICoreTesting
 import CacheKitTesting
@@ -7,6 +6,8 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import Testing
+
+@testable import APICore
 
 /// De-duplication, errors, auth events, retries and transport failures against a real server.
 @Suite(.timeLimit(.minutes(3))) struct RESTReliabilityTests {
@@ -35,7 +36,8 @@ import Testing
 
     @Test func unauthorizedPublishesAnAuthEventAndForbiddenToo() async throws {
         try await withTestServer({ router in
-            router.get("private") { _, _ in reply(.unauthorized, #"{"success":false,"error":{"code":"UNAUTHORIZED","message":"expired"}}"#) }
+            router.get("private") { _, _ in reply(.unauthorized, #"{"success":false,"error":{"code":"UNAUTHORIZED","message":"expired"}}"#)
+            }
             router.get("other-user") { _, _ in reply(.forbidden, "") }
         }) { server in
             let fixture = try ClientFixture(baseURL: server.baseURL)
@@ -105,13 +107,19 @@ import Testing
     @Test func serverEnvelopeIsDecodedIntoCodeMessageAndDetails() async throws {
         try await withTestServer({ router in
             router.get("catalog") { _, _ in
-                reply(.badRequest, #"{"success":false,"error":{"code":"INVALID_CURSOR","message":"Start again.","details":{"cursor":"bad"}}}"#)
+                reply(
+                    .badRequest, #"{"success":false,"error":{"code":"INVALID_CURSOR","message":"Start again.","details":{"cursor":"bad"}}}"#
+                )
             }
             router.get("plain") { _, _ in reply(.internalServerError, "oops") }
         }) { server in
             let fixture = try ClientFixture(baseURL: server.baseURL)
-            await #expect(throws: APIError.server(ServerError(status: 400, code: "INVALID_CURSOR", message: "Start again.",
-                                                              details: ["cursor": .string("bad")]))) {
+            await #expect(
+                throws: APIError.server(
+                    ServerError(
+                        status: 400, code: "INVALID_CURSOR", message: "Start again.",
+                        details: ["cursor": .string("bad")]))
+            ) {
                 try await fixture.client.send(.item("/catalog"))
             }
             await #expect(throws: APIError.status(code: 500, body: Data("oops".utf8))) {
@@ -172,11 +180,12 @@ import Testing
         struct Drop: Error {}
         try await withTestServer({ router in
             router.get("drop") { _, _ in
-                Response(status: .ok, headers: [.contentType: "application/json"],
-                         body: ResponseBody(contentLength: 4096) { writer in
-                             try await writer.write(ByteBuffer(string: #"{"id":1,"#))
-                             throw Drop()
-                         })
+                Response(
+                    status: .ok, headers: [.contentType: "application/json"],
+                    body: ResponseBody(contentLength: 4096) { writer in
+                        try await writer.write(ByteBuffer(string: #"{"id":1,"#))
+                        throw Drop()
+                    })
             }
         }) { server in
             let fixture = try ClientFixture(baseURL: server.baseURL)

@@ -11,15 +11,19 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct RESTScopeTests {
     @Test func anAccountAddedByTheKitIsClearedWithItsAccountAndKeepsItsUser() async throws {
         let transport = RecordingTransport()
-        transport.stub(.get, "/accounts/100/statement", status: 200, headerFields: [.cacheControl: "max-age=600"],
-                       body: Data(#"{"id":100,"name":"statement 100"}"#.utf8))
-        transport.stub(.get, "/accounts/1002/statement", status: 200, headerFields: [.cacheControl: "max-age=600"],
-                       body: Data(#"{"id":1002,"name":"statement 1002"}"#.utf8))
+        transport.stub(
+            .get, "/accounts/100/statement", status: 200, headerFields: [.cacheControl: "max-age=600"],
+            body: Data(#"{"id":100,"name":"statement 100"}"#.utf8))
+        transport.stub(
+            .get, "/accounts/1002/statement", status: 200, headerFields: [.cacheControl: "max-age=600"],
+            body: Data(#"{"id":1002,"name":"statement 1002"}"#.utf8))
         let fixture = try ClientFixture(baseURL: try #require(URL(string: "https://bank.test")), transport: transport)
         let unified = UnifiedCacheManager(timeouts: fixture.environment.timeouts)
         unified.register(fixture.client.cacheParticipant)
         func statement(_ account: String) -> APIRequest<Item> {
-            .item("/accounts/\(account)/statement", cacheable: Cacheable(key: "statement.\(account)", accountId: account, tags: ["statements"]))
+            .item(
+                "/accounts/\(account)/statement",
+                cacheable: Cacheable(key: "statement.\(account)", accountId: account, tags: ["statements"]))
         }
         _ = try await fixture.client.send(statement("100"))
         _ = try await fixture.client.send(statement("1002"))

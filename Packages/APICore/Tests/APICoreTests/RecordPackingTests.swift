@@ -1,6 +1,7 @@
-@testable import APICore
 import Foundation
 import Testing
+
+@testable import APICore
 
 @Suite(.timeLimit(.minutes(3))) struct RecordPackingTests {
     static let date = Date(timeIntervalSince1970: 1_800_000_000.25)

@@ -1,9 +1,10 @@
-@testable import APICore
 import CacheKit
 import CacheKitTesting
 import Foundation
 import GRDB
 import Testing
+
+@testable import APICore
 
 /// One suite for both record stores, then what only the SQLite store does.
 @Suite(.timeLimit(.minutes(3))) struct RecordStoreTests {
@@ -29,7 +30,8 @@ import Testing
     @Test(arguments: Kind.allCases) func mergeKeepsOtherFieldsAndReportsOnlyChanges(_ kind: Kind) throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(kind, in: directory)
-        #expect(try store.merge(["Account:1": record(["id": .value("1"), "balance": .value(10)], account: "1")]).described
+        #expect(
+            try store.merge(["Account:1": record(["id": .value("1"), "balance": .value(10)], account: "1")]).described
                 == ["Account:1.id", "Account:1.balance"])
         #expect(try store.merge(["Account:1": record(["balance": .value(10)])]).isEmpty)
         #expect(try store.merge(["Account:1": record(["balance": .value(0)])]).described == ["Account:1.balance"])
@@ -45,8 +47,10 @@ import Testing
         try store.merge([
             "Account:100": record(["id": .value("100")], account: "100"),
             "Account:1002": record(["id": .value("1002")], account: "1002"),
-            RootKey.query: record(["a": .reference("Account:100"), "b": .reference("Account:1002"),
-                                   "all": .list([.reference("Account:100"), .reference("Account:1002")])]),
+            RootKey.query: record([
+                "a": .reference("Account:100"), "b": .reference("Account:1002"),
+                "all": .list([.reference("Account:100"), .reference("Account:1002")]),
+            ]),
         ])
         let removed = try store.removeRecords { _, record in record.accountId == "100" }
         #expect(removed.described == ["Account:100.id", "QUERY_ROOT.a", "QUERY_ROOT.all"])
@@ -59,8 +63,9 @@ import Testing
     @Test(arguments: Kind.allCases) func describingRecordsGivesKeysSizesAccountsAndNoValues(_ kind: Kind) throws {
         let directory = try TemporaryDirectory()
         let store = try makeStore(kind, in: directory)
-        let older = NormalizedRecord(fields: ["id": .value("100"), "name": .value("Ada")],
-                                     writtenAt: ["id": Self.now, "name": Self.now.addingTimeInterval(-60)], accountId: "100")
+        let older = NormalizedRecord(
+            fields: ["id": .value("100"), "name": .value("Ada")],
+            writtenAt: ["id": Self.now, "name": Self.now.addingTimeInterval(-60)], accountId: "100")
         try store.merge(["Account:100": older, "User:u1": record(["id": .value("u1")])])
         let rows = try store.describeRecords().sorted { $0.key < $1.key }
         #expect(rows.map(\.key) == ["Account:100", "User:u1"])
@@ -84,8 +89,12 @@ import Testing
         let directory = try TemporaryDirectory()
         let cache = NormalizedCache(store: try makeStore(kind, in: directory), clock: ManualClock()) { _ in BankKit.Keys() }
         let query = try GraphQLOperation("query { account(id: \"100\") { id balance flags nested { x } } }")
-        let data: [String: JSONValue] = ["__typename": "Query", "account": [
-            "__typename": "Account", "id": "100", "balance": 0, "flags": [[true, 1], []], "nested": [["__typename": "N", "x": nil]]]]
+        let data: [String: JSONValue] = [
+            "__typename": "Query",
+            "account": [
+                "__typename": "Account", "id": "100", "balance": 0, "flags": [[true, 1], []], "nested": [["__typename": "N", "x": nil]],
+            ],
+        ]
         try cache.write(data, for: query)
         #expect(try cache.read(query).data == data)
         try cache.clear(forAccountId: "100")
@@ -148,11 +157,12 @@ import Testing
         let old = try DatabaseQueue(path: url.path)
         let body = RecordCoding.encode(record(["name": .value("Ada")], account: "7"))
         try old.write { db in
-            try db.execute(sql: """
-                CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
-                INSERT INTO grdb_migrations VALUES ('v1');
-                CREATE TABLE record (key TEXT PRIMARY KEY NOT NULL, body BLOB NOT NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations VALUES ('v1');
+                    CREATE TABLE record (key TEXT PRIMARY KEY NOT NULL, body BLOB NOT NULL);
+                    """)
             try db.execute(sql: "INSERT INTO record VALUES (?, ?)", arguments: ["User:1", body])
         }
         try old.close()

@@ -12,13 +12,17 @@ import Testing
     func fixture(_ body: Data, logs: LogRecorder? = nil) throws -> (GraphQLFixture, RecordingTransport) {
         let transport = RecordingTransport()
         transport.stub(.post, "/graphql", status: 200, body: body)
-        return (try GraphQLFixture(endpoint: try #require(URL(string: "http://bank.test/graphql")), transport: transport,
-                                   logger: logs?.logger()), transport)
+        return (
+            try GraphQLFixture(
+                endpoint: try #require(URL(string: "http://bank.test/graphql")), transport: transport,
+                logger: logs?.logger()), transport
+        )
     }
 
     @Test func aResponseWithoutTypenamesIsWarnedAboutOnceAndTheMissNamesThePath() async throws {
         let logs = LogRecorder()
-        let (fixture, transport) = try fixture(JSONValue.object(["data": ["account": ["id": "100", "balance": 5]]]).serialized(), logs: logs)
+        let (fixture, transport) = try fixture(
+            JSONValue.object(["data": ["account": ["id": "100", "balance": 5]]]).serialized(), logs: logs)
         _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
         _ = try await fixture.client.fetch(BalanceQuery(id: "100"))
         #expect(transport.requests.count == 2, "never read back from the cache")
@@ -29,7 +33,10 @@ import Testing
             _ = try await fixture.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch)
             Issue.record("a cache-only read succeeded")
         } catch {
-            guard case .notCached(let missing) = error else { Issue.record("\(error)"); return }
+            guard case .notCached(let missing) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(missing.path == "QUERY_ROOT.__typename", "the miss names the path: \(missing)")
         }
     }

@@ -30,10 +30,12 @@ public final class AccountsClient: Sendable {
     ///   - policy: the cache policy; `nil` for cache first.
     /// - Throws: ``AccountsError/unknownAccount(_:)``, ``AccountsError/api(_:)``.
     public func balance(accountId: String, policy: CachePolicy? = nil) async throws(AccountsError) -> Loaded<AccountBalance> {
-        let loaded = try await account(AccountBalanceQuery(accountId: accountId), accountId: accountId, policy: policy,
-                                       as: BalanceFields.self)
-        return Loaded(value: AccountBalance(accountId: loaded.value.id, amount: loaded.value.balance, currency: loaded.value.currency),
-                      source: loaded.source, status: loaded.status)
+        let loaded = try await account(
+            AccountBalanceQuery(accountId: accountId), accountId: accountId, policy: policy,
+            as: BalanceFields.self)
+        return Loaded(
+            value: AccountBalance(accountId: loaded.value.id, amount: loaded.value.balance, currency: loaded.value.currency),
+            source: loaded.source, status: loaded.status)
     }
 
     /// An account's details (5 min).
@@ -47,8 +49,9 @@ public final class AccountsClient: Sendable {
     public func recentTransactions(accountId: String, count: Int = 10, policy: CachePolicy? = nil) async throws(AccountsError)
         -> Loaded<[Transaction]>
     {
-        let loaded = try await account(RecentTransactionsQuery(accountId: accountId, count: count), accountId: accountId,
-                                       policy: policy, as: RecentFields.self)
+        let loaded = try await account(
+            RecentTransactionsQuery(accountId: accountId, count: count), accountId: accountId,
+            policy: policy, as: RecentFields.self)
         return Loaded(value: loaded.value.recentTransactions, source: loaded.source, status: loaded.status)
     }
 
@@ -61,8 +64,9 @@ public final class AccountsClient: Sendable {
     public func transactions(accountId: String, first: Int = 20, after: String? = nil, policy: CachePolicy? = nil)
         async throws(AccountsError) -> Loaded<TransactionPage>
     {
-        let loaded = try await account(AllTransactionsQuery(accountId: accountId, first: first, after: after),
-                                       accountId: accountId, policy: policy, as: PageFields.self)
+        let loaded = try await account(
+            AllTransactionsQuery(accountId: accountId, first: first, after: after),
+            accountId: accountId, policy: policy, as: PageFields.self)
         return Loaded(value: loaded.value.transactions, source: loaded.source, status: loaded.status)
     }
 
@@ -123,10 +127,13 @@ public final class AccountsClient: Sendable {
         } catch {
             throw AccountsError(error, accountId: accountId)
         }
-        let payment = try decode(GraphQLResult(data: result.data, source: .network, freshness: .fetched(at: .now)),
-                                 as: PaymentFields.self, feature: MakePaymentMutation.feature).value.makePayment
-        return PaymentReceipt(transaction: payment.transaction, newBalance: payment.account.balance,
-                              critical: result.critical, background: result.background)
+        let payment = try decode(
+            GraphQLResult(data: result.data, source: .network, freshness: .fetched(at: .now)),
+            as: PaymentFields.self, feature: MakePaymentMutation.feature
+        ).value.makePayment
+        return PaymentReceipt(
+            transaction: payment.transaction, newBalance: payment.account.balance,
+            critical: result.critical, background: result.background)
     }
 
     /// Removes what the normalized store holds for one account (account switch); other accounts stay.
@@ -152,8 +159,10 @@ public final class AccountsClient: Sendable {
     ) async throws(AccountsError) -> Loaded<Fields> {
         let result = try await fetch(query, policy: policy, accountId: accountId)
         guard let account = result.data["account"], account != .null else { throw .unknownAccount(accountId) }
-        return try decode(GraphQLResult(data: ["account": account], source: result.source, freshness: result.freshness),
-                          as: AccountEnvelope<Fields>.self, feature: Q.feature).map(\.account)
+        return try decode(
+            GraphQLResult(data: ["account": account], source: result.source, freshness: result.freshness),
+            as: AccountEnvelope<Fields>.self, feature: Q.feature
+        ).map(\.account)
     }
 
     /// The result decoded, with the label its feature's ``StaleIndicator`` gives it.
@@ -162,8 +171,9 @@ public final class AccountsClient: Sendable {
     {
         let indicator = graphQL.configuration.container?.staleIndicator(forFeature: feature) ?? .none
         do throws(APIError) {
-            return Loaded(value: try result.decode(T.self), source: result.source,
-                          status: DataStatus(result.freshness, indicator: indicator))
+            return Loaded(
+                value: try result.decode(T.self), source: result.source,
+                status: DataStatus(result.freshness, indicator: indicator))
         } catch {
             throw .api(error)
         }
@@ -172,14 +182,21 @@ public final class AccountsClient: Sendable {
 
 // The operations' data shapes.
 private struct AccountEnvelope<Fields: Decodable & Sendable>: Decodable, Sendable { var account: Fields }
-private struct BalanceFields: Decodable, Sendable { var id: String; var balance: Int; var currency: String }
+private struct BalanceFields: Decodable, Sendable {
+    var id: String
+    var balance: Int
+    var currency: String
+}
 private struct RecentFields: Decodable, Sendable { var recentTransactions: [Transaction] }
 private struct PageFields: Decodable, Sendable { var transactions: TransactionPage }
 private struct DashboardFields: Decodable, Sendable { var dashboard: Dashboard }
 private struct ProfileFields: Decodable, Sendable { var me: UserProfile }
 private struct PaymentFields: Decodable, Sendable {
     struct Payment: Decodable, Sendable {
-        struct PaidAccount: Decodable, Sendable { var id: String; var balance: Int }
+        struct PaidAccount: Decodable, Sendable {
+            var id: String
+            var balance: Int
+        }
         var account: PaidAccount
         var transaction: Transaction
     }

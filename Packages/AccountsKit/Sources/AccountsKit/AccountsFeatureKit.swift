@@ -21,10 +21,14 @@ public struct AccountsFeatureKit: FeatureKit {
     public static let paymentRule = MutationRefetchRule(
         mutation: "MakePayment",
         strategy: .criticalAndBackground(
-            critical: [RefetchQuery("AccountBalance", binding: ["accountId": "accountId"]),
-                       RefetchQuery("RecentTransactions", binding: ["accountId": "accountId"])],
-            background: ["Dashboard",
-                         RefetchQuery("AllTransactions", binding: ["accountId": "accountId"], cursor: "after")]))
+            critical: [
+                RefetchQuery("AccountBalance", binding: ["accountId": "accountId"]),
+                RefetchQuery("RecentTransactions", binding: ["accountId": "accountId"]),
+            ],
+            background: [
+                "Dashboard",
+                RefetchQuery("AllTransactions", binding: ["accountId": "accountId"], cursor: "after"),
+            ]))
 
     /// Creates the kit.
     public init() {}

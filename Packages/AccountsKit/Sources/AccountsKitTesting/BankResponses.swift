@@ -16,14 +16,19 @@ public enum BankResponses {
 
     /// `{"errors": [{"message", "extensions": {"code"}}], "data": null}` with status 200.
     public static func error(code: String, message: String) -> RecordingTransport.Answer {
-        body(.object(["errors": .array([.object(["message": .string(message), "extensions": .object(["code": .string(code)])])]),
-                      "data": .null]))
+        body(
+            .object([
+                "errors": .array([.object(["message": .string(message), "extensions": .object(["code": .string(code)])])]),
+                "data": .null,
+            ]))
     }
 
     /// An account object as the bank sends it, `__typename` included.
     public static func account(id: String, name: String = "Checking", balance: Int, currency: String = "EUR") -> JSONValue {
-        .object(["__typename": "Account", "id": .string(id), "name": .string(name), "balance": .int(balance),
-                 "currency": .string(currency)])
+        .object([
+            "__typename": "Account", "id": .string(id), "name": .string(name), "balance": .int(balance),
+            "currency": .string(currency),
+        ])
     }
 
     private static func body(_ json: JSONValue) -> RecordingTransport.Answer {

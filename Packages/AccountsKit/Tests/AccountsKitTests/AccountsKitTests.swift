@@ -26,8 +26,9 @@ import Testing
             container = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: environment.timeouts, logger: logger))
             try container.install([AccountsFeatureKit()])
             let endpoint = try #require(URL(string: "http://bank.test/graphql"))
-            let graphQL = GraphQLClient(configuration: .init(
-                endpoint: endpoint, transport: transport, environment: environment, container: container, retry: .none))
+            let graphQL = GraphQLClient(
+                configuration: .init(
+                    endpoint: endpoint, transport: transport, environment: environment, container: container, retry: .none))
             try container.registry(for: "app").register(GraphQLClient.self) { _ in graphQL }
             try container.verify()
             accounts = try container.resolver(for: "app").resolve(AccountsClient.self)
@@ -37,10 +38,12 @@ import Testing
     @Test func keysAndAccountTags() {
         let keys = AccountsCacheKeys()
         #expect(keys.cacheKey(for: ["id": "100"], typename: "Account") == NormalizedCacheKey("Account:100", accountId: "100"))
-        #expect(keys.cacheKey(for: ["id": "t9", "accountId": "100"], typename: "Transaction")
-            == NormalizedCacheKey("Transaction:t9", accountId: "100"))
-        #expect(keys.cacheKey(for: ["id": "b", "accountId": "100"], typename: "AccountBalance")
-            == NormalizedCacheKey("AccountBalance:100", accountId: "100"))
+        #expect(
+            keys.cacheKey(for: ["id": "t9", "accountId": "100"], typename: "Transaction")
+                == NormalizedCacheKey("Transaction:t9", accountId: "100"))
+        #expect(
+            keys.cacheKey(for: ["id": "b", "accountId": "100"], typename: "AccountBalance")
+                == NormalizedCacheKey("AccountBalance:100", accountId: "100"))
         #expect(keys.cacheKey(for: ["id": "u1"], typename: "User") == NormalizedCacheKey("User:u1"))
         #expect(keys.cacheKey(for: ["name": "no id"], typename: "Account") == nil)
         #expect(keys.cacheKey(for: ["id": "d"], typename: "Dashboard") == nil)
@@ -55,15 +58,21 @@ import Testing
 
         let bare = DependencyContainer(cacheManager: UnifiedCacheManager(timeouts: CacheTimeoutPolicy()))
         try bare.install([AccountsFeatureKit()])
-        #expect(throws: ContainerError.verificationFailed([
-            .missingRegistration(type: String(reflecting: GraphQLClient.self), requestedBy: "accounts"),
-        ])) { try bare.verify() }
+        #expect(
+            throws: ContainerError.verificationFailed([
+                .missingRegistration(type: String(reflecting: GraphQLClient.self), requestedBy: "accounts")
+            ])
+        ) { try bare.verify() }
     }
 
     @Test(arguments: [0, -5]) func aPaymentOfNothingFailsBeforeAnyRequest(_ amount: Int) async throws {
         let fixture = try Fixture()
-        await #expect(throws: AccountsError.invalidAmount(amount)) { try await fixture.accounts.makePayment(accountId: "100", amount: amount) }
-        await #expect(throws: AccountsError.invalidAmount(amount)) { try await fixture.accounts.checkFunds(accountId: "100", amount: amount) }
+        await #expect(throws: AccountsError.invalidAmount(amount)) {
+            try await fixture.accounts.makePayment(accountId: "100", amount: amount)
+        }
+        await #expect(throws: AccountsError.invalidAmount(amount)) {
+            try await fixture.accounts.checkFunds(accountId: "100", amount: amount)
+        }
         #expect(fixture.transport.requests.isEmpty)
     }
 

@@ -1,5 +1,5 @@
-import Logging
 import CacheKit
+import Logging
 
 /// Keeps every line logged through its ``logger(label:)``, so a test can check that a promised log
 /// line is there, and that no raw key or identifier is in it.
@@ -57,8 +57,10 @@ public final class LogRecorder: Sendable {
             set { metadata[key] = newValue }
         }
 
-        func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
-                 file: String, function: String, line: UInt) {
+        func log(
+            level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
+            file: String, function: String, line: UInt
+        ) {
             let merged = metadata.merging(explicit ?? [:]) { $1 }
             recorder.append(Line(level: level, message: "\(message)", metadata: merged.mapValues { "\($0)" }))
         }

@@ -14,8 +14,10 @@ public struct TemporaryDirectory: Sendable {
 
     /// Every regular file below the folder, recursively.
     public func files() -> [URL] {
-        guard let enumerator = FileManager.default.enumerator(
-            at: url, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
+        guard
+            let enumerator = FileManager.default.enumerator(
+                at: url, includingPropertiesForKeys: [.isRegularFileKey])
+        else { return [] }
         return enumerator.compactMap { $0 as? URL }.filter {
             (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true
         }

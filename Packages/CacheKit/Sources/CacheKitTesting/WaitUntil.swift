@@ -18,8 +18,10 @@ public struct WaitTimedOut: Error, CustomStringConvertible {
 /// ```swift
 /// try await waitUntil("the request reached the server") { server.count("/never") == 1 }
 /// ```
-public func waitUntil(_ description: String, timeout: Duration = .seconds(30),
-                      _ condition: () async throws -> Bool) async throws {
+public func waitUntil(
+    _ description: String, timeout: Duration = .seconds(30),
+    _ condition: () async throws -> Bool
+) async throws {
     let deadline = ContinuousClock.now + timeout
     var polls = 0
     while try await !condition() {

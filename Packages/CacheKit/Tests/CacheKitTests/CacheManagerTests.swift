@@ -21,16 +21,18 @@ final class ManagerFixture: Sendable {
 
     init(settings: TimeoutSettings = TimeoutSettings()) throws {
         directory = try TemporaryDirectory()
-        environment = CacheEnvironment(clock: clock, timeouts: CacheTimeoutPolicy(settings: settings),
-                                       cachesDirectory: directory.url)
+        environment = CacheEnvironment(
+            clock: clock, timeouts: CacheTimeoutPolicy(settings: settings),
+            cachesDirectory: directory.url)
     }
 
     func manager<Value: Codable & Sendable>(
         _ type: Value.Type = Value.self, feature: String = "profile", category: CacheCategory = .data,
         persistent: Bool = true, defaultTimeout: CacheTimeout = .useDefault
     ) throws -> CacheManager<Value> {
-        try CacheManager(feature: feature, category: category, environment: environment,
-                         persistence: persistent ? .disk() : .memoryOnly, defaultTimeout: defaultTimeout)
+        try CacheManager(
+            feature: feature, category: category, environment: environment,
+            persistence: persistent ? .disk() : .memoryOnly, defaultTimeout: defaultTimeout)
     }
 
     deinit { directory.remove() }
@@ -41,7 +43,12 @@ final class LoadCounter: Sendable {
     private let count = Locked(0)
     var value: Int { count.withLock { $0 } }
     @discardableResult
-    func increment() -> Int { count.withLock { $0 += 1; return $0 } }
+    func increment() -> Int {
+        count.withLock {
+            $0 += 1
+            return $0
+        }
+    }
 }
 
 @Suite("CacheManager", .timeLimit(.minutes(3)))
@@ -87,8 +94,11 @@ struct CacheManagerTests {
         #expect(try await manager.value(forKey: "p", scope: .user("alice"), loader: loader).name == "Alice #1")
         fixture.clock.advance(by: 60)
         #expect(try await manager.value(forKey: "p", scope: .user("alice"), loader: loader).name == "Alice #2")
-        #expect(try await manager.value(forKey: "p", scope: .user("alice"), refresh: .forceRefresh,
-                                        loader: loader).name == "Alice #3")
+        #expect(
+            try await manager.value(
+                forKey: "p", scope: .user("alice"), refresh: .forceRefresh,
+                loader: loader
+            ).name == "Alice #3")
         #expect(await manager.value(forKey: "p", requester: "alice")?.name == "Alice #3")
         #expect(loads.value == 3)
     }
@@ -223,8 +233,9 @@ struct CacheManagerTests {
         let fixture = try ManagerFixture()
         let manager = try fixture.manager(Profile.self)
         let disk = try #require(manager.disk)
-        try disk.set(Data(#"{"unexpected": true}"#.utf8), forKey: "p",
-                     metadata: .init(storedAt: fixture.clock.now(), expiresAt: nil))
+        try disk.set(
+            Data(#"{"unexpected": true}"#.utf8), forKey: "p",
+            metadata: .init(storedAt: fixture.clock.now(), expiresAt: nil))
         #expect(await manager.value(forKey: "p", requester: nil) == nil)
         #expect(disk.peek("p") == nil)
     }

@@ -87,8 +87,9 @@ struct DiskStoreTests {
         let logs = LogRecorder()
         let store = DiskStore(configuration: .init(directory: directory.url), clock: ManualClock(), logger: logs.logger())
         let key = "profile:alice@example.com"
-        try store.set(Data("alpha".utf8), forKey: key,
-                      metadata: CacheEntryMetadata(storedAt: Date(), expiresAt: nil, scope: .user("user-42")))
+        try store.set(
+            Data("alpha".utf8), forKey: key,
+            metadata: CacheEntryMetadata(storedAt: Date(), expiresAt: nil, scope: .user("user-42")))
         let queue = try DatabaseQueue(path: directory.url.appendingPathComponent("cache.sqlite").path)
         try queue.write { try $0.execute(sql: "UPDATE entry SET value = X'DEADBEEF'") }
         try queue.close()

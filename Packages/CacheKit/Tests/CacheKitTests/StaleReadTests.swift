@@ -69,12 +69,14 @@ struct StaleReadTests {
         #expect(states == [.stale, .fresh])
     }
 
-    @Test("indicators label by age and style", arguments: [
-        (StaleIndicator.lastUpdated(after: 86_400), 3_600.0, nil as String?),
-        (StaleIndicator.lastUpdated(after: 86_400), 2 * 86_400.0, "Last updated 2 d ago"),
-        (StaleIndicator.estimated(after: 86_400), 90_000.0, "Estimated"),
-        (StaleIndicator.none, 9e9, nil),
-    ])
+    @Test(
+        "indicators label by age and style",
+        arguments: [
+            (StaleIndicator.lastUpdated(after: 86_400), 3_600.0, nil as String?),
+            (StaleIndicator.lastUpdated(after: 86_400), 2 * 86_400.0, "Last updated 2 d ago"),
+            (StaleIndicator.estimated(after: 86_400), 90_000.0, "Estimated"),
+            (StaleIndicator.none, 9e9, nil),
+        ])
     func labels(indicator: StaleIndicator, age: TimeInterval, label: String?) {
         #expect(indicator.label(for: Freshness(state: .stale, storedAt: .distantPast, age: age)) == label)
         #expect(DataStatus(Freshness(state: .offline, storedAt: .distantPast, age: age), indicator: indicator).isOffline)

@@ -17,8 +17,9 @@ struct StoreConformanceTests {
         #expect(counts.misses == 1)
     }
 
-    @Test("an entry expires when the clock passes its expiry, counted as an expiration",
-          arguments: StoreKind.allCases)
+    @Test(
+        "an entry expires when the clock passes its expiry, counted as an expiration",
+        arguments: StoreKind.allCases)
     func expiry(kind: StoreKind) throws {
         let fixture = try StoreFixture(kind)
         try fixture.put("a", "alpha", expiresIn: 30)
@@ -51,8 +52,9 @@ struct StoreConformanceTests {
         #expect(try fixture.text("a") == "alpha")
     }
 
-    @Test("an end-of-day entry is fresh until midnight in its time zone, then expires",
-          arguments: StoreKind.allCases)
+    @Test(
+        "an end-of-day entry is fresh until midnight in its time zone, then expires",
+        arguments: StoreKind.allCases)
     func endOfDayRollover(kind: StoreKind) throws {
         let fixture = try StoreFixture(kind)
         let zone = try #require(TimeZone(identifier: "Australia/Melbourne"))
@@ -61,16 +63,18 @@ struct StoreConformanceTests {
         let policy = CacheTimeoutPolicy()
         let now = fixture.clock.now()
         let expiry = policy.expiry(for: .endOfDay(zone), feature: nil, storedAt: now)
-        try fixture.store.set(Data("prediction".utf8), forKey: "todays_prediction:a@b.co:2026-01-15",
-                              metadata: .init(storedAt: now, expiresAt: expiry, timeout: .endOfDay(zone)))
+        try fixture.store.set(
+            Data("prediction".utf8), forKey: "todays_prediction:a@b.co:2026-01-15",
+            metadata: .init(storedAt: now, expiresAt: expiry, timeout: .endOfDay(zone)))
         fixture.clock.advance(by: 29 * 60)
         #expect(try fixture.text("todays_prediction:a@b.co:2026-01-15") == "prediction")
         fixture.clock.advance(by: 60)
         #expect(try fixture.text("todays_prediction:a@b.co:2026-01-15") == nil)
     }
 
-    @Test("eviction removes the least recently used entry; a read protects an entry",
-          arguments: StoreKind.allCases)
+    @Test(
+        "eviction removes the least recently used entry; a read protects an entry",
+        arguments: StoreKind.allCases)
     func lruOrder(kind: StoreKind) throws {
         // Each entry is a 1-byte key + 9-byte value = 10 bytes on disk, 9 in memory; limit 30 holds three.
         let fixture = try StoreFixture(kind, byteLimit: 30)
@@ -86,8 +90,9 @@ struct StoreConformanceTests {
         #expect(fixture.metrics.snapshot().evictions == 1)
     }
 
-    @Test("the byte limit holds after many writes, and the total is counted exactly",
-          arguments: StoreKind.allCases)
+    @Test(
+        "the byte limit holds after many writes, and the total is counted exactly",
+        arguments: StoreKind.allCases)
     func costLimit(kind: StoreKind) throws {
         let fixture = try StoreFixture(kind, byteLimit: 1_000)
         for index in 0..<200 {
@@ -149,8 +154,9 @@ struct StoreConformanceTests {
         #expect(try fixture.store.usage().count == 1)
     }
 
-    @Test("a user never reads another user's entry; shared entries are visible to all",
-          arguments: StoreKind.allCases)
+    @Test(
+        "a user never reads another user's entry; shared entries are visible to all",
+        arguments: StoreKind.allCases)
     func userIsolation(kind: StoreKind) throws {
         let fixture = try StoreFixture(kind)
         try fixture.put("profile", "alice's profile", scope: .user("alice"))

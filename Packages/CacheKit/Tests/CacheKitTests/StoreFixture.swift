@@ -26,33 +26,40 @@ final class StoreFixture: Sendable {
         self.countLimit = countLimit
         directory = try TemporaryDirectory()
         metrics = CacheMetrics(store: kind.rawValue, feature: "test")
-        store = Self.makeStore(kind, clock: clock, directory: directory, metrics: metrics,
-                               byteLimit: byteLimit, countLimit: countLimit)
+        store = Self.makeStore(
+            kind, clock: clock, directory: directory, metrics: metrics,
+            byteLimit: byteLimit, countLimit: countLimit)
     }
 
-    static func makeStore(_ kind: StoreKind, clock: ManualClock, directory: TemporaryDirectory, metrics: CacheMetrics,
-                          byteLimit: Int, countLimit: Int) -> any CacheStore<Data> {
+    static func makeStore(
+        _ kind: StoreKind, clock: ManualClock, directory: TemporaryDirectory, metrics: CacheMetrics,
+        byteLimit: Int, countLimit: Int
+    ) -> any CacheStore<Data> {
         switch kind {
         case .memory:
-            MemoryStore<Data>(limits: .init(countLimit: countLimit, costLimit: byteLimit), clock: clock,
-                              metrics: metrics, cost: { $0.count })
+            MemoryStore<Data>(
+                limits: .init(countLimit: countLimit, costLimit: byteLimit), clock: clock,
+                metrics: metrics, cost: { $0.count })
         case .disk:
-            DiskStore(configuration: .init(directory: directory.url, byteLimit: byteLimit), clock: clock,
-                      metrics: metrics)
+            DiskStore(
+                configuration: .init(directory: directory.url, byteLimit: byteLimit), clock: clock,
+                metrics: metrics)
         }
     }
 
     /// A second store over the same folder, as after a restart.
     func reopened() -> any CacheStore<Data> {
-        Self.makeStore(kind, clock: clock, directory: directory, metrics: metrics,
-                       byteLimit: byteLimit, countLimit: countLimit)
+        Self.makeStore(
+            kind, clock: clock, directory: directory, metrics: metrics,
+            byteLimit: byteLimit, countLimit: countLimit)
     }
 
     /// Metadata stored now, expiring after `seconds` (never when nil).
     func metadata(expiresIn seconds: TimeInterval? = 60, scope: CacheScope = .shared) -> CacheEntryMetadata {
         let now = clock.now()
-        return CacheEntryMetadata(storedAt: now, expiresAt: seconds.map { now.addingTimeInterval($0) },
-                                  timeout: seconds.map { .seconds($0) } ?? .never, scope: scope)
+        return CacheEntryMetadata(
+            storedAt: now, expiresAt: seconds.map { now.addingTimeInterval($0) },
+            timeout: seconds.map { .seconds($0) } ?? .never, scope: scope)
     }
 
     /// Stores `text` under `key`. For the memory store, cost is the value's size only, so keys here

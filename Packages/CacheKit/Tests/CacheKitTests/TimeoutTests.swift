@@ -29,9 +29,10 @@ struct TimeoutTests {
 
     @Test("per-feature overrides beat every declared timeout")
     func featureOverrides() {
-        let policy = CacheTimeoutPolicy(settings: TimeoutSettings(features: [
-            "balances": .custom(seconds: 30), "profile": .neverExpire, "transactions": .alwaysFetch, "catalog": .default,
-        ]))
+        let policy = CacheTimeoutPolicy(
+            settings: TimeoutSettings(features: [
+                "balances": .custom(seconds: 30), "profile": .neverExpire, "transactions": .alwaysFetch, "catalog": .default,
+            ]))
         #expect(policy.expiry(for: .seconds(900), feature: "balances", storedAt: storedAt) == storedAt.addingTimeInterval(30))
         #expect(policy.expiry(for: .seconds(60), feature: "profile", storedAt: storedAt) == nil)
         #expect(policy.expiry(for: .never, feature: "transactions", storedAt: storedAt) == storedAt)
@@ -57,25 +58,31 @@ struct TimeoutTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let url = directory.url.appendingPathComponent("cache-settings.json")
-        try Data("""
+        try Data(
+            """
             {"defaultTimeoutSeconds": 120, "features": {"balances": {"mode": "custom", "seconds": 30},
              "profile": {"mode": "Always"}}}
-            """.utf8).write(to: url)
+            """.utf8
+        ).write(to: url)
         let settings = try TimeoutSettings.load(from: url)
-        #expect(settings == TimeoutSettings(defaultTimeoutSeconds: 120,
-                                            features: ["balances": .custom(seconds: 30), "profile": .neverExpire]))
+        #expect(
+            settings
+                == TimeoutSettings(
+                    defaultTimeoutSeconds: 120,
+                    features: ["balances": .custom(seconds: 30), "profile": .neverExpire]))
         let missing = try TimeoutSettings.load(from: directory.url.appendingPathComponent("absent.json"))
         #expect(missing == TimeoutSettings())
     }
 
-    @Test("a malformed settings file is a typed error naming the file and the key",
-          arguments: [
+    @Test(
+        "a malformed settings file is a typed error naming the file and the key",
+        arguments: [
             (#"{"features": {"balances": {"mode": "custom", "seconds": -1}}}"#, "features.balances.seconds"),
             (#"{"features": {"balances": {"mode": "sometimes"}}}"#, "features.balances.mode"),
             (#"{"features": {"balances": {"mode": "custom"}}}"#, "features.balances.seconds"),
             (#"{"expiryEnabled": "yes"}"#, "expiryEnabled"),
             (#"{"defaultTimeoutSeconds": 30"#, ""),
-          ])
+        ])
     func malformedSettings(json: String, codingPath: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -97,8 +97,9 @@ struct UnifiedCacheManagerTests {
         await world.unified.apply(TimeoutSettings(features: ["catalog": .custom(seconds: 20)]))
         world.fixture.clock.advance(by: 21)
         #expect(await world.catalog.value(forKey: "catalog:page:1", requester: nil) == nil)
-        #expect(await world.accounts.value(forKey: "balance:100", requester: "u") != nil,
-                "re-timing keeps the balance type's own 30 s")
+        #expect(
+            await world.accounts.value(forKey: "balance:100", requester: "u") != nil,
+            "re-timing keeps the balance type's own 30 s")
         world.fixture.clock.advance(by: 10)
         #expect(await world.accounts.value(forKey: "balance:100", requester: "u") == nil)
         #expect(world.recorder.calls == [.applyTimeouts])
@@ -126,10 +127,12 @@ struct UnifiedCacheManagerTests {
         let world = try World()
         let predictions = try world.fixture.manager(String.self, feature: "predictions")
         world.unified.register(predictions)
-        try await predictions.set("RAINY-TOMORROW", forKey: "todays_prediction:alice@example.com:2026-11-21",
-                                  scope: .user("alice@example.com", account: "ACC-123456"))
-        _ = await predictions.value(forKey: "todays_prediction:alice@example.com:2026-11-21",
-                                    requester: "alice@example.com")
+        try await predictions.set(
+            "RAINY-TOMORROW", forKey: "todays_prediction:alice@example.com:2026-11-21",
+            scope: .user("alice@example.com", account: "ACC-123456"))
+        _ = await predictions.value(
+            forKey: "todays_prediction:alice@example.com:2026-11-21",
+            requester: "alice@example.com")
         let stats = await world.unified.statistics()
         let predictionRows = stats.filter { $0.participant == "predictions" }
         #expect(predictionRows.map(\.counts.store) == ["memory", "disk"])

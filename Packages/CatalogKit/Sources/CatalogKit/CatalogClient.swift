@@ -54,8 +54,10 @@ public final class CatalogClient: Sendable {
     ///   - policy: how the cache is used; ``CachePolicy/fetchIgnoringCacheData`` for pull-to-refresh.
     /// - Throws: ``CatalogError/invalidLimit(_:)`` before any request; ``CatalogError/invalidCursor(message:)``
     ///   when the server refuses the cursor; ``CatalogError/api(_:)`` otherwise.
-    public func page(cursor: String? = nil, limit: Int = defaultLimit, filter: CatalogFilter = CatalogFilter(),
-                     policy: CachePolicy = .default) async throws(CatalogError) -> APIResponse<CatalogPage> {
+    public func page(
+        cursor: String? = nil, limit: Int = defaultLimit, filter: CatalogFilter = CatalogFilter(),
+        policy: CachePolicy = .default
+    ) async throws(CatalogError) -> APIResponse<CatalogPage> {
         let request = try pageRequest(cursor: cursor, limit: limit, filter: filter)
         do {
             return try await rest.send(request, policy: policy)
@@ -68,8 +70,10 @@ public final class CatalogClient: Sendable {
     /// stored. Never sends a request: for a screen that could not load (the catalog's pages are
     /// `must-revalidate`, so they are never served stale as HTTP responses; shown as last known
     /// data they are, like a browser's history).
-    public func lastKnownPage(cursor: String? = nil, limit: Int = defaultLimit,
-                              filter: CatalogFilter = CatalogFilter()) async -> APIResponse<CatalogPage>? {
+    public func lastKnownPage(
+        cursor: String? = nil, limit: Int = defaultLimit,
+        filter: CatalogFilter = CatalogFilter()
+    ) async -> APIResponse<CatalogPage>? {
         guard let request = try? pageRequest(cursor: cursor, limit: limit, filter: filter) else { return nil }
         return await rest.lastKnown(request)
     }
@@ -84,8 +88,10 @@ public final class CatalogClient: Sendable {
     ///   - policy: how the cache is used for each page.
     /// - Throws: as ``page(cursor:limit:filter:policy:)``; ``CatalogError/invalidCursor(message:)``
     ///   only when the restarted walk is refused too.
-    public func allPages(limit: Int = defaultLimit, filter: CatalogFilter = CatalogFilter(),
-                         policy: CachePolicy = .default) async throws(CatalogError) -> CatalogListing {
+    public func allPages(
+        limit: Int = defaultLimit, filter: CatalogFilter = CatalogFilter(),
+        policy: CachePolicy = .default
+    ) async throws(CatalogError) -> CatalogListing {
         var restarts = 0
         while true {
             var listing = CatalogListing()
@@ -209,13 +215,13 @@ public final class CatalogClient: Sendable {
             feature: CatalogFeature.catalog, decode: DataEnvelope.decode)
     }
 
-
     /// A slug is 1 to 200 letters, digits, `-`, `_` or `.`, and not `.` or `..` (it becomes a path
     /// segment, so anything else could reach another route).
     static func validate(slug: String) throws(CatalogError) {
         let allowed = slug.utf8.allSatisfy { byte in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || [UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ".")].contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || [UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: ".")].contains(byte)
         }
         guard allowed, (1...200).contains(slug.utf8.count), slug != ".", slug != ".." else { throw .invalidSlug(slug) }
     }

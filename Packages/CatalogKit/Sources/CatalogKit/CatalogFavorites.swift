@@ -34,8 +34,9 @@ public struct CatalogFavorites: Sendable {
     public func favorites() async throws(CatalogError) -> APIResponse<[String]> {
         struct Favorites: Decodable, Sendable { var slugs: [String] }
         do {
-            let response = try await client.rest.send(APIRequest<Favorites>(
-                path: "/api/favorites", feature: CatalogFeature.catalog, decode: DataEnvelope.decode))
+            let response = try await client.rest.send(
+                APIRequest<Favorites>(
+                    path: "/api/favorites", feature: CatalogFeature.catalog, decode: DataEnvelope.decode))
             return response.map(\.slugs)
         } catch {
             throw CatalogError(error)

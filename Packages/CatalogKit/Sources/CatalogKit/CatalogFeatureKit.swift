@@ -18,8 +18,10 @@ public struct CatalogFeatureKit: FeatureKit {
 
     /// Builds the catalog's client from the app's REST configuration (see ``CatalogClient/init(sharing:timeouts:)``).
     /// With `queue`, it also provides ``CatalogFavorites`` (changes queued offline).
-    public init(sharing configuration: RESTClient.Configuration, timeouts: CatalogTimeouts = CatalogTimeouts(),
-                queue: MutationQueue? = nil) {
+    public init(
+        sharing configuration: RESTClient.Configuration, timeouts: CatalogTimeouts = CatalogTimeouts(),
+        queue: MutationQueue? = nil
+    ) {
         let client = CatalogClient(sharing: configuration, timeouts: timeouts)
         self.client = client
         favorites = queue.map { CatalogFavorites(client: client, queue: $0) }

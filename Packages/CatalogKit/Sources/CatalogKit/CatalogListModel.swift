@@ -136,7 +136,8 @@ public actor CatalogListModel {
             return
         }
         guard let last = await client.lastKnownPage(limit: limit, filter: state.filter),
-              generation == self.generation else { return }
+            generation == self.generation
+        else { return }
         publish { state in
             state.listing = Self.listing(startingWith: last)
             state.isFromCache = true
@@ -153,8 +154,11 @@ public actor CatalogListModel {
 
     /// Tells the model how far the user has scrolled (0 to 1); past 80% it fetches the next page.
     public func scrolled(to progress: Double) async {
-        guard CatalogPrefetch.shouldFetchNextPage(scrollProgress: progress, hasMore: state.listing.hasMore,
-                                                  isFetching: state.phase != .idle) else { return }
+        guard
+            CatalogPrefetch.shouldFetchNextPage(
+                scrollProgress: progress, hasMore: state.listing.hasMore,
+                isFetching: state.phase != .idle)
+        else { return }
         await loadMore()
     }
 

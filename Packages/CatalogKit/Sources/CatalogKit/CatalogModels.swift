@@ -33,8 +33,10 @@ public struct CatalogFunnel: Codable, Sendable, Hashable {
     public var updatedAt: String?
 
     /// Creates a funnel.
-    public init(id: String, slug: String, title: String, description: String? = nil, isActive: Bool? = nil,
-                tier: String? = nil, version: Int? = nil, updatedAt: String? = nil) {
+    public init(
+        id: String, slug: String, title: String, description: String? = nil, isActive: Bool? = nil,
+        tier: String? = nil, version: Int? = nil, updatedAt: String? = nil
+    ) {
         self.id = id
         self.slug = slug
         self.title = title
@@ -48,7 +50,8 @@ public struct CatalogFunnel: Codable, Sendable, Hashable {
     /// The catalog's order (REQ CAT-2): title ascending, ignoring ASCII case
     /// as the server's `COLLATE NOCASE` does, then slug ascending byte by byte.
     public static func catalogOrder(_ lhs: CatalogFunnel, _ rhs: CatalogFunnel) -> Bool {
-        let left = lhs.title.utf8.lazy.map(foldASCII), right = rhs.title.utf8.lazy.map(foldASCII)
+        let left = lhs.title.utf8.lazy.map(foldASCII)
+        let right = rhs.title.utf8.lazy.map(foldASCII)
         if !left.elementsEqual(right) { return left.lexicographicallyPrecedes(right) }
         return lhs.slug.utf8.lexicographicallyPrecedes(rhs.slug.utf8)
     }
@@ -162,4 +165,3 @@ public struct FunnelDefinition: Codable, Sendable, Hashable {
         self.steps = steps
     }
 }
-

@@ -14,8 +14,10 @@ public struct CatalogTimeouts: Sendable, Hashable {
     public var staleIndicator: StaleIndicator
 
     /// Creates timeouts; the defaults are the product's (docs/requirements.md).
-    public init(catalog: CacheTimeout = .seconds(300), detail: CacheTimeout = .seconds(300),
-                definition: CacheTimeout = .seconds(600), staleIndicator: StaleIndicator = .lastUpdated(after: 86_400)) {
+    public init(
+        catalog: CacheTimeout = .seconds(300), detail: CacheTimeout = .seconds(300),
+        definition: CacheTimeout = .seconds(600), staleIndicator: StaleIndicator = .lastUpdated(after: 86_400)
+    ) {
         self.catalog = catalog
         self.detail = detail
         self.definition = definition

@@ -1,8 +1,8 @@
 import APICore
+import CacheKit
 import CatalogKit
 import Foundation
 import HTTPTypes
-import CacheKit
 
 /// A catalog server in memory, for unit tests of the kit's logic: it serves
 /// `GET /api/funnels/catalog` from a list of funnels with the contract's cursors, `ETag` and 304s,
@@ -79,15 +79,21 @@ public final class FakeCatalogTransport: HTTPTransport {
     }
 
     private static func answer(_ request: TransportRequest, state: State) -> TransportResponse {
-        guard request.url.path == "/api/funnels/catalog" else { return json(404, #"{"success":false,"error":{"code":"NOT_FOUND","message":"No route."}}"#) }
+        guard request.url.path == "/api/funnels/catalog" else {
+            return json(404, #"{"success":false,"error":{"code":"NOT_FOUND","message":"No route."}}"#)
+        }
         let query = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         let limit = query.first { $0.name == "limit" }?.value.flatMap(Int.init) ?? 50
         let cursor = query.first { $0.name == "cursor" }?.value
         var start = 0
         if let cursor {
             guard !state.refusedCursors.contains(cursor), !state.refusedCursors.contains("*"),
-                  let index = state.funnels.firstIndex(where: { $0.slug == cursor }) else {
-                return json(400, #"{"success":false,"error":{"code":"INVALID_CURSOR","message":"Pagination cursor is invalid or expired. Please restart from the first page."}}"#)
+                let index = state.funnels.firstIndex(where: { $0.slug == cursor })
+            else {
+                return json(
+                    400,
+                    #"{"success":false,"error":{"code":"INVALID_CURSOR","message":"Pagination cursor is invalid or expired. Please restart from the first page."}}"#
+                )
             }
             start = index + 1
         }
@@ -99,8 +105,9 @@ public final class FakeCatalogTransport: HTTPTransport {
         }
         let slice = Array(state.funnels.dropFirst(start).prefix(limit))
         let hasMore = start + slice.count < state.funnels.count
-        let page = CatalogPage(pillars: [PillarWithFunnels(pillar: CatalogPillar(id: "p1", title: "All"), funnels: slice)],
-                               pagination: CatalogPagination(limit: limit, hasMore: hasMore, nextCursor: hasMore ? slice.last?.slug : nil))
+        let page = CatalogPage(
+            pillars: [PillarWithFunnels(pillar: CatalogPillar(id: "p1", title: "All"), funnels: slice)],
+            pagination: CatalogPagination(limit: limit, hasMore: hasMore, nextCursor: hasMore ? slice.last?.slug : nil))
         let body = (try? JSONEncoder().encode(FakeEnvelope(success: true, data: page))) ?? Data()
         return TransportResponse(status: 200, headerFields: fields, body: body)
     }

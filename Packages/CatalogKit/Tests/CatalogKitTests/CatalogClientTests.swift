@@ -43,8 +43,10 @@ import Testing
     @Test func aCursorRefusedTwiceIsReported() async throws {
         let fixture = try CatalogFixture()
         fixture.server.refuse(cursor: "*")
-        await #expect(throws: CatalogError.invalidCursor(
-            message: "Pagination cursor is invalid or expired. Please restart from the first page.")) {
+        await #expect(
+            throws: CatalogError.invalidCursor(
+                message: "Pagination cursor is invalid or expired. Please restart from the first page.")
+        ) {
             try await fixture.client.allPages(limit: 5)
         }
         // The restart did not trust the cached first page: the listing was cleared, so page 1 was asked again.

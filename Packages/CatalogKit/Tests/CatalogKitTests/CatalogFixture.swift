@@ -18,9 +18,12 @@ struct CatalogFixture {
         directory = try TemporaryDirectory()
         var logger = Logger(label: "catalog-test")
         logger.logLevel = .critical
-        environment = CacheEnvironment(clock: clock, timeouts: CacheTimeoutPolicy(settings: settings), logger: logger,
-                                       cachesDirectory: directory.url)
-        client = CatalogClient(sharing: .init(baseURL: FakeCatalogTransport.baseURL, transport: server,
-                                              environment: environment, retry: .none))
+        environment = CacheEnvironment(
+            clock: clock, timeouts: CacheTimeoutPolicy(settings: settings), logger: logger,
+            cachesDirectory: directory.url)
+        client = CatalogClient(
+            sharing: .init(
+                baseURL: FakeCatalogTransport.baseURL, transport: server,
+                environment: environment, retry: .none))
     }
 }

@@ -44,8 +44,11 @@ import Testing
         // A new screen (or a relaunch: the page is on disk) within 5 minutes.
         let model = CatalogListModel(client: fixture.client, limit: 5)
         let seen = await states(of: model) { await model.load() }
-        #expect(seen == [Seen(phase: .loading, fromCache: false, count: 0), Seen(phase: .refreshing, fromCache: true, count: 5),
-                         Seen(phase: .idle, fromCache: false, count: 5)])
+        #expect(
+            seen == [
+                Seen(phase: .loading, fromCache: false, count: 0), Seen(phase: .refreshing, fromCache: true, count: 5),
+                Seen(phase: .idle, fromCache: false, count: 5),
+            ])
         #expect(fixture.server.requests.count == 2)
         #expect(fixture.server.requests.last?.headerFields[.ifNoneMatch] == "\"funnels:v1\"")
         #expect(await model.current.listing.sources == [.cache: 1, .revalidated: 1])

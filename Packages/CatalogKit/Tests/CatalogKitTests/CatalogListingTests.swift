@@ -6,9 +6,13 @@ import Testing
 /// Joining pages, and the prefetch rule.
 @Suite(.timeLimit(.minutes(3))) struct CatalogListingTests {
     func page(_ slugs: [String], next: String?) -> CatalogPage {
-        CatalogPage(pillars: [PillarWithFunnels(pillar: CatalogPillar(id: "p", title: "P"),
-                                                funnels: slugs.map { CatalogFunnel(id: $0, slug: $0, title: $0) })],
-                    pagination: CatalogPagination(limit: slugs.count, hasMore: next != nil, nextCursor: next))
+        CatalogPage(
+            pillars: [
+                PillarWithFunnels(
+                    pillar: CatalogPillar(id: "p", title: "P"),
+                    funnels: slugs.map { CatalogFunnel(id: $0, slug: $0, title: $0) })
+            ],
+            pagination: CatalogPagination(limit: slugs.count, hasMore: next != nil, nextCursor: next))
     }
 
     @Test func pagesJoinInOrderEachFunnelOnce() {
@@ -24,14 +28,23 @@ import Testing
 
     @Test func pillarsMergeAcrossPages() {
         var listing = CatalogListing()
-        listing.append(CatalogPage(pillars: [PillarWithFunnels(pillar: CatalogPillar(id: "p2", title: "Two"),
-                                                               funnels: [CatalogFunnel(id: "a", slug: "a", title: "a")])],
-                                   uncategorizedFunnels: [CatalogFunnel(id: "b", slug: "b", title: "b")],
-                                   pagination: CatalogPagination(limit: 2, hasMore: true, nextCursor: "b")))
-        listing.append(CatalogPage(pillars: [
-            PillarWithFunnels(pillar: CatalogPillar(id: "p1", title: "One"), funnels: [CatalogFunnel(id: "d", slug: "d", title: "d")]),
-            PillarWithFunnels(pillar: CatalogPillar(id: "p2", title: "Two"), funnels: [CatalogFunnel(id: "c", slug: "c", title: "c")]),
-        ], pagination: CatalogPagination(limit: 2, hasMore: false, nextCursor: nil)))
+        listing.append(
+            CatalogPage(
+                pillars: [
+                    PillarWithFunnels(
+                        pillar: CatalogPillar(id: "p2", title: "Two"),
+                        funnels: [CatalogFunnel(id: "a", slug: "a", title: "a")])
+                ],
+                uncategorizedFunnels: [CatalogFunnel(id: "b", slug: "b", title: "b")],
+                pagination: CatalogPagination(limit: 2, hasMore: true, nextCursor: "b")))
+        listing.append(
+            CatalogPage(
+                pillars: [
+                    PillarWithFunnels(
+                        pillar: CatalogPillar(id: "p1", title: "One"), funnels: [CatalogFunnel(id: "d", slug: "d", title: "d")]),
+                    PillarWithFunnels(
+                        pillar: CatalogPillar(id: "p2", title: "Two"), funnels: [CatalogFunnel(id: "c", slug: "c", title: "c")]),
+                ], pagination: CatalogPagination(limit: 2, hasMore: false, nextCursor: nil)))
         #expect(listing.pillars.map(\.pillar.id) == ["p2", "p1"])
         #expect(listing.pillars.map { $0.funnels.map(\.slug) } == [["a", "c"], ["d"]])
         #expect(listing.uncategorizedFunnels.map(\.slug) == ["b"])

@@ -35,34 +35,46 @@ import Testing
         #expect(page.pillars.map(\.pillar) == [CatalogPillar(id: "1", title: "Stress & Resilience")])
         #expect(page.funnels.map(\.slug) == ["burnout", "stress"])
         #expect(page.funnels.first?.description == nil && page.funnels.first?.isActive == nil)
-        #expect(page.pagination == CatalogPagination(limit: 20, hasMore: true,
-                                                     nextCursor: "eyJ0aXRsZSI6IlN0cmVzcyBBc3Nlc3NtZW50Iiwic2x1ZyI6InN0cmVzcyJ9"))
+        #expect(
+            page.pagination
+                == CatalogPagination(
+                    limit: 20, hasMore: true,
+                    nextCursor: "eyJ0aXRsZSI6IlN0cmVzcyBBc3Nlc3NtZW50Iiwic2x1ZyI6InN0cmVzcyJ9"))
         #expect(page.nextCursor == page.pagination?.nextCursor)
     }
 
     @Test func aLastPageWithANullCursorAndNoOptionalArraysDecodes() throws {
-        let last: CatalogPage = try DataEnvelope.decode(Data("""
-            {"success": true, "data": {"pillars": [], "pagination": {"limit": 20, "hasMore": false, "nextCursor": null}}}
-            """.utf8))
+        let last: CatalogPage = try DataEnvelope.decode(
+            Data(
+                """
+                {"success": true, "data": {"pillars": [], "pagination": {"limit": 20, "hasMore": false, "nextCursor": null}}}
+                """.utf8))
         #expect(last.uncategorizedFunnels.isEmpty && !last.hasMore && last.nextCursor == nil)
         let bare: CatalogPage = try DataEnvelope.decode(Data(#"{"success": true, "data": {"pillars": []}}"#.utf8))
         #expect(bare.pagination == nil && !bare.hasMore)
     }
 
     @Test func everyFieldTheBackendSendsDecodes() throws {
-        let funnel: CatalogFunnel = try DataEnvelope.decode(Data("""
-            {"success": true, "data": {"id": "f1", "slug": "funnel-1", "title": "Burnout Assessment", "description": "A short one.",
-             "isActive": false, "tier": "premium", "version": 3, "updatedAt": "2026-01-13T14:24:29Z"}}
-            """.utf8))
-        #expect(funnel == CatalogFunnel(id: "f1", slug: "funnel-1", title: "Burnout Assessment", description: "A short one.",
-                                        isActive: false, tier: "premium", version: 3, updatedAt: "2026-01-13T14:24:29Z"))
+        let funnel: CatalogFunnel = try DataEnvelope.decode(
+            Data(
+                """
+                {"success": true, "data": {"id": "f1", "slug": "funnel-1", "title": "Burnout Assessment", "description": "A short one.",
+                 "isActive": false, "tier": "premium", "version": 3, "updatedAt": "2026-01-13T14:24:29Z"}}
+                """.utf8))
+        #expect(
+            funnel
+                == CatalogFunnel(
+                    id: "f1", slug: "funnel-1", title: "Burnout Assessment", description: "A short one.",
+                    isActive: false, tier: "premium", version: 3, updatedAt: "2026-01-13T14:24:29Z"))
     }
 
     @Test(arguments: [
         (#"{"success": true, "data": {"pillars": [{"pillar": {"id": "1"}, "funnels": []}]}}"#, "data.pillars[0].pillar.title"),
         (#"{"success": true, "data": {"pillars": [], "pagination": {"limit": "20", "hasMore": true}}}"#, "data.pagination.limit"),
-        (#"{"success": true, "data": {"pillars": [{"pillar": {"id": "1", "title": "x"}, "funnels": [{"id": "a"}]}]}}"#,
-         "data.pillars[0].funnels[0].slug"),
+        (
+            #"{"success": true, "data": {"pillars": [{"pillar": {"id": "1", "title": "x"}, "funnels": [{"id": "a"}]}]}}"#,
+            "data.pillars[0].funnels[0].slug"
+        ),
         (#"{"success": true"#, ""),
     ]) func malformedBodiesNameWhereTheyBreak(_ body: String, _ path: String) {
         let result = Result { () throws(APIError) -> CatalogPage in try DataEnvelope.decode(Data(body.utf8)) }
@@ -74,14 +86,19 @@ import Testing
     }
 
     @Test func pagesListTheirFunnelsInCatalogOrderAcrossPillars() {
-        let page = CatalogPage(pillars: [
-            PillarWithFunnels(pillar: CatalogPillar(id: "p1", title: "One"), funnels: [
-                CatalogFunnel(id: "1", slug: "b", title: "stress"), CatalogFunnel(id: "2", slug: "z", title: "Anxiety"),
-            ]),
-            PillarWithFunnels(pillar: CatalogPillar(id: "p2", title: "Two"), funnels: [
-                CatalogFunnel(id: "3", slug: "a", title: "Stress"), CatalogFunnel(id: "4", slug: "c", title: "burnout"),
-            ]),
-        ], uncategorizedFunnels: [CatalogFunnel(id: "5", slug: "d", title: "Mood")], pagination: nil)
+        let page = CatalogPage(
+            pillars: [
+                PillarWithFunnels(
+                    pillar: CatalogPillar(id: "p1", title: "One"),
+                    funnels: [
+                        CatalogFunnel(id: "1", slug: "b", title: "stress"), CatalogFunnel(id: "2", slug: "z", title: "Anxiety"),
+                    ]),
+                PillarWithFunnels(
+                    pillar: CatalogPillar(id: "p2", title: "Two"),
+                    funnels: [
+                        CatalogFunnel(id: "3", slug: "a", title: "Stress"), CatalogFunnel(id: "4", slug: "c", title: "burnout"),
+                    ]),
+            ], uncategorizedFunnels: [CatalogFunnel(id: "5", slug: "d", title: "Mood")], pagination: nil)
         // Title ignoring case, then slug: "stress"/b and "Stress"/a tie on title, so the slug decides.
         #expect(page.funnels.map(\.slug) == ["z", "c", "d", "a", "b"])
     }

@@ -10,9 +10,11 @@ extension ChatHistoryClient {
     public func todaysPrediction() async throws(ChatHistoryError) -> TodaysPrediction {
         let user = try await currentUser()
         let date = today()
-        return try await cached(predictions, key: Self.predictionKey(user: user, date: date), user: user, APIRequest(
-            path: "/todays-prediction", query: [URLQueryItem(name: "date", value: date)], feature: "chat.prediction",
-            decode: DataEnvelope.decode))
+        return try await cached(
+            predictions, key: Self.predictionKey(user: user, date: date), user: user,
+            APIRequest(
+                path: "/todays-prediction", query: [URLQueryItem(name: "date", value: date)], feature: "chat.prediction",
+                decode: DataEnvelope.decode))
     }
 
     /// Today's prediction if the cache has it for today (no request): `nil` once the day has ended.
@@ -58,12 +60,15 @@ extension ChatHistoryClient {
         }
     }
 
-    func astro<Value: Codable & Sendable>(_ cache: CacheManager<Value>, key: String, path: String, birth: BirthData,
-                                                  year: Int?) async throws(ChatHistoryError) -> Value {
+    func astro<Value: Codable & Sendable>(
+        _ cache: CacheManager<Value>, key: String, path: String, birth: BirthData,
+        year: Int?
+    ) async throws(ChatHistoryError) -> Value {
         let user = try await currentUser()
         let query = [URLQueryItem(name: "birth", value: birth.query)] + (year.map { [URLQueryItem(name: "year", value: String($0))] } ?? [])
-        return try await cached(cache, key: key, user: user,
-                                APIRequest(path: path, query: query, feature: "chat.astro", decode: DataEnvelope.decode))
+        return try await cached(
+            cache, key: key, user: user,
+            APIRequest(path: path, query: query, feature: "chat.astro", decode: DataEnvelope.decode))
     }
 
     // MARK: Subscription
@@ -71,7 +76,8 @@ extension ChatHistoryClient {
     /// The subscription: cached for the session only; `refresh` (at login) always asks the server.
     public func subscription(refresh: Bool = false) async throws(ChatHistoryError) -> SubscriptionProfile {
         let user = try await currentUser()
-        return try await cached(subscriptions, key: "subscription", user: user, refresh: refresh ? .forceRefresh : .useCache,
-                                APIRequest(path: "/subscription/profile", feature: "chat.subscription", decode: DataEnvelope.decode))
+        return try await cached(
+            subscriptions, key: "subscription", user: user, refresh: refresh ? .forceRefresh : .useCache,
+            APIRequest(path: "/subscription/profile", feature: "chat.subscription", decode: DataEnvelope.decode))
     }
 }

@@ -55,12 +55,14 @@ public final class ChatHistoryClient: Sendable {
         self.environment = environment
         self.timeZone = timeZone
         store = ChatHistoryStore(directory: environment.cachesDirectory.appendingPathComponent("chat-history", isDirectory: true))
-        predictions = try CacheManager(feature: "chat.prediction", environment: environment, persistence: .disk(),
-                                       defaultTimeout: .endOfDay(timeZone))
+        predictions = try CacheManager(
+            feature: "chat.prediction", environment: environment, persistence: .disk(),
+            defaultTimeout: .endOfDay(timeZone))
         charts = try CacheManager(feature: "chat.astro.chart", environment: environment, persistence: .disk(), defaultTimeout: .never)
         periods = try CacheManager(feature: "chat.astro.period", environment: environment, persistence: .disk(), defaultTimeout: .never)
-        subscriptions = try CacheManager(feature: "chat.subscription", environment: environment, persistence: .memoryOnly,
-                                         defaultTimeout: .never)
+        subscriptions = try CacheManager(
+            feature: "chat.subscription", environment: environment, persistence: .memoryOnly,
+            defaultTimeout: .never)
     }
 
     deinit {
@@ -97,14 +99,17 @@ public final class ChatHistoryClient: Sendable {
         while true {
             var query = [URLQueryItem(name: "limit", value: String(pageSize))]
             if let cursor { query.append(URLQueryItem(name: "after", value: cursor)) }
-            let page = try await send(APIRequest<[ThreadJSON]>(path: "/chat-history/threads", query: query,
-                                                               feature: "chat.history", decode: DataEnvelope.decode))
+            let page = try await send(
+                APIRequest<[ThreadJSON]>(
+                    path: "/chat-history/threads", query: query,
+                    feature: "chat.history", decode: DataEnvelope.decode))
             report.pages += 1
             var messages: [ChatMessage] = []
             for thread in page.value {
                 let thread = try thread.thread()
-                let fetched = try await send(APIRequest<[MessageJSON]>(
-                    path: "/chat-history/threads/\(thread.id)/messages", feature: "chat.history", decode: DataEnvelope.decode))
+                let fetched = try await send(
+                    APIRequest<[MessageJSON]>(
+                        path: "/chat-history/threads/\(thread.id)/messages", feature: "chat.history", decode: DataEnvelope.decode))
                 for message in fetched.value { messages.append(try message.message()) }
             }
             let next = page.headerFields[Self.nextCursor]
@@ -119,8 +124,10 @@ public final class ChatHistoryClient: Sendable {
     }
 
     /// At login: the history sync and the profile restore (``restoreProfileLocally()``), in parallel.
-    public func syncOnLogin() async -> (history: Result<ChatSyncReport, ChatHistoryError>,
-                                        subscription: Result<SubscriptionProfile, ChatHistoryError>) {
+    public func syncOnLogin() async -> (
+        history: Result<ChatSyncReport, ChatHistoryError>,
+        subscription: Result<SubscriptionProfile, ChatHistoryError>
+    ) {
         async let history = result { () async throws(ChatHistoryError) in try await self.syncFromServer() }
         async let subscription = result { () async throws(ChatHistoryError) in try await self.restoreProfileLocally() }
         return await (history, subscription)
@@ -157,8 +164,9 @@ public final class ChatHistoryClient: Sendable {
     /// Asks for a compatibility match with `partner` (area `compatibility`), as ``ask(_:inThread:)`` does.
     @discardableResult
     public func match(with partner: String, inThread threadId: String? = nil) async throws(ChatHistoryError) -> ChatMessage {
-        try await enqueue(partner, threadId: threadId, area: .compatibility, path: "/compatibility/match", field: "partner",
-                          name: Mutation.match)
+        try await enqueue(
+            partner, threadId: threadId, area: .compatibility, path: "/compatibility/match", field: "partner",
+            name: Mutation.match)
     }
 
     /// Syncs each time the queue has sent this kit's questions (the replies are then on the server),
@@ -187,7 +195,10 @@ public final class ChatHistoryClient: Sendable {
                 waiting = ours
             }
         }
-        follower.withLock { $0?.cancel(); $0 = task }
+        follower.withLock {
+            $0?.cancel()
+            $0 = task
+        }
     }
 
     private func enqueue(_ text: String, threadId: String?, area: ChatArea, path: String, field: String, name: String)
@@ -197,15 +208,19 @@ public final class ChatHistoryClient: Sendable {
         guard (1...2_000).contains(text.count) else { throw .invalidText }
         let user = try await currentUser()
         let now = environment.clock.now()
-        let thread = threadId == nil
+        let thread =
+            threadId == nil
             ? ChatThread(id: UUID().uuidString, title: String(text.prefix(40)), area: area, createdAt: now, updatedAt: now) : nil
-        let message = ChatMessage(id: UUID().uuidString, threadId: threadId ?? thread?.id ?? "", role: "user", text: text,
-                                  createdAt: now, state: .pending)
+        let message = ChatMessage(
+            id: UUID().uuidString, threadId: threadId ?? thread?.id ?? "", role: "user", text: text,
+            createdAt: now, state: .pending)
         try storage { try store.addPending(userId: user, thread: thread, message: message) }
         let body = JSONValue.object(["threadId": .string(message.threadId), "messageId": .string(message.id), field: .string(text)])
         do {
-            try await queue.enqueue(.rest(method: .post, path: path, headerFields: [.contentType: "application/json"],
-                                          body: body.serialized()), name: name, idempotencyKey: message.id)
+            try await queue.enqueue(
+                .rest(
+                    method: .post, path: path, headerFields: [.contentType: "application/json"],
+                    body: body.serialized()), name: name, idempotencyKey: message.id)
         } catch {
             try? store.markFailed(userId: user, messageId: message.id)
             throw .queue(error)
@@ -222,8 +237,10 @@ public final class ChatHistoryClient: Sendable {
     // MARK: Steps
 
     /// The user's value for `key` from `cache`, else the server's answer to `request`, stored.
-    func cached<Value: Codable & Sendable>(_ cache: CacheManager<Value>, key: String, user: String,
-                                                   refresh: CacheRefresh = .useCache, _ request: APIRequest<Value>)
+    func cached<Value: Codable & Sendable>(
+        _ cache: CacheManager<Value>, key: String, user: String,
+        refresh: CacheRefresh = .useCache, _ request: APIRequest<Value>
+    )
         async throws(ChatHistoryError) -> Value
     {
         do {

@@ -67,8 +67,9 @@ public final class ChatHistoryStore: CacheClearingParticipant {
         try database(for: userId).write { db in
             if let thread, try ThreadRow.fetchOne(db, key: thread.id) == nil { try ThreadRow(thread).insert(db) }
             try MessageRow(message).save(db)
-            try db.execute(sql: "UPDATE thread SET updatedAt = MAX(updatedAt, ?) WHERE id = ?",
-                           arguments: [message.createdAt, message.threadId])
+            try db.execute(
+                sql: "UPDATE thread SET updatedAt = MAX(updatedAt, ?) WHERE id = ?",
+                arguments: [message.createdAt, message.threadId])
         }
     }
 
@@ -110,13 +111,19 @@ public final class ChatHistoryStore: CacheClearingParticipant {
         let databases = open.withLock { Array($0.values) }
         for database in databases {
             let counts = try await database.read { db in
-                (try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM thread) + (SELECT COUNT(*) FROM message)") ?? 0,
-                 try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(LENGTH(text)), 0) FROM message") ?? 0)
+                (
+                    try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM thread) + (SELECT COUNT(*) FROM message)") ?? 0,
+                    try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(LENGTH(text)), 0) FROM message") ?? 0
+                )
             }
             usage.count += counts.0
             usage.bytes += counts.1
         }
-        return [CacheStoreStatistics(participant: participantName, category: category, counts: CacheStatistics(store: "sqlite", feature: participantName), usage: usage)]
+        return [
+            CacheStoreStatistics(
+                participant: participantName, category: category, counts: CacheStatistics(store: "sqlite", feature: participantName),
+                usage: usage)
+        ]
     }
 
     // MARK: Files
@@ -149,20 +156,22 @@ public final class ChatHistoryStore: CacheClearingParticipant {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE thread (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, area TEXT NOT NULL,
-                                     createdAt DATETIME NOT NULL, updatedAt DATETIME NOT NULL);
-                CREATE INDEX thread_updated ON thread (updatedAt);
-                CREATE TABLE message (id TEXT PRIMARY KEY NOT NULL, threadId TEXT NOT NULL REFERENCES thread(id) ON DELETE CASCADE,
-                                      role TEXT NOT NULL, text TEXT NOT NULL, createdAt DATETIME NOT NULL);
-                CREATE INDEX message_thread ON message (threadId, createdAt);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE thread (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, area TEXT NOT NULL,
+                                         createdAt DATETIME NOT NULL, updatedAt DATETIME NOT NULL);
+                    CREATE INDEX thread_updated ON thread (updatedAt);
+                    CREATE TABLE message (id TEXT PRIMARY KEY NOT NULL, threadId TEXT NOT NULL REFERENCES thread(id) ON DELETE CASCADE,
+                                          role TEXT NOT NULL, text TEXT NOT NULL, createdAt DATETIME NOT NULL);
+                    CREATE INDEX message_thread ON message (threadId, createdAt);
+                    """)
         }
         migrator.registerMigration("v2-pending-and-sync") { db in
-            try db.execute(sql: """
-                ALTER TABLE message ADD COLUMN state TEXT NOT NULL DEFAULT 'sent';
-                CREATE TABLE sync_state (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE message ADD COLUMN state TEXT NOT NULL DEFAULT 'sent';
+                    CREATE TABLE sync_state (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+                    """)
         }
         return migrator
     }
@@ -210,6 +219,7 @@ struct MessageRow: Codable, FetchableRecord, PersistableRecord {
     }
 
     var message: ChatMessage {
-        ChatMessage(id: id, threadId: threadId, role: role, text: text, createdAt: createdAt, state: ChatMessage.State(rawValue: state) ?? .sent)
+        ChatMessage(
+            id: id, threadId: threadId, role: role, text: text, createdAt: createdAt, state: ChatMessage.State(rawValue: state) ?? .sent)
     }
 }

@@ -11,21 +11,22 @@ public enum ChatHistoryFixtures {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         let database = try DatabaseQueue(path: url.path)
         try database.write { db in
-            try db.execute(sql: """
-                CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
-                INSERT INTO grdb_migrations (identifier) VALUES ('v1');
-                CREATE TABLE thread (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, area TEXT NOT NULL,
-                                     createdAt DATETIME NOT NULL, updatedAt DATETIME NOT NULL);
-                CREATE INDEX thread_updated ON thread (updatedAt);
-                CREATE TABLE message (id TEXT PRIMARY KEY NOT NULL, threadId TEXT NOT NULL REFERENCES thread(id) ON DELETE CASCADE,
-                                      role TEXT NOT NULL, text TEXT NOT NULL, createdAt DATETIME NOT NULL);
-                CREATE INDEX message_thread ON message (threadId, createdAt);
-                INSERT INTO thread VALUES ('t1', 'Question 1', 'chat', '2026-01-13 10:00:00.000', '2026-01-13 10:05:00.000');
-                INSERT INTO thread VALUES ('t2', 'Match: Sam', 'compatibility', '2026-01-14 10:00:00.000', '2026-01-14 10:01:00.000');
-                INSERT INTO message VALUES ('m1', 't1', 'user', 'What does week 1 hold?', '2026-01-13 10:00:00.000');
-                INSERT INTO message VALUES ('m2', 't1', 'assistant', 'A calm week.', '2026-01-13 10:05:00.000');
-                INSERT INTO message VALUES ('m3', 't2', 'user', 'Sam', '2026-01-14 10:00:00.000');
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations (identifier) VALUES ('v1');
+                    CREATE TABLE thread (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, area TEXT NOT NULL,
+                                         createdAt DATETIME NOT NULL, updatedAt DATETIME NOT NULL);
+                    CREATE INDEX thread_updated ON thread (updatedAt);
+                    CREATE TABLE message (id TEXT PRIMARY KEY NOT NULL, threadId TEXT NOT NULL REFERENCES thread(id) ON DELETE CASCADE,
+                                          role TEXT NOT NULL, text TEXT NOT NULL, createdAt DATETIME NOT NULL);
+                    CREATE INDEX message_thread ON message (threadId, createdAt);
+                    INSERT INTO thread VALUES ('t1', 'Question 1', 'chat', '2026-01-13 10:00:00.000', '2026-01-13 10:05:00.000');
+                    INSERT INTO thread VALUES ('t2', 'Match: Sam', 'compatibility', '2026-01-14 10:00:00.000', '2026-01-14 10:01:00.000');
+                    INSERT INTO message VALUES ('m1', 't1', 'user', 'What does week 1 hold?', '2026-01-13 10:00:00.000');
+                    INSERT INTO message VALUES ('m2', 't1', 'assistant', 'A calm week.', '2026-01-13 10:05:00.000');
+                    INSERT INTO message VALUES ('m3', 't2', 'user', 'Sam', '2026-01-14 10:00:00.000');
+                    """)
         }
         try database.close()
     }

@@ -1,10 +1,11 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Keeps the token in a file readable by its owner only (0600, in a 0700 folder), replaced
@@ -32,14 +33,15 @@ public final class FileTokenStore: TokenStore {
     public static func defaultURL(app: String) -> URL {
         let support: URL
         #if canImport(Darwin)
-        support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-            ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent("Library/Application Support")
+            support =
+                FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+                ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent("Library/Application Support")
         #else
-        if let dataHome = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
-            support = URL(fileURLWithPath: dataHome)
-        } else {
-            support = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
-        }
+            if let dataHome = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+                support = URL(fileURLWithPath: dataHome)
+            } else {
+                support = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+            }
         #endif
         return support.appendingPathComponent(app).appendingPathComponent("session/token.json")
     }
@@ -77,8 +79,9 @@ public final class FileTokenStore: TokenStore {
     public func save(_ token: StoredToken) throws(TokenStoreError) {
         let folder = url.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw .io(operation: "mkdir", errno: errno)
         }

@@ -75,7 +75,8 @@ extension SessionManager {
         defer { state.withLock { $0.handledAuthEvents += 1 } }
         let expired = state.withLock { state -> StoredToken? in
             guard state.session.user != nil || state.session == .validating, let token = state.token,
-                  event.userId == nil || event.userId == token.userId else { return nil }
+                event.userId == nil || event.userId == token.userId
+            else { return nil }
             return token
         }
         guard let expired else { return }
@@ -88,8 +89,10 @@ extension SessionManager {
     /// and cancels registered work at once; clears every cache and deletes the stored token; and only
     /// then publishes `final`, so an observer that sees it can rely on nothing of the user being left.
     @discardableResult
-    func end(to final: SessionState, expecting: StoredToken?,
-                     alsoErasing erasers: [(name: String, erase: @Sendable (_ userId: String?) async throws -> Void)] = []) async -> ClearingReport {
+    func end(
+        to final: SessionState, expecting: StoredToken?,
+        alsoErasing erasers: [(name: String, erase: @Sendable (_ userId: String?) async throws -> Void)] = []
+    ) async -> ClearingReport {
         let ending = state.withLock { state -> (cancels: [@Sendable () -> Void], userId: String?)? in
             if let expecting, state.token != expecting { return nil }
             defer { state.token = nil }

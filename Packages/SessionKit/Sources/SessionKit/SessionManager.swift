@@ -42,9 +42,11 @@ public final class SessionManager: TokenProvider {
         public var connectivity: (any Connectivity)?
 
         /// Creates a configuration.
-        public init(baseURL: URL, transport: any HTTPTransport = URLSessionTransport(), tokenStore: any TokenStore,
-                    caches: UnifiedCacheManager, authEvents: AuthEvents, requestTimeout: Duration = .seconds(10),
-                    logger: Logger = Logger(label: "SessionKit"), connectivity: (any Connectivity)? = nil) {
+        public init(
+            baseURL: URL, transport: any HTTPTransport = URLSessionTransport(), tokenStore: any TokenStore,
+            caches: UnifiedCacheManager, authEvents: AuthEvents, requestTimeout: Duration = .seconds(10),
+            logger: Logger = Logger(label: "SessionKit"), connectivity: (any Connectivity)? = nil
+        ) {
             self.connectivity = connectivity
             self.baseURL = baseURL
             self.transport = transport
@@ -153,10 +155,16 @@ public final class SessionManager: TokenProvider {
             stored = nil
         }
         guard let stored else {
-            transition { $0.session = .signedOut; $0.token = nil }
+            transition {
+                $0.session = .signedOut
+                $0.token = nil
+            }
             return
         }
-        transition { $0.session = .validating; $0.token = stored }
+        transition {
+            $0.session = .validating
+            $0.token = stored
+        }
         await validate(stored)
     }
 
@@ -231,7 +239,10 @@ public final class SessionManager: TokenProvider {
             throw .tokenStorage(error)
         }
         let user = SignedInUser(userId: userId, expiresAt: expiresAt)
-        transition { $0.session = .signedIn(user); $0.token = token }
+        transition {
+            $0.session = .signedIn(user)
+            $0.token = token
+        }
         return user
     }
 
@@ -244,7 +255,9 @@ public final class SessionManager: TokenProvider {
         if let token { fields[.authorization] = "Bearer \(token)" }
         if body != nil { fields[.contentType] = "application/json" }
         let url = configuration.baseURL.appendingPathComponent(String(path.dropFirst()))
-        return try await configuration.transport.send(TransportRequest(method: method, url: url, headerFields: fields,
-                                                                       body: body, timeout: configuration.requestTimeout))
+        return try await configuration.transport.send(
+            TransportRequest(
+                method: method, url: url, headerFields: fields,
+                body: body, timeout: configuration.requestTimeout))
     }
 }

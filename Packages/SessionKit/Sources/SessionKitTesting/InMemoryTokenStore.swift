@@ -1,5 +1,5 @@
-import SessionKit
 import CacheKit
+import SessionKit
 
 /// A token store in memory, for unit tests; it can be told to fail.
 public final class InMemoryTokenStore: TokenStore {

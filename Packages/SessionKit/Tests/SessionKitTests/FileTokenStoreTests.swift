@@ -64,9 +64,12 @@ import Testing
         // Exactly what a kill between the flush and the rename leaves: a temporary file with a token.
         let stray = directory.url.appendingPathComponent(".token.json.\(UUID().uuidString).tmp")
         let orphan = try JSONEncoder().encode(StoredToken(accessToken: "orphan", userId: "u1", expiresAt: nil))
-        for remove in [{ _ = FileTokenStore(url: url) }, { try FileTokenStore(url: url).delete() },
-                       { try FileTokenStore(url: url).save(StoredToken(accessToken: "new", userId: "u1", expiresAt: nil)) }]
-            as [() throws -> Void] {
+        for remove in [
+            { _ = FileTokenStore(url: url) }, { try FileTokenStore(url: url).delete() },
+            { try FileTokenStore(url: url).save(StoredToken(accessToken: "new", userId: "u1", expiresAt: nil)) },
+        ]
+            as [() throws -> Void]
+        {
             try orphan.write(to: stray)
             let store = FileTokenStore(url: url)
             try orphan.write(to: stray)  // written again after the store was opened

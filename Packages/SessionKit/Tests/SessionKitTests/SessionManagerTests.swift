@@ -22,16 +22,18 @@ import Testing
     init(stored: StoredToken? = Self.token) {
         store = InMemoryTokenStore(stored)
         caches.register(participant)
-        session = SessionManager(configuration: .init(
-            baseURL: URL(string: "https://api.example.com")!, transport: transport, tokenStore: store, caches: caches,
-            authEvents: events))
+        session = SessionManager(
+            configuration: .init(
+                baseURL: URL(string: "https://api.example.com")!, transport: transport, tokenStore: store, caches: caches,
+                authEvents: events))
     }
 
     static func json(_ text: String) -> Data { Data(text.utf8) }
 
     @Test func launchWithAValidTokenSignsIn() async {
-        transport.stub(.get, "/auth/validate", status: 200,
-                       body: Self.json(#"{"valid":true,"userId":"u1","expiresAt":"2030-01-01T00:00:00Z"}"#))
+        transport.stub(
+            .get, "/auth/validate", status: 200,
+            body: Self.json(#"{"valid":true,"userId":"u1","expiresAt":"2030-01-01T00:00:00Z"}"#))
         await session.launch()
         #expect(session.current == .signedIn(SignedInUser(userId: "u1", expiresAt: Date(timeIntervalSince1970: 1_893_456_000))))
         #expect(transport.requests.first?.headerFields[.authorization] == "Bearer t-1")
@@ -79,9 +81,11 @@ import Testing
         #expect(await states.next() == .signedIn(SignedInUser(userId: "u1", expiresAt: nil)))
     }
 
-    @Test(arguments: [("", "Please enter a valid email address"), ("alice", "Please enter a valid email address"),
-                      ("a@@b.com", "Please enter a valid email address"), ("a@b@c.com", "Please enter a valid email address"),
-                      ("alice@example", "Please enter a valid email address"), ("al ice@example.com", "Please enter a valid email address")])
+    @Test(arguments: [
+        ("", "Please enter a valid email address"), ("alice", "Please enter a valid email address"),
+        ("a@@b.com", "Please enter a valid email address"), ("a@b@c.com", "Please enter a valid email address"),
+        ("alice@example", "Please enter a valid email address"), ("al ice@example.com", "Please enter a valid email address"),
+    ])
     func signInRefusesBadEmailsBeforeAnyRequest(_ email: String, _ message: String) async {
         await #expect(throws: SignInError.invalidEmail(message: message)) {
             try await session.signIn(email: email, password: "Password1")
@@ -89,10 +93,14 @@ import Testing
         #expect(transport.requests.isEmpty)
     }
 
-    @Test(arguments: [("Passwor1", []), ("Pass1", [CredentialRules.PasswordRequirement.minimumLength]),
-                      ("password1", [.uppercaseLetter]), ("Password", [.digit]), ("short", [.minimumLength, .uppercaseLetter, .digit])])
+    @Test(arguments: [
+        ("Passwor1", []), ("Pass1", [CredentialRules.PasswordRequirement.minimumLength]),
+        ("password1", [.uppercaseLetter]), ("Password", [.digit]), ("short", [.minimumLength, .uppercaseLetter, .digit]),
+    ])
     func signInReportsEachUnmetPasswordRequirement(_ password: String, _ unmet: [CredentialRules.PasswordRequirement]) async {
-        transport.stub(.post, "/auth/login", status: 401, body: Self.json(#"{"success":false,"error":{"code":"INVALID_CREDENTIALS","message":"Wrong e-mail or password."}}"#))
+        transport.stub(
+            .post, "/auth/login", status: 401,
+            body: Self.json(#"{"success":false,"error":{"code":"INVALID_CREDENTIALS","message":"Wrong e-mail or password."}}"#))
         do {
             try await session.signIn(email: "alice@example.com", password: password)
             Issue.record("expected a refusal")
@@ -102,8 +110,10 @@ import Testing
     }
 
     @Test func signInKeepsTheTokenAfterClearingEveryCache() async throws {
-        transport.stub(.post, "/auth/login", status: 200, body: Self.json(
-            #"{"success":true,"data":{"token":"t-2","expiresAt":"2030-01-01T00:00:00Z","user":{"id":"u2"}}}"#))
+        transport.stub(
+            .post, "/auth/login", status: 200,
+            body: Self.json(
+                #"{"success":true,"data":{"token":"t-2","expiresAt":"2030-01-01T00:00:00Z","user":{"id":"u2"}}}"#))
         let user = try await session.signIn(email: "bob@example.com", password: "Password2")
         #expect(user.userId == "u2")
         #expect(store.token?.accessToken == "t-2")
@@ -123,7 +133,10 @@ import Testing
             try await session.signIn(email: "a@b.co", password: "Password1")
             Issue.record("expected a decoding error")
         } catch {
-            guard case .api(.decoding) = error else { Issue.record("got \(error)"); return }
+            guard case .api(.decoding) = error else {
+                Issue.record("got \(error)")
+                return
+            }
         }
         #expect(session.current == .signedOut)
     }

@@ -31,9 +31,11 @@ public enum CredentialRules {
     public static func isValidEmail(_ email: String) -> Bool {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, let local = parts.first, let domain = parts.last,
-              !local.isEmpty, local.utf8.count <= 64, email.utf8.count <= 254 else { return false }
+            !local.isEmpty, local.utf8.count <= 64, email.utf8.count <= 254
+        else { return false }
         guard local.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || allowedLocalSymbols.contains($0)) }),
-              !local.hasPrefix("."), !local.hasSuffix("."), !local.contains("..") else { return false }
+            !local.hasPrefix("."), !local.hasSuffix("."), !local.contains("..")
+        else { return false }
         let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
         guard labels.count >= 2 else { return false }
         return labels.allSatisfy { label in

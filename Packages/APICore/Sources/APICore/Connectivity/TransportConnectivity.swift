@@ -30,8 +30,10 @@ public final class TransportConnectivity: Connectivity {
     ///     `maxAttempts` is ignored: probing goes on until a server answers.
     ///   - sleeper: waits between probes (inject one in tests).
     ///   - random: a number in `0...1` for the jitter.
-    public init(probe: URL? = nil, backoff: RetryPolicy = RetryPolicy(baseDelay: .seconds(1), maxDelay: .seconds(60)),
-                sleeper: any Sleeper = TaskSleeper(), random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
+    public init(
+        probe: URL? = nil, backoff: RetryPolicy = RetryPolicy(baseDelay: .seconds(1), maxDelay: .seconds(60)),
+        sleeper: any Sleeper = TaskSleeper(), random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }
+    ) {
         probeURL = probe
         self.backoff = backoff
         self.sleeper = sleeper

@@ -79,8 +79,11 @@ extension GraphQLClient: GraphQLCacheManaging, CacheClearingParticipant {
     public func statistics() async throws -> [CacheStoreStatistics] {
         let counts = environment.metrics.snapshot().filter { $0.store == "normalized" }
             .reduce(CacheStatistics(store: "normalized", feature: participantName), +)
-        return [CacheStoreStatistics(participant: participantName, category: category, counts: counts,
-                                     usage: try cache.store.usage())]
+        return [
+            CacheStoreStatistics(
+                participant: participantName, category: category, counts: counts,
+                usage: try cache.store.usage())
+        ]
     }
 
     /// One row per normalized record, redacted (keys, the owning user and accounts), without values.

@@ -1,6 +1,6 @@
 import CacheKit
-import Logging
 import Foundation
+import Logging
 
 /// What a mutation returned, and the refetches its kit's rules asked for.
 public struct MutationResult: Sendable {
@@ -51,15 +51,18 @@ extension GraphQLClient {
         let optimistic = optimisticResponse.flatMap {
             applyOptimistic($0, operation, variables: variables, ifGeneration: generation)
         }
-        return try await perform(operation, variables: variables, credentials: credentials, optimistic: optimistic,
-                                 generation: generation, idempotencyKey: nil)
+        return try await perform(
+            operation, variables: variables, credentials: credentials, optimistic: optimistic,
+            generation: generation, idempotencyKey: nil)
     }
 
     /// Sends a mutation whose optimistic write (if any) is already applied, writes its result and
     /// runs its refetch rules; on failure, rolls the optimistic write back, except for a transport
     /// failure of a queued mutation (`idempotencyKey` set), which will be sent again.
-    func perform(_ operation: GraphQLOperation, variables: [String: JSONValue], credentials: Credentials?,
-                 optimistic: OptimisticWrite?, generation: Int, idempotencyKey: String?)
+    func perform(
+        _ operation: GraphQLOperation, variables: [String: JSONValue], credentials: Credentials?,
+        optimistic: OptimisticWrite?, generation: Int, idempotencyKey: String?
+    )
         async throws(APIError) -> MutationResult
     {
         let data: [String: JSONValue]
@@ -68,10 +71,12 @@ extension GraphQLClient {
         } catch {
             let willRetry = idempotencyKey != nil && MutationQueue.isRetryable(error)
             if let optimistic, !willRetry { rollBack(optimistic, keeping: [:], ifGeneration: generation) }
-            environment.logger.info(willRetry ? "Queued mutation failed; it will be sent again" : "Mutation failed; the cache is unchanged",
-                                    metadata: ["operation": "\(operation.name ?? "mutation")", "error": "\(error)"])
+            environment.logger.info(
+                willRetry ? "Queued mutation failed; it will be sent again" : "Mutation failed; the cache is unchanged",
+                metadata: ["operation": "\(operation.name ?? "mutation")", "error": "\(error)"])
             if error.reachedNoServer, let name = operation.name,
-               configuration.container?.mutationPolicy(forMutation: name) == .requiresConnection {
+                configuration.container?.mutationPolicy(forMutation: name) == .requiresConnection
+            {
                 throw .requiresConnection(operation: name)
             }
             throw error
@@ -80,8 +85,9 @@ extension GraphQLClient {
         write(data, operation, variables: variables, ifGeneration: generation)
         if let optimistic { rollBack(optimistic, keeping: written, ifGeneration: generation) }
         guard state.withLock({ $0.generation }) == generation else {
-            environment.logger.info("Mutation finished after a clear; its result was not written",
-                                    metadata: ["operation": "\(operation.name ?? "mutation")"])
+            environment.logger.info(
+                "Mutation finished after a clear; its result was not written",
+                metadata: ["operation": "\(operation.name ?? "mutation")"])
             return MutationResult(data: data, critical: [], background: nil)
         }
         let rules = operation.name.map { configuration.container?.refetchRules(forMutation: $0) ?? [] } ?? []
@@ -96,11 +102,14 @@ extension GraphQLClient {
                 background += queries(for: later, mutationVariables: variables)
             }
         }
-        let backgroundTask = background.isEmpty ? nil : Task {
-            var reports: [RefetchReport] = []
-            for query in background { reports.append(await self.refetch(query, cacheFirst: true)) }
-            return reports
-        }
+        let backgroundTask =
+            background.isEmpty
+            ? nil
+            : Task {
+                var reports: [RefetchReport] = []
+                for query in background { reports.append(await self.refetch(query, cacheFirst: true)) }
+                return reports
+            }
         return MutationResult(data: data, critical: critical, background: backgroundTask)
     }
 
@@ -200,13 +209,17 @@ extension GraphQLClient {
     }
 
     /// The records a response normalizes to, as `[key: fields]`.
-    private func records(of data: [String: JSONValue], _ operation: GraphQLOperation,
-                         variables: [String: JSONValue]) -> [String: Set<String>] {
+    private func records(
+        of data: [String: JSONValue], _ operation: GraphQLOperation,
+        variables: [String: JSONValue]
+    ) -> [String: Set<String>] {
         cache.normalize(data, for: operation, variables: variables).mapValues { Set($0.keys) }
     }
 
-    func applyOptimistic(_ data: [String: JSONValue], _ operation: GraphQLOperation,
-                                 variables: [String: JSONValue], ifGeneration generation: Int) -> OptimisticWrite? {
+    func applyOptimistic(
+        _ data: [String: JSONValue], _ operation: GraphQLOperation,
+        variables: [String: JSONValue], ifGeneration generation: Int
+    ) -> OptimisticWrite? {
         let changed = state.withLock { state -> (OptimisticWrite, Set<FieldPath>)? in
             guard state.generation == generation else { return nil }
             let records = cache.normalize(data, for: operation, variables: variables)
@@ -215,8 +228,10 @@ extension GraphQLClient {
                 let existing = try? cache.store.record(forKey: key)
                 record.forEachEntry { field, value, _ in
                     let previous = existing?.entry(field)
-                    fields.append(.init(key: key, field: field, previous: previous?.value,
-                                        previousWrittenAt: previous?.writtenAt, optimistic: value))
+                    fields.append(
+                        .init(
+                            key: key, field: field, previous: previous?.value,
+                            previousWrittenAt: previous?.writtenAt, optimistic: value))
                 }
             }
             let changed = (try? cache.store.merge(records)) ?? []
@@ -237,7 +252,8 @@ extension GraphQLClient {
             var remove: [String: Set<String>] = [:]
             for field in write.fields where keeping[field.key]?.contains(field.field) != true {
                 guard let current = try? cache.store.record(forKey: field.key),
-                      current.entry(field.field)?.value == field.optimistic else { continue }
+                    current.entry(field.field)?.value == field.optimistic
+                else { continue }
                 if let previous = field.previous {
                     restore[field.key, default: NormalizedRecord(accountId: current.accountId)]
                         .set(field.field, previous, writtenAt: field.previousWrittenAt ?? .distantPast)

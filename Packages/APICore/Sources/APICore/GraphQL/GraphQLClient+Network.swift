@@ -13,8 +13,10 @@ extension GraphQLClient {
         let credentials = await configuration.tokenProvider?.currentCredentials()
         adopt(credentials?.userId)
         let variables = query.variables
-        let key = [operation.document, FieldKey.canonical(.object(variables)), credentials?.userId ?? "",
-                   store ? "store" : "transient"].joined(separator: "\u{1F}")
+        let key = [
+            operation.document, FieldKey.canonical(.object(variables)), credentials?.userId ?? "",
+            store ? "store" : "transient",
+        ].joined(separator: "\u{1F}")
         return try await inFlight.run(key) { () async throws(APIError) -> [String: JSONValue] in
             let generation = self.state.withLock { $0.generation }
             let data = try await self.send(operation, variables: variables, credentials: credentials)
@@ -24,9 +26,10 @@ extension GraphQLClient {
     }
 
     /// Posts `{query, operationName, variables}` and decodes the answer.
-    func send(_ operation: GraphQLOperation, variables: [String: JSONValue], credentials: Credentials?,
-              idempotencyKey: String? = nil) async throws(APIError) -> [String: JSONValue]
-    {
+    func send(
+        _ operation: GraphQLOperation, variables: [String: JSONValue], credentials: Credentials?,
+        idempotencyKey: String? = nil
+    ) async throws(APIError) -> [String: JSONValue] {
         var fields = HTTPFields()
         fields[.contentType] = "application/json"
         fields[.accept] = "application/graphql-response+json, application/json"
@@ -41,8 +44,9 @@ extension GraphQLClient {
         }
         let body = JSONValue.object(envelope).serialized()
         let response = try await sender.send(
-            TransportRequest(method: .post, url: configuration.endpoint, headerFields: fields, body: body,
-                             timeout: configuration.requestTimeout),
+            TransportRequest(
+                method: .post, url: configuration.endpoint, headerFields: fields, body: body,
+                timeout: configuration.requestTimeout),
             idempotent: operation.kind == .query || idempotencyKey != nil, requester: credentials?.userId)
         return try Self.decode(status: response.status, body: response.body)
     }

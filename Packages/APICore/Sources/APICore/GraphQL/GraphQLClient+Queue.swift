@@ -5,8 +5,10 @@ import Foundation
 /// process (kept beside the queued mutation as data), and sending with an idempotency key.
 extension GraphQLClient {
     /// Applies an optimistic response at enqueue; returns what it replaced, encoded for the queue.
-    func applyQueuedOptimistic(_ response: [String: JSONValue], _ operation: GraphQLOperation,
-                               variables: [String: JSONValue]) async -> Data? {
+    func applyQueuedOptimistic(
+        _ response: [String: JSONValue], _ operation: GraphQLOperation,
+        variables: [String: JSONValue]
+    ) async -> Data? {
         adopt(await configuration.tokenProvider?.currentCredentials()?.userId)
         let generation = state.withLock { $0.generation }
         return applyOptimistic(response, operation, variables: variables, ifGeneration: generation).map(Self.encode)
@@ -20,8 +22,10 @@ extension GraphQLClient {
 
     /// Sends a queued mutation as `credentials`' user, writes its result and runs its refetch rules.
     /// When it is refused for good, its optimistic update is rolled back; a transport failure keeps it.
-    func performQueued(document: String, variables: [String: JSONValue], credentials: Credentials,
-                       idempotencyKey: String, optimistic: Data?) async throws(APIError) {
+    func performQueued(
+        document: String, variables: [String: JSONValue], credentials: Credentials,
+        idempotencyKey: String, optimistic: Data?
+    ) async throws(APIError) {
         let operation: GraphQLOperation
         do {
             operation = try GraphQLOperation(document)
@@ -29,22 +33,25 @@ extension GraphQLClient {
             throw .invalidOperation(error)
         }
         adopt(credentials.userId)
-        _ = try await perform(operation, variables: variables, credentials: credentials,
-                              optimistic: optimistic.flatMap(Self.decode), generation: state.withLock { $0.generation },
-                              idempotencyKey: idempotencyKey)
+        _ = try await perform(
+            operation, variables: variables, credentials: credentials,
+            optimistic: optimistic.flatMap(Self.decode), generation: state.withLock { $0.generation },
+            idempotencyKey: idempotencyKey)
     }
 
     // MARK: Encoding an optimistic write
 
     private static func encode(_ write: OptimisticWrite) -> Data {
-        JSONValue.array(write.fields.map { field in
-            .object([
-                "key": .string(field.key), "field": .string(field.field),
-                "previous": field.previous.map(encode) ?? .null,
-                "previousWrittenAt": field.previousWrittenAt.map { .double($0.timeIntervalSince1970) } ?? .null,
-                "optimistic": encode(field.optimistic),
-            ])
-        }).serialized()
+        JSONValue.array(
+            write.fields.map { field in
+                .object([
+                    "key": .string(field.key), "field": .string(field.field),
+                    "previous": field.previous.map(encode) ?? .null,
+                    "previousWrittenAt": field.previousWrittenAt.map { .double($0.timeIntervalSince1970) } ?? .null,
+                    "optimistic": encode(field.optimistic),
+                ])
+            }
+        ).serialized()
     }
 
     private static func decode(_ data: Data) -> OptimisticWrite? {
@@ -52,14 +59,18 @@ extension GraphQLClient {
         var fields: [OptimisticWrite.Field] = []
         for case .object(let item) in items {
             guard let key = item["key"]?.stringValue, let field = item["field"]?.stringValue,
-                  let optimistic = item["optimistic"].flatMap(decode) else { return nil }
-            let writtenAt: Date? = switch item["previousWrittenAt"] {
-            case .double(let seconds)?: Date(timeIntervalSince1970: seconds)
-            case .int(let seconds)?: Date(timeIntervalSince1970: Double(seconds))
-            default: nil
-            }
-            fields.append(.init(key: key, field: field, previous: item["previous"].flatMap(decode),
-                                previousWrittenAt: writtenAt, optimistic: optimistic))
+                let optimistic = item["optimistic"].flatMap(decode)
+            else { return nil }
+            let writtenAt: Date? =
+                switch item["previousWrittenAt"] {
+                case .double(let seconds)?: Date(timeIntervalSince1970: seconds)
+                case .int(let seconds)?: Date(timeIntervalSince1970: Double(seconds))
+                default: nil
+                }
+            fields.append(
+                .init(
+                    key: key, field: field, previous: item["previous"].flatMap(decode),
+                    previousWrittenAt: writtenAt, optimistic: optimistic))
         }
         return OptimisticWrite(fields: fields)
     }

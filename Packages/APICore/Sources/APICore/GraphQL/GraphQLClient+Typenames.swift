@@ -11,13 +11,17 @@ extension GraphQLClient {
     func warnIfTypenamesAreMissing(_ data: [String: JSONValue], _ operation: GraphQLOperation) {
         let name = operation.name ?? operation.document
         let first = state.withLock { $0.typenameChecked.insert(name).inserted }
-        guard first, let path = Self.missingTypename(in: data, selections: operation.selections,
-                                                     path: operation.kind == .mutation ? RootKey.mutation : RootKey.query)
+        guard first,
+            let path = Self.missingTypename(
+                in: data, selections: operation.selections,
+                path: operation.kind == .mutation ? RootKey.mutation : RootKey.query)
         else { return }
         environment.logger.warning(
             "A GraphQL response has no __typename; it will not be read back from the cache",
-            metadata: ["operation": "\(operation.name ?? "anonymous")", "path": "\(path)",
-                       "fix": "send __typename on every object, the root included (\"Query\"); APICoreTesting.GraphQLStub adds them"])
+            metadata: [
+                "operation": "\(operation.name ?? "anonymous")", "path": "\(path)",
+                "fix": "send __typename on every object, the root included (\"Query\"); APICoreTesting.GraphQLStub adds them",
+            ])
     }
 
     /// The path of the first object (the root included) that lacks a `__typename` its selections ask for.
@@ -35,8 +39,12 @@ extension GraphQLClient {
                 case .array(let items)?:
                     for (index, item) in items.enumerated() {
                         guard case .object(let child) = item else { continue }
-                        if let missing = missingTypename(in: child, selections: field.selections,
-                                                         path: "\(path).\(field.responseKey)[\(index)]") { return missing }
+                        if let missing = missingTypename(
+                            in: child, selections: field.selections,
+                            path: "\(path).\(field.responseKey)[\(index)]")
+                        {
+                            return missing
+                        }
                     }
                 default:
                     continue
@@ -50,4 +58,3 @@ extension GraphQLClient {
         return nil
     }
 }
-

@@ -23,12 +23,15 @@ extension GraphQLClient {
             continuation.finish()
             return stream
         }
-        let watcher = Watcher(continuation: continuation, clock: environment.clock, read: { [cache] in
-            Result { () throws(CacheReadMiss) in try cache.read(operation, variables: query.variables) }
-        }, refetch: { [weak self] in
-            guard let self else { return .failure(.cancelled) }
-            return await catching { () async throws(APIError) in try await self.fetch(query, timeout: timeout) }
-        })
+        let watcher = Watcher(
+            continuation: continuation, clock: environment.clock,
+            read: { [cache] in
+                Result { () throws(CacheReadMiss) in try cache.read(operation, variables: query.variables) }
+            },
+            refetch: { [weak self] in
+                guard let self else { return .failure(.cancelled) }
+                return await catching { () async throws(APIError) in try await self.fetch(query, timeout: timeout) }
+            })
         let id = state.withLock { state in
             state.nextWatcher += 1
             state.watchers[state.nextWatcher] = watcher
@@ -40,14 +43,17 @@ extension GraphQLClient {
                 case .fresh(let result), .stale(let result): watcher.deliver(.success(result))
                 case .miss: break
                 }
-                watcher.deliver(await catching { () async throws(APIError) in
-                    GraphQLResult(data: try await self.network(query, operation, store: true), source: .network,
-                                  freshness: .fetched(at: self.environment.clock.now()))
-                })
+                watcher.deliver(
+                    await catching { () async throws(APIError) in
+                        GraphQLResult(
+                            data: try await self.network(query, operation, store: true), source: .network,
+                            freshness: .fetched(at: self.environment.clock.now()))
+                    })
             } else {
-                watcher.deliver(await catching { () async throws(APIError) in
-                    try await self.fetch(query, policy: policy, timeout: timeout)
-                })
+                watcher.deliver(
+                    await catching { () async throws(APIError) in
+                        try await self.fetch(query, policy: policy, timeout: timeout)
+                    })
             }
             _ = watcher.deliverFromStore(refetchOnMiss: false)
         }
@@ -88,9 +94,11 @@ final class Watcher: Sendable {
     private let clock: any CacheClock
     let refetch: @Sendable () async -> GraphQLWatchEvent
 
-    init(continuation: AsyncStream<GraphQLWatchEvent>.Continuation, clock: any CacheClock,
-         read: @escaping @Sendable () -> Result<NormalizedCache.ReadResult, CacheReadMiss>,
-         refetch: @escaping @Sendable () async -> GraphQLWatchEvent) {
+    init(
+        continuation: AsyncStream<GraphQLWatchEvent>.Continuation, clock: any CacheClock,
+        read: @escaping @Sendable () -> Result<NormalizedCache.ReadResult, CacheReadMiss>,
+        refetch: @escaping @Sendable () async -> GraphQLWatchEvent
+    ) {
         self.continuation = continuation
         self.clock = clock
         self.read = read
@@ -120,9 +128,11 @@ final class Watcher: Sendable {
                 status.last = result.data
                 // Delivered because a field it reads was just written.
                 let now = clock.now()
-                continuation.yield(.success(GraphQLResult(
-                    data: result.data, source: .cache,
-                    freshness: Freshness(.fresh, storedAt: result.oldestWrite ?? now, now: now))))
+                continuation.yield(
+                    .success(
+                        GraphQLResult(
+                            data: result.data, source: .cache,
+                            freshness: Freshness(.fresh, storedAt: result.oldestWrite ?? now, now: now))))
                 return false
             case .failure:
                 guard refetchOnMiss, !status.refetching else { return false }

@@ -44,12 +44,14 @@ public final class GraphQLClient: Sendable {
         public var authEvents: AuthEvents
 
         /// Creates a configuration.
-        public init(endpoint: URL, transport: any HTTPTransport = URLSessionTransport(),
-                    environment: CacheEnvironment = CacheEnvironment(), tokenProvider: (any TokenProvider)? = nil,
-                    container: DependencyContainer? = nil, store: any NormalizedRecordStore = InMemoryRecordStore(),
-                    retry: RetryPolicy = RetryPolicy(), sleeper: any Sleeper = TaskSleeper(),
-                    requestTimeout: Duration = .seconds(30), cacheName: String = "graphql",
-                    authEvents: AuthEvents = AuthEvents()) {
+        public init(
+            endpoint: URL, transport: any HTTPTransport = URLSessionTransport(),
+            environment: CacheEnvironment = CacheEnvironment(), tokenProvider: (any TokenProvider)? = nil,
+            container: DependencyContainer? = nil, store: any NormalizedRecordStore = InMemoryRecordStore(),
+            retry: RetryPolicy = RetryPolicy(), sleeper: any Sleeper = TaskSleeper(),
+            requestTimeout: Duration = .seconds(30), cacheName: String = "graphql",
+            authEvents: AuthEvents = AuthEvents()
+        ) {
             self.endpoint = endpoint
             self.transport = transport
             self.environment = environment
@@ -100,9 +102,10 @@ public final class GraphQLClient: Sendable {
         cache = NormalizedCache(store: configuration.store, clock: configuration.environment.clock) { typename in
             container?.cacheKeyProvider(forTypename: typename)
         }
-        sender = RetryingSender(transport: configuration.transport, retry: configuration.retry,
-                                sleeper: configuration.sleeper, logger: configuration.environment.logger,
-                                authEvents: configuration.authEvents)
+        sender = RetryingSender(
+            transport: configuration.transport, retry: configuration.retry,
+            sleeper: configuration.sleeper, logger: configuration.environment.logger,
+            authEvents: configuration.authEvents)
     }
 
     // MARK: Queries
@@ -156,8 +159,9 @@ public final class GraphQLClient: Sendable {
             return GraphQLResult(data: data, source: .network, freshness: .fetched(at: environment.clock.now()))
         } catch .transport(let error) {
             guard let stale, policy == .returnCacheDataElseFetch else { throw .transport(error) }
-            environment.logger.info("Served stale GraphQL data: the server could not be reached",
-                                    metadata: ["operation": "\(operation.name ?? "query")", "error": "\(error)"])
+            environment.logger.info(
+                "Served stale GraphQL data: the server could not be reached",
+                metadata: ["operation": "\(operation.name ?? "query")", "error": "\(error)"])
             var offline = stale
             offline.freshness = stale.freshness.offline
             return offline
@@ -181,15 +185,17 @@ public final class GraphQLClient: Sendable {
         } catch {
             switch error {
             case .corrupt(let path, let reason):
-                environment.logger.warning("Dropped a corrupt GraphQL record; refetching",
-                                           metadata: ["path": "\(RedactedKey(path))", "reason": "\(reason)"])
+                environment.logger.warning(
+                    "Dropped a corrupt GraphQL record; refetching",
+                    metadata: ["path": "\(RedactedKey(path))", "reason": "\(reason)"])
                 return .miss(path: nil)
             case .missing(let path):
                 return .miss(path: path)
             }
         }
-        let declared = CacheTimeout.declared(callSite: timeout, type: Q.cacheTimeout,
-                                             kit: configuration.container?.defaultTimeout(forFeature: Q.feature))
+        let declared = CacheTimeout.declared(
+            callSite: timeout, type: Q.cacheTimeout,
+            kit: configuration.container?.defaultTimeout(forFeature: Q.feature))
         let expiry = read.oldestWrite.flatMap {
             environment.timeouts.expiry(for: declared, feature: Q.feature, storedAt: $0)
         }
@@ -206,8 +212,9 @@ public final class GraphQLClient: Sendable {
             do {
                 _ = try await self.network(query, operation, store: true)
             } catch {
-                self.environment.logger.debug("Background GraphQL refresh failed",
-                                              metadata: ["operation": "\(operation.name ?? "query")", "error": "\(error)"])
+                self.environment.logger.debug(
+                    "Background GraphQL refresh failed",
+                    metadata: ["operation": "\(operation.name ?? "query")", "error": "\(error)"])
             }
         }
     }
@@ -231,7 +238,8 @@ public final class GraphQLClient: Sendable {
             state.useCounter += 1
             let now = state.useCounter
             if state.active[name]?[variables] == nil, let known = state.active[name], known.count >= Self.rememberedPerName,
-               let victim = known.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key {
+                let victim = known.min(by: { $0.value.lastUsed < $1.value.lastUsed })?.key
+            {
                 state.active[name]?[victim] = nil
             }
             state.active[name, default: [:]][variables] = RememberedQuery(query: query, lastUsed: now)
@@ -243,8 +251,10 @@ public final class GraphQLClient: Sendable {
     /// Writes data into the store (unless a clear happened since `generation`) and tells the
     /// watchers whose fields changed.
     @discardableResult
-    func write(_ data: [String: JSONValue], _ operation: GraphQLOperation, variables: [String: JSONValue],
-               ifGeneration generation: Int? = nil) -> Set<FieldPath> {
+    func write(
+        _ data: [String: JSONValue], _ operation: GraphQLOperation, variables: [String: JSONValue],
+        ifGeneration generation: Int? = nil
+    ) -> Set<FieldPath> {
         warnIfTypenamesAreMissing(data, operation)
         let changed = state.withLock { state -> Set<FieldPath> in
             guard generation == nil || generation == state.generation else { return [] }

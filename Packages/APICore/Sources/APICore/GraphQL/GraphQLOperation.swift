@@ -59,11 +59,13 @@ public struct GraphQLOperation: Sendable, Hashable {
         name = operation.name?.value
         var converter = Converter(fragments: fragments)
         selections = try converter.convert(operation.selectionSet)
-        requiredVariables = Set(operation.variableDefinitions.compactMap { definition in
-            definition.type is NonNullType && definition.defaultValue == nil ? definition.variable.name.value : nil
-        })
+        requiredVariables = Set(
+            operation.variableDefinitions.compactMap { definition in
+                definition.type is NonNullType && definition.defaultValue == nil ? definition.variable.name.value : nil
+            })
         let variables = operation.variableDefinitions.map { GraphQL.print(ast: $0) }
-        let header = [kind.rawValue, name].compactMap { $0 }.joined(separator: " ")
+        let header =
+            [kind.rawValue, name].compactMap { $0 }.joined(separator: " ")
             + (variables.isEmpty ? "" : "(\(variables.joined(separator: ", ")))")
         document = header + " " + QueryPrinter.print(selections)
     }
@@ -114,11 +116,16 @@ private struct Converter {
                 var arguments: [String: QueryArgument] = [:]
                 for argument in field.arguments { arguments[argument.name.value] = Self.argument(argument.value) }
                 let children = try field.selectionSet.map { (set: SelectionSet) throws(GraphQLOperationError) in try convert(set) } ?? []
-                result.append(.field(QueryField(name: field.name.value, alias: field.alias?.value, arguments: arguments,
-                                                selections: children)))
+                result.append(
+                    .field(
+                        QueryField(
+                            name: field.name.value, alias: field.alias?.value, arguments: arguments,
+                            selections: children)))
             } else if let inline = selection as? InlineFragment {
-                result.append(.fragment(typeCondition: inline.typeCondition?.name.value,
-                                        selections: try convert(inline.selectionSet)))
+                result.append(
+                    .fragment(
+                        typeCondition: inline.typeCondition?.name.value,
+                        selections: try convert(inline.selectionSet)))
             } else if let spread = selection as? FragmentSpread {
                 let name = spread.name.value
                 guard let fragment = fragments[name], !expanding.contains(name) else { throw .unknownFragment(name) }

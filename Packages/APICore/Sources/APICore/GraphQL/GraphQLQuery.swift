@@ -85,17 +85,21 @@ final class ParsedOperations: Sendable {
     static let shared = ParsedOperations()
     private let parsed = Locked<[ObjectIdentifier: Result<GraphQLOperation, GraphQLOperationError>]>([:])
 
-    func operation(for type: Any.Type, document: String, kind: GraphQLOperation.Kind,
-                   variables: [String: JSONValue]) throws(APIError) -> GraphQLOperation {
+    func operation(
+        for type: Any.Type, document: String, kind: GraphQLOperation.Kind,
+        variables: [String: JSONValue]
+    ) throws(APIError) -> GraphQLOperation {
         let id = ObjectIdentifier(type)
-        let result = parsed.withLock { $0[id] } ?? {
-            var result = Result { () throws(GraphQLOperationError) in try GraphQLOperation(document) }
-            if case .success(let operation) = result, operation.kind != kind {
-                result = .failure(.unsupported("\(type) must hold a \(kind.rawValue), not a \(operation.kind.rawValue)"))
-            }
-            parsed.withLock { $0[id] = result }
-            return result
-        }()
+        let result =
+            parsed.withLock { $0[id] }
+            ?? {
+                var result = Result { () throws(GraphQLOperationError) in try GraphQLOperation(document) }
+                if case .success(let operation) = result, operation.kind != kind {
+                    result = .failure(.unsupported("\(type) must hold a \(kind.rawValue), not a \(operation.kind.rawValue)"))
+                }
+                parsed.withLock { $0[id] = result }
+                return result
+            }()
         switch result {
         case .success(let operation):
             do throws(GraphQLOperationError) {

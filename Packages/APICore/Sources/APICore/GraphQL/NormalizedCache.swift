@@ -26,8 +26,10 @@ public final class NormalizedCache: Sendable {
     ///   - clock: stamps each field's write.
     ///   - keyProvider: the provider that claimed a typename (the container's
     ///     ``DependencyContainer/cacheKeyProvider(forTypename:)``), or `nil` to key by path.
-    public init(store: any NormalizedRecordStore = InMemoryRecordStore(), clock: any CacheClock = SystemClock(),
-                keyProvider: @escaping @Sendable (String) -> (any CacheKeyProvider)?) {
+    public init(
+        store: any NormalizedRecordStore = InMemoryRecordStore(), clock: any CacheClock = SystemClock(),
+        keyProvider: @escaping @Sendable (String) -> (any CacheKeyProvider)?
+    ) {
         self.store = store
         self.clock = clock
         self.keyProvider = { typename, object in keyProvider(typename)?.cacheKey(for: object, typename: typename) }
@@ -35,14 +37,18 @@ public final class NormalizedCache: Sendable {
 
     /// Writes an operation's response data into the store; returns the fields that changed.
     @discardableResult
-    public func write(_ data: [String: JSONValue], for operation: GraphQLOperation,
-                      variables: [String: JSONValue] = [:]) throws -> Set<FieldPath> {
+    public func write(
+        _ data: [String: JSONValue], for operation: GraphQLOperation,
+        variables: [String: JSONValue] = [:]
+    ) throws -> Set<FieldPath> {
         try store.merge(normalize(data, for: operation, variables: variables))
     }
 
     /// The records an operation's response data splits into, stamped now, without writing them.
-    public func normalize(_ data: [String: JSONValue], for operation: GraphQLOperation,
-                          variables: [String: JSONValue] = [:]) -> [String: NormalizedRecord] {
+    public func normalize(
+        _ data: [String: JSONValue], for operation: GraphQLOperation,
+        variables: [String: JSONValue] = [:]
+    ) -> [String: NormalizedRecord] {
         var normalizer = Normalizer(variables: variables, now: clock.now(), keyProvider: keyProvider)
         let root = operation.kind == .mutation ? RootKey.mutation : RootKey.query
         normalizer.write(data, selections: operation.selections, into: root, accountId: nil)
@@ -55,8 +61,10 @@ public final class NormalizedCache: Sendable {
     ///   removed, so the next fetch replaces it).
     /// - Parameter trackingDependencies: whether to list the fields read (watchers need them; a
     ///   plain fetch does not, and skipping them makes a read much cheaper).
-    public func read(_ operation: GraphQLOperation, variables: [String: JSONValue] = [:],
-                     trackingDependencies: Bool = true) throws(CacheReadMiss) -> ReadResult {
+    public func read(
+        _ operation: GraphQLOperation, variables: [String: JSONValue] = [:],
+        trackingDependencies: Bool = true
+    ) throws(CacheReadMiss) -> ReadResult {
         let store = self.store
         var reader = RecordReader(variables: variables, tracksDependencies: trackingDependencies) { key throws(CacheReadMiss) in
             do {
@@ -139,7 +147,7 @@ public final class NormalizedCache: Sendable {
         }
         collect(operation.selections)
         guard !pageKeys.isEmpty,
-              let dependencies = try? read(operation, variables: variables, trackingDependencies: true).dependencies
+            let dependencies = try? read(operation, variables: variables, trackingDependencies: true).dependencies
         else {
             // Not cached as a whole: the root fields that take the cursor are all that can be named.
             return try store.removeFields([RootKey.query: pageKeys])

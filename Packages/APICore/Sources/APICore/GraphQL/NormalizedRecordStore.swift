@@ -56,8 +56,9 @@ extension NormalizedRecord {
     /// How the debug export shows this record: stored when its oldest field was written, tagged with
     /// its account. Freshness depends on the query reading it, so it has no expiry of its own.
     func description(key: String) -> CacheEntryDescription {
-        CacheEntryDescription(key: key, bytes: key.utf8.count + estimatedBytes, metadata: CacheEntryMetadata(
-            storedAt: writtenAt.values.min() ?? .distantPast, expiresAt: nil, scope: CacheScope(accountId: accountId)))
+        CacheEntryDescription(
+            key: key, bytes: key.utf8.count + estimatedBytes,
+            metadata: CacheEntryMetadata(
+                storedAt: writtenAt.values.min() ?? .distantPast, expiresAt: nil, scope: CacheScope(accountId: accountId)))
     }
 }
-

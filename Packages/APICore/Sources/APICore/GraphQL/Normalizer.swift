@@ -9,8 +9,10 @@ struct Normalizer {
     let now: Date
     private(set) var records: [String: NormalizedRecord] = [:]
 
-    init(variables: [String: JSONValue], now: Date,
-         keyProvider: @escaping @Sendable (String, [String: JSONValue]) -> NormalizedCacheKey?) {
+    init(
+        variables: [String: JSONValue], now: Date,
+        keyProvider: @escaping @Sendable (String, [String: JSONValue]) -> NormalizedCacheKey?
+    ) {
         self.variables = variables
         self.now = now
         self.keyProvider = keyProvider
@@ -30,16 +32,23 @@ struct Normalizer {
         }
     }
 
-    private mutating func fill(_ fields: inout [(String, RecordValue)], from object: [String: JSONValue],
-                               selections: [QuerySelection], key: String, accountId: String?) {
+    private mutating func fill(
+        _ fields: inout [(String, RecordValue)], from object: [String: JSONValue],
+        selections: [QuerySelection], key: String, accountId: String?
+    ) {
         for selection in selections {
             switch selection {
             case .field(let field):
                 // A field missing from the response belongs to a fragment that did not apply.
                 guard let value = object[field.responseKey] else { continue }
                 let fieldKey = FieldKey.make(field, variables: variables)
-                fields.append((fieldKey, field.selections.isEmpty
-                    ? .value(value) : normalize(value, field: field, path: FieldPath(key, fieldKey).description, accountId: accountId)))
+                fields.append(
+                    (
+                        fieldKey,
+                        field.selections.isEmpty
+                            ? .value(value)
+                            : normalize(value, field: field, path: FieldPath(key, fieldKey).description, accountId: accountId)
+                    ))
             case .fragment(_, let selections):
                 fill(&fields, from: object, selections: selections, key: key, accountId: accountId)
             }
@@ -47,8 +56,10 @@ struct Normalizer {
     }
 
     /// `path` is built only for an object without a key: most objects have one.
-    private mutating func normalize(_ value: JSONValue, field: QueryField, path: @autoclosure () -> String,
-                                    accountId: String?) -> RecordValue {
+    private mutating func normalize(
+        _ value: JSONValue, field: QueryField, path: @autoclosure () -> String,
+        accountId: String?
+    ) -> RecordValue {
         switch value {
         case .object(let object):
             if let typename = object["__typename"]?.stringValue, let key = keyProvider(typename, object) {

@@ -10,7 +10,9 @@ enum QueryPrinter {
             var text = field.alias.map { "\($0): " } ?? ""
             text += field.name
             if !field.arguments.isEmpty {
-                text += "(" + field.arguments.sorted { $0.key < $1.key }.map { "\($0.key): \(print($0.value))" }
+                text +=
+                    "("
+                    + field.arguments.sorted { $0.key < $1.key }.map { "\($0.key): \(print($0.value))" }
                     .joined(separator: ", ") + ")"
             }
             if !field.selections.isEmpty { text += " " + print(field.selections) }

@@ -22,8 +22,10 @@ public struct QueryField: Sendable, Hashable {
     public var responseKey: String { alias ?? name }
 
     /// Creates a field.
-    public init(name: String, alias: String? = nil, arguments: [String: QueryArgument] = [:],
-                selections: [QuerySelection] = []) {
+    public init(
+        name: String, alias: String? = nil, arguments: [String: QueryArgument] = [:],
+        selections: [QuerySelection] = []
+    ) {
         self.name = name
         self.alias = alias
         self.arguments = arguments

@@ -13,7 +13,8 @@ public struct RecordPackingError: Error, Sendable, Hashable, CustomStringConvert
 
 /// Tags of packed values.
 enum RecordTag: UInt8 {
-    case null = 0, `false`, `true`, int, double, string, array, object, reference, list
+    case null = 0
+    case `false`, `true`, int, double, string, array, object, reference, list
 }
 
 /// Builds a packed record:
@@ -71,10 +72,12 @@ struct RecordPacker {
 
     private mutating func appendKey(_ key: String, _ writtenAt: Date) {
         Self.appendString(key, into: &entries)
-        let index = times.firstIndex(of: writtenAt) ?? {
-            times.append(writtenAt)
-            return times.count - 1
-        }()
+        let index =
+            times.firstIndex(of: writtenAt)
+            ?? {
+                times.append(writtenAt)
+                return times.count - 1
+            }()
         Self.appendVarint(UInt64(index), into: &entries)
     }
 

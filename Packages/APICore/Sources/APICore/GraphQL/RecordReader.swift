@@ -19,8 +19,10 @@ struct RecordReader {
     /// The record that held a corrupt value, when reading threw ``CacheReadMiss/corrupt(path:reason:)``.
     private(set) var corruptRecord: String?
 
-    init(variables: [String: JSONValue], tracksDependencies: Bool = true,
-         record: @escaping (String) throws(CacheReadMiss) -> NormalizedRecord?) {
+    init(
+        variables: [String: JSONValue], tracksDependencies: Bool = true,
+        record: @escaping (String) throws(CacheReadMiss) -> NormalizedRecord?
+    ) {
         self.variables = variables
         self.tracksDependencies = tracksDependencies
         self.record = record
@@ -40,8 +42,10 @@ struct RecordReader {
         return object
     }
 
-    private mutating func read(_ selections: [QuerySelection], of stored: NormalizedRecord, key: String,
-                               into object: inout [String: JSONValue]) throws(CacheReadMiss) {
+    private mutating func read(
+        _ selections: [QuerySelection], of stored: NormalizedRecord, key: String,
+        into object: inout [String: JSONValue]
+    ) throws(CacheReadMiss) {
         for selection in selections {
             switch selection {
             case .field(let field):

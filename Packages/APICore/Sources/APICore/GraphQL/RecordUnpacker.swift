@@ -61,9 +61,11 @@ struct RecordUnpacker {
         guard raw <= UInt64(bytes.count - offset) else { throw fail("truncated key") }
         let length = Int(raw)
         let start = offset
-        let matches = length == wanted.count && bytes.withUnsafeBufferPointer { all in
-            UnsafeBufferPointer(rebasing: all[start..<start + length]).elementsEqual(wanted)
-        }
+        let matches =
+            length == wanted.count
+            && bytes.withUnsafeBufferPointer { all in
+                UnsafeBufferPointer(rebasing: all[start..<start + length]).elementsEqual(wanted)
+            }
         offset += length
         if matches {
             let date = try time()

@@ -73,14 +73,15 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
             try db.execute(sql: "CREATE TABLE record (key TEXT PRIMARY KEY NOT NULL, body BLOB NOT NULL)")
         }
         migrator.registerMigration("v2") { db in
-            try db.execute(sql: """
-                ALTER TABLE record ADD COLUMN account TEXT;
-                ALTER TABLE record ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE record ADD COLUMN accessed INTEGER NOT NULL DEFAULT 0;
-                UPDATE record SET size = length(key) + length(body);
-                CREATE INDEX record_by_accessed ON record(accessed);
-                CREATE INDEX record_by_account ON record(account);
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE record ADD COLUMN account TEXT;
+                    ALTER TABLE record ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE record ADD COLUMN accessed INTEGER NOT NULL DEFAULT 0;
+                    UPDATE record SET size = length(key) + length(body);
+                    CREATE INDEX record_by_accessed ON record(accessed);
+                    CREATE INDEX record_by_account ON record(account);
+                    """)
         }
         return migrator
     }
@@ -151,7 +152,8 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
             var changed: Set<FieldPath> = []
             for (key, names) in fields {
                 guard let row = try Row.fetchOne(try db.cachedStatement(sql: Self.selectSQL), arguments: [key]),
-                      var record = try? Self.decode(row, key: key) else { continue }
+                    var record = try? Self.decode(row, key: key)
+                else { continue }
                 for name in names where record.remove(name) {
                     changed.insert(FieldPath(key, name))
                 }
@@ -237,11 +239,12 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
 
     private static func save(_ record: NormalizedRecord, key: String, accessed: Int64?, _ db: Database) throws {
         let body = RecordCoding.encode(record)
-        try db.execute(sql: """
-            INSERT INTO record (key, body, account, size, accessed) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT(key) DO UPDATE SET body = excluded.body, account = excluded.account, size = excluded.size,
-                accessed = COALESCE(?, accessed)
-            """, arguments: [key, body, record.accountId, key.utf8.count + body.count, accessed ?? 0, accessed])
+        try db.execute(
+            sql: """
+                INSERT INTO record (key, body, account, size, accessed) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET body = excluded.body, account = excluded.account, size = excluded.size,
+                    accessed = COALESCE(?, accessed)
+                """, arguments: [key, body, record.accountId, key.utf8.count + body.count, accessed ?? 0, accessed])
     }
 
     private static func apply(_ touched: [String: Int64], _ db: Database) throws {

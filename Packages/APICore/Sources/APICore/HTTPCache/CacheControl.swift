@@ -28,7 +28,8 @@ struct CacheControl: Sendable, Hashable {
                 let parts = directive.split(separator: "=", maxSplits: 1)
                 guard let rawName = parts.first else { continue }
                 let name = rawName.trimmingCharacters(in: .whitespaces).lowercased()
-                let argument = parts.count > 1
+                let argument =
+                    parts.count > 1
                     ? parts[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
                     : nil
                 switch name {

@@ -22,17 +22,22 @@ final class HTTPCache: CacheClearingParticipant {
     /// Tag of entries whose expiry comes from their headers rather than a declared timeout.
     static let headerFreshnessTag = "http:header-freshness"
 
-    init(name: String, environment: CacheEnvironment, memoryLimits: MemoryStore<StoredResponse>.Limits,
-         diskByteLimit: Int) {
+    init(
+        name: String, environment: CacheEnvironment, memoryLimits: MemoryStore<StoredResponse>.Limits,
+        diskByteLimit: Int
+    ) {
         participantName = name
         self.environment = environment
-        memory = MemoryStore(limits: memoryLimits, clock: environment.clock,
-                             metrics: environment.metrics.metrics(store: "memory", feature: name)) {
+        memory = MemoryStore(
+            limits: memoryLimits, clock: environment.clock,
+            metrics: environment.metrics.metrics(store: "memory", feature: name)
+        ) {
             $0.body.count + 64 * $0.headerFields.count
         }
         disk = DiskStore(
-            configuration: .init(directory: environment.cachesDirectory.appendingPathComponent(name, isDirectory: true),
-                                 byteLimit: diskByteLimit),
+            configuration: .init(
+                directory: environment.cachesDirectory.appendingPathComponent(name, isDirectory: true),
+                byteLimit: diskByteLimit),
             clock: environment.clock, metrics: environment.metrics.metrics(store: "disk", feature: name),
             logger: environment.logger)
     }
@@ -94,8 +99,9 @@ final class HTTPCache: CacheClearingParticipant {
         }
         guard let entry = disk.peek(key, requester: requester) else { return nil }
         guard let response = StoredResponse(encoded: entry.value) else {
-            environment.logger.warning("Dropped an HTTP cache entry that no longer decodes",
-                                       metadata: ["key": "\(RedactedKey(key))"])
+            environment.logger.warning(
+                "Dropped an HTTP cache entry that no longer decodes",
+                metadata: ["key": "\(RedactedKey(key))"])
             _ = try? disk.remove(key)
             return nil
         }
@@ -107,11 +113,14 @@ final class HTTPCache: CacheClearingParticipant {
 
     /// Stores a response unless a clear, or an invalidation of this key, happened since
     /// `generation` was read.
-    func store(_ response: StoredResponse, forKey key: String, metadata: CacheEntryMetadata, uplifted: Bool,
-               startedIn generation: Int) {
+    func store(
+        _ response: StoredResponse, forKey key: String, metadata: CacheEntryMetadata, uplifted: Bool,
+        startedIn generation: Int
+    ) {
         guard barriers.withLock({ $0.allowsStore(of: key, startedIn: generation) }) else {
-            environment.logger.debug("Response arrived after a clear or an invalidation of its URL; not stored",
-                                     metadata: ["key": "\(RedactedKey(key))"])
+            environment.logger.debug(
+                "Response arrived after a clear or an invalidation of its URL; not stored",
+                metadata: ["key": "\(RedactedKey(key))"])
             return
         }
         memory.set(response, forKey: key, metadata: metadata)
@@ -119,8 +128,9 @@ final class HTTPCache: CacheClearingParticipant {
         do {
             try disk.set(try response.encoded(), forKey: key, metadata: metadata)
         } catch {
-            environment.logger.error("Could not write an HTTP cache entry to disk",
-                                     metadata: ["key": "\(RedactedKey(key))", "error": "\(error)"])
+            environment.logger.error(
+                "Could not write an HTTP cache entry to disk",
+                metadata: ["key": "\(RedactedKey(key))", "error": "\(error)"])
         }
     }
 
@@ -133,13 +143,15 @@ final class HTTPCache: CacheClearingParticipant {
         if let key = cacheable?.key { scope.tags.insert("key:\(key)") }
         let storedAt = response.responseTime
         if let override = policy.settings.features[feature], override != .default {
-            return CacheEntryMetadata(storedAt: storedAt, expiresAt: policy.expiry(for: .useDefault, feature: feature, storedAt: storedAt),
-                                      timeout: .useDefault, scope: scope)
+            return CacheEntryMetadata(
+                storedAt: storedAt, expiresAt: policy.expiry(for: .useDefault, feature: feature, storedAt: storedAt),
+                timeout: .useDefault, scope: scope)
         }
         // A request that declares Cacheable without a timeout takes its feature's kit default, if any.
         if let cacheable, let timeout = cacheable.timeout ?? policy.kitDefault(forFeature: feature) {
-            return CacheEntryMetadata(storedAt: storedAt, expiresAt: policy.expiry(for: timeout, feature: feature, storedAt: storedAt),
-                                      timeout: timeout, scope: scope)
+            return CacheEntryMetadata(
+                storedAt: storedAt, expiresAt: policy.expiry(for: timeout, feature: feature, storedAt: storedAt),
+                timeout: timeout, scope: scope)
         }
         scope.tags.insert(Self.headerFreshnessTag)
         return CacheEntryMetadata(storedAt: storedAt, expiresAt: response.headerExpiry, timeout: .useDefault, scope: scope)

@@ -10,11 +10,15 @@ import Foundation
 /// means "already expired". Every number is a fixed count of digits, so no value from the network can
 /// overflow the arithmetic. Leading and trailing spaces or tabs (the field's OWS) are ignored.
 enum HTTPDate {
-    private static let months: [[UInt8]] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].map { Array($0.utf8) }
+    private static let months: [[UInt8]] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ].map { Array($0.utf8) }
     private static let shortDays: [[UInt8]] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map { Array($0.utf8) }
-    private static let longDays: [[UInt8]] = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
-                                              "Saturday", "Sunday"].map { Array($0.utf8) }
+    private static let longDays: [[UInt8]] = [
+        "Monday", "Tuesday", "Wednesday", "Thursday", "Friday",
+        "Saturday", "Sunday",
+    ].map { Array($0.utf8) }
 
     static func parse(_ text: String) -> Date? {
         var bytes = Array(text.utf8)[...]
@@ -27,10 +31,11 @@ enum HTTPDate {
     private static func imfFixdate(_ bytes: ArraySlice<UInt8>) -> Date? {
         var cursor = Cursor(bytes: bytes)
         guard cursor.word(in: shortDays) != nil, cursor.literal(","), cursor.literal(" "),
-              let day = cursor.digits(2), cursor.literal(" "),
-              let month = cursor.word(in: months), cursor.literal(" "),
-              let year = cursor.digits(4), cursor.literal(" "),
-              let seconds = cursor.timeOfDay(), cursor.literal(" GMT"), cursor.isAtEnd else { return nil }
+            let day = cursor.digits(2), cursor.literal(" "),
+            let month = cursor.word(in: months), cursor.literal(" "),
+            let year = cursor.digits(4), cursor.literal(" "),
+            let seconds = cursor.timeOfDay(), cursor.literal(" GMT"), cursor.isAtEnd
+        else { return nil }
         return date(year: year, month: month + 1, day: day, seconds: seconds)
     }
 
@@ -38,10 +43,11 @@ enum HTTPDate {
     private static func rfc850(_ bytes: ArraySlice<UInt8>) -> Date? {
         var cursor = Cursor(bytes: bytes)
         guard cursor.word(in: longDays) != nil, cursor.literal(","), cursor.literal(" "),
-              let day = cursor.digits(2), cursor.literal("-"),
-              let month = cursor.word(in: months), cursor.literal("-"),
-              let shortYear = cursor.digits(2), cursor.literal(" "),
-              let seconds = cursor.timeOfDay(), cursor.literal(" GMT"), cursor.isAtEnd else { return nil }
+            let day = cursor.digits(2), cursor.literal("-"),
+            let month = cursor.word(in: months), cursor.literal("-"),
+            let shortYear = cursor.digits(2), cursor.literal(" "),
+            let seconds = cursor.timeOfDay(), cursor.literal(" GMT"), cursor.isAtEnd
+        else { return nil }
         // A two-digit year: 70–99 are the 1900s, 00–69 the 2000s.
         let year = shortYear < 70 ? 2000 + shortYear : 1900 + shortYear
         return date(year: year, month: month + 1, day: day, seconds: seconds)
@@ -51,7 +57,8 @@ enum HTTPDate {
     private static func asctime(_ bytes: ArraySlice<UInt8>) -> Date? {
         var cursor = Cursor(bytes: bytes)
         guard cursor.word(in: shortDays) != nil, cursor.literal(" "),
-              let month = cursor.word(in: months), cursor.literal(" ") else { return nil }
+            let month = cursor.word(in: months), cursor.literal(" ")
+        else { return nil }
         let day: Int
         if cursor.literal(" ") {
             guard let digit = cursor.digits(1) else { return nil }
@@ -61,7 +68,8 @@ enum HTTPDate {
             day = digits
         }
         guard cursor.literal(" "), let seconds = cursor.timeOfDay(), cursor.literal(" "),
-              let year = cursor.digits(4), cursor.isAtEnd else { return nil }
+            let year = cursor.digits(4), cursor.isAtEnd
+        else { return nil }
         return date(year: year, month: month + 1, day: day, seconds: seconds)
     }
 
@@ -100,36 +108,37 @@ enum HTTPDate {
             return value
         }
 
-    /// `hour ":" minute ":" second`, two digits each: 00–23, 00–59, 00–60 (a leap second).
-    mutating func timeOfDay() -> Int? {
-        guard let hour = digits(2), hour < 24, literal(":"), let minute = digits(2), minute < 60,
-              literal(":"), let second = digits(2), second <= 60 else { return nil }
-        return hour * 3600 + minute * 60 + second
+        /// `hour ":" minute ":" second`, two digits each: 00–23, 00–59, 00–60 (a leap second).
+        mutating func timeOfDay() -> Int? {
+            guard let hour = digits(2), hour < 24, literal(":"), let minute = digits(2), minute < 60,
+                literal(":"), let second = digits(2), second <= 60
+            else { return nil }
+            return hour * 3600 + minute * 60 + second
+        }
     }
-}
 
-private static func date(year: Int, month: Int, day: Int, seconds: Int) -> Date? {
-    guard (1...daysIn(month: month, year: year)).contains(day) else { return nil }
-    let days = daysFromCivil(year: year, month: month, day: day)
-    return Date(timeIntervalSince1970: Double(days) * 86_400 + Double(seconds))
-}
-
-private static func daysIn(month: Int, year: Int) -> Int {
-    switch month {
-    case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-    case 4, 6, 9, 11: 30
-    default: 31
+    private static func date(year: Int, month: Int, day: Int, seconds: Int) -> Date? {
+        guard (1...daysIn(month: month, year: year)).contains(day) else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        return Date(timeIntervalSince1970: Double(days) * 86_400 + Double(seconds))
     }
-}
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm); the year is
-/// 0...9999 here, so nothing overflows.
-private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-    let y = month <= 2 ? year - 1 : year
-    let era = (y >= 0 ? y : y - 399) / 400
-    let yearOfEra = y - era * 400
-    let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-    let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-    return era * 146_097 + dayOfEra - 719_468
-}
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm); the year is
+    /// 0...9999 here, so nothing overflows.
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
 }

@@ -14,8 +14,10 @@ struct StoredResponse: Sendable, Hashable {
     /// `Vary`. `Vary: *` is stored as `["*": ""]` and never matches.
     var vary: [String: String]?
 
-    init(status: Int, headerFields: HTTPFields, body: Data, requestTime: Date, responseTime: Date,
-         requestFields: HTTPFields) {
+    init(
+        status: Int, headerFields: HTTPFields, body: Data, requestTime: Date, responseTime: Date,
+        requestFields: HTTPFields
+    ) {
         self.status = status
         self.headerFields = headerFields
         self.body = body
@@ -63,8 +65,9 @@ struct StoredResponse: Sendable, Hashable {
         var merged = self
         let replaced = Set(fields.map(\.name)).subtracting([.contentLength, .transferEncoding])
             .union([.age, .date])
-        merged.headerFields = HTTPFields(headerFields.filter { !replaced.contains($0.name) }
-            + fields.filter { replaced.contains($0.name) })
+        merged.headerFields = HTTPFields(
+            headerFields.filter { !replaced.contains($0.name) }
+                + fields.filter { replaced.contains($0.name) })
         merged.requestTime = requestTime
         merged.responseTime = responseTime
         return merged
@@ -102,7 +105,8 @@ extension StoredResponse {
             return max(0, expires.timeIntervalSince(date))
         }
         if Self.heuristicallyCacheable.contains(status),
-           let lastModified = headerFields[.lastModified].flatMap(HTTPDate.parse) {
+            let lastModified = headerFields[.lastModified].flatMap(HTTPDate.parse)
+        {
             return min(86_400, max(0, date.timeIntervalSince(lastModified)) / 10)
         }
         return 0
@@ -121,7 +125,8 @@ extension StoredResponse {
     /// comma, so this also takes the first line). An invalid value ("7200.0", "1e300") is ignored.
     var ageFieldValue: Int? {
         guard let line = headerFields[values: .age].first,
-              let first = line.split(separator: ",", omittingEmptySubsequences: false).first else { return nil }
+            let first = line.split(separator: ",", omittingEmptySubsequences: false).first
+        else { return nil }
         return DeltaSeconds.parse(first.trimmingCharacters(in: CharacterSet(charactersIn: " \t")))
     }
 
@@ -159,8 +164,10 @@ extension StoredResponse {
 
     /// The final statuses this cache stores: what it understands, so not 206 (ranges are never
     /// combined) nor 304 (it only updates a stored response).
-    static let storableStatuses: Set<Int> = [200, 203, 204, 300, 301, 302, 303, 307, 308, 404, 405, 410, 414,
-                                             500, 501, 502, 503, 504]
+    static let storableStatuses: Set<Int> = [
+        200, 203, 204, 300, 301, 302, 303, 307, 308, 404, 405, 410, 414,
+        500, 501, 502, 503, 504,
+    ]
     static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
 }
 
@@ -177,9 +184,10 @@ extension StoredResponse {
 
     /// A length-prefixed JSON head followed by the raw body.
     func encoded() throws -> Data {
-        let head = Head(status: status, fields: headerFields.map { [$0.name.rawName, $0.value] },
-                        requestTime: requestTime.timeIntervalSince1970, responseTime: responseTime.timeIntervalSince1970,
-                        vary: vary)
+        let head = Head(
+            status: status, fields: headerFields.map { [$0.name.rawName, $0.value] },
+            requestTime: requestTime.timeIntervalSince1970, responseTime: responseTime.timeIntervalSince1970,
+            vary: vary)
         let headData = try JSONEncoder().encode(head)
         var data = Data()
         var length = UInt32(headData.count).bigEndian
@@ -195,7 +203,8 @@ extension StoredResponse {
         let length = data.prefix(4).reduce(0) { $0 << 8 | Int($1) }
         let start = data.startIndex + 4
         guard data.count >= 4 + length,
-              let head = try? JSONDecoder().decode(Head.self, from: data[start..<start + length]) else { return nil }
+            let head = try? JSONDecoder().decode(Head.self, from: data[start..<start + length])
+        else { return nil }
         var fields = HTTPFields()
         for pair in head.fields {
             guard pair.count == 2, let name = HTTPField.Name(pair[0]) else { return nil }

@@ -77,9 +77,15 @@ private struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expect("null"); return .null
+        case UInt8(ascii: "t"):
+            try expect("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expect("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expect("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
         default: throw fail("unexpected character '\(Character(Unicode.Scalar(bytes[index])))'")
         }
@@ -238,16 +244,25 @@ private struct JSONParser {
             var second: ClosedRange<UInt8> = 0x80...0xBF
             switch lead {
             case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; second = 0xA0...0xBF
+            case 0xE0:
+                length = 3
+                second = 0xA0...0xBF
             case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; second = 0x80...0x9F
-            case 0xF0: length = 4; second = 0x90...0xBF
+            case 0xED:
+                length = 3
+                second = 0x80...0x9F
+            case 0xF0:
+                length = 4
+                second = 0x90...0xBF
             case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; second = 0x80...0x8F
+            case 0xF4:
+                length = 4
+                second = 0x80...0x8F
             default: break
             }
             guard length > 0, position + length <= range.upperBound, second.contains(bytes[position + 1]),
-                  (2..<length).allSatisfy({ (0x80...0xBF).contains(bytes[position + $0]) }) else {
+                (2..<length).allSatisfy({ (0x80...0xBF).contains(bytes[position + $0]) })
+            else {
                 throw JSONParseError(reason: "invalid UTF-8 in a string", offset: position)
             }
             position += length

@@ -40,8 +40,10 @@ enum JSONWriter {
             case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
             case 0..<0x20:
                 let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                          hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
+                bytes.append(contentsOf: [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                    hex[Int(byte >> 4)], hex[Int(byte & 0x0F)],
+                ])
             default: bytes.append(byte)
             }
         }

@@ -50,12 +50,14 @@ public actor MutationQueue {
         public var logger: Logger
 
         /// Creates a configuration.
-        public init(directory: URL, tokenProvider: any TokenProvider, rest: RESTClient? = nil, graphQL: GraphQLClient? = nil,
-                    container: DependencyContainer? = nil, clock: any CacheClock = SystemClock(),
-                    sleeper: any Sleeper = TaskSleeper(),
-                    backoff: RetryPolicy = RetryPolicy(baseDelay: .seconds(2), maxDelay: .seconds(300)),
-                    random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-                    logger: Logger = Logger(label: "APICore.MutationQueue")) {
+        public init(
+            directory: URL, tokenProvider: any TokenProvider, rest: RESTClient? = nil, graphQL: GraphQLClient? = nil,
+            container: DependencyContainer? = nil, clock: any CacheClock = SystemClock(),
+            sleeper: any Sleeper = TaskSleeper(),
+            backoff: RetryPolicy = RetryPolicy(baseDelay: .seconds(2), maxDelay: .seconds(300)),
+            random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+            logger: Logger = Logger(label: "APICore.MutationQueue")
+        ) {
             self.directory = directory
             self.tokenProvider = tokenProvider
             self.rest = rest
@@ -121,9 +123,10 @@ public actor MutationQueue {
     ///   queued; ``MutationQueueError/signedOut``; ``MutationQueueError/storage(reason:)``;
     ///   ``MutationQueueError/invalidOperation(_:)``.
     @discardableResult
-    public func enqueue(_ request: QueuedRequest, name: String, idempotencyKey: String? = nil,
-                        optimisticResponse: [String: JSONValue]? = nil) async throws(MutationQueueError) -> QueuedMutation
-    {
+    public func enqueue(
+        _ request: QueuedRequest, name: String, idempotencyKey: String? = nil,
+        optimisticResponse: [String: JSONValue]? = nil
+    ) async throws(MutationQueueError) -> QueuedMutation {
         var name = name
         var operation: GraphQLOperation?
         if case .graphQL(let document, _) = request {
@@ -144,8 +147,9 @@ public actor MutationQueue {
         }
         let mutation: QueuedMutation
         do {
-            mutation = try store(for: userId).append(name: name, key: idempotencyKey ?? UUID().uuidString, request: request,
-                                                     at: configuration.clock.now(), optimistic: optimistic)
+            mutation = try store(for: userId).append(
+                name: name, key: idempotencyKey ?? UUID().uuidString, request: request,
+                at: configuration.clock.now(), optimistic: optimistic)
         } catch {
             if let optimistic, let graphQL = configuration.graphQL { await graphQL.rollBackQueued(optimistic) }
             throw .storage(reason: "\(error)")
@@ -238,8 +242,9 @@ public actor MutationQueue {
                 let failure = MutationFailure(mutation: next, error: error)
                 report.refused.append(failure)
                 state.failures.append(failure)
-                configuration.logger.warning("A queued mutation was refused; removed",
-                                             metadata: ["mutation": "\(next.name)", "error": "\(error)"])
+                configuration.logger.warning(
+                    "A queued mutation was refused; removed",
+                    metadata: ["mutation": "\(next.name)", "error": "\(error)"])
             case .wait(let error):
                 try? store.recordFailure(of: next.id, reason: "\(error)")
                 change = .failed(next.id, "\(error)")
@@ -262,19 +267,23 @@ public actor MutationQueue {
         case notOwner
     }
 
-    private func send(_ mutation: QueuedMutation, as credentials: Credentials,
-                      optimistic: () -> Data?) async -> Outcome {
+    private func send(
+        _ mutation: QueuedMutation, as credentials: Credentials,
+        optimistic: () -> Data?
+    ) async -> Outcome {
         do throws(APIError) {
             switch mutation.request {
             case .rest(let method, let path, let fields, let body):
                 guard let rest = configuration.rest else { return .wait(.invalidRequest(reason: "no REST client to send it")) }
-                let sent = try await rest.sendQueued(method: method, path: path, headerFields: fields, body: body,
-                                                     idempotencyKey: mutation.idempotencyKey, owner: credentials.userId)
+                let sent = try await rest.sendQueued(
+                    method: method, path: path, headerFields: fields, body: body,
+                    idempotencyKey: mutation.idempotencyKey, owner: credentials.userId)
                 return sent ? .sent : .notOwner
             case .graphQL(let document, let variables):
                 guard let graphQL = configuration.graphQL else { return .wait(.invalidRequest(reason: "no GraphQL client to send it")) }
-                try await graphQL.performQueued(document: document, variables: variables, credentials: credentials,
-                                                idempotencyKey: mutation.idempotencyKey, optimistic: optimistic())
+                try await graphQL.performQueued(
+                    document: document, variables: variables, credentials: credentials,
+                    idempotencyKey: mutation.idempotencyKey, optimistic: optimistic())
                 return .sent
             }
         } catch {

@@ -21,17 +21,18 @@ final class MutationQueueStore: Sendable {
         try database.writeWithoutTransaction { db in _ = try db.execute(sql: "PRAGMA journal_mode = WAL") }
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE mutation (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    name TEXT NOT NULL,
-                    idempotencyKey TEXT NOT NULL UNIQUE,
-                    request BLOB NOT NULL,
-                    enqueuedAt DOUBLE NOT NULL,
-                    attempts INTEGER NOT NULL DEFAULT 0,
-                    lastError TEXT,
-                    optimistic BLOB)
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE mutation (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        name TEXT NOT NULL,
+                        idempotencyKey TEXT NOT NULL UNIQUE,
+                        request BLOB NOT NULL,
+                        enqueuedAt DOUBLE NOT NULL,
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        lastError TEXT,
+                        optimistic BLOB)
+                    """)
         }
         try migrator.migrate(database)
     }
@@ -39,10 +40,12 @@ final class MutationQueueStore: Sendable {
     /// Appends a mutation; returns it with its place in the queue.
     func append(name: String, key: String, request: QueuedRequest, at date: Date, optimistic: Data?) throws -> QueuedMutation {
         try database.write { db in
-            try db.execute(sql: "INSERT INTO mutation (name, idempotencyKey, request, enqueuedAt, optimistic) VALUES (?, ?, ?, ?, ?)",
-                           arguments: [name, key, Self.encode(request), date.timeIntervalSince1970, optimistic])
-            return QueuedMutation(id: db.lastInsertedRowID, name: name, idempotencyKey: key, request: request,
-                                  enqueuedAt: date, attempts: 0, lastError: nil)
+            try db.execute(
+                sql: "INSERT INTO mutation (name, idempotencyKey, request, enqueuedAt, optimistic) VALUES (?, ?, ?, ?, ?)",
+                arguments: [name, key, Self.encode(request), date.timeIntervalSince1970, optimistic])
+            return QueuedMutation(
+                id: db.lastInsertedRowID, name: name, idempotencyKey: key, request: request,
+                enqueuedAt: date, attempts: 0, lastError: nil)
         }
     }
 
@@ -113,7 +116,8 @@ final class MutationQueueStore: Sendable {
         switch object["kind"]?.stringValue {
         case "rest":
             guard let method = object["method"]?.stringValue.flatMap({ HTTPRequest.Method($0) }),
-                  let path = object["path"]?.stringValue, case .array(let pairs)? = object["fields"] else { return nil }
+                let path = object["path"]?.stringValue, case .array(let pairs)? = object["fields"]
+            else { return nil }
             var fields = HTTPFields()
             for case .array(let pair) in pairs where pair.count == 2 {
                 guard let name = pair[0].stringValue.flatMap({ HTTPField.Name($0) }), let value = pair[1].stringValue else { continue }
@@ -131,8 +135,9 @@ final class MutationQueueStore: Sendable {
 
     private static func mutation(_ row: Row) -> QueuedMutation? {
         guard let request = decode(row["request"]) else { return nil }
-        return QueuedMutation(id: row["id"], name: row["name"], idempotencyKey: row["idempotencyKey"], request: request,
-                              enqueuedAt: Date(timeIntervalSince1970: row["enqueuedAt"]), attempts: row["attempts"],
-                              lastError: row["lastError"])
+        return QueuedMutation(
+            id: row["id"], name: row["name"], idempotencyKey: row["idempotencyKey"], request: request,
+            enqueuedAt: Date(timeIntervalSince1970: row["enqueuedAt"]), attempts: row["attempts"],
+            lastError: row["lastError"])
     }
 }

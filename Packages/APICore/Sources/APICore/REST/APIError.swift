@@ -73,13 +73,14 @@ public enum APIError: Error, Sendable, Hashable {
 
     /// Maps a decoding error to ``decoding(path:reason:)`` with its coding path.
     public init(_ error: DecodingError) {
-        let (context, reason): (DecodingError.Context?, String) = switch error {
-        case .typeMismatch(let type, let context): (context, "expected \(type): \(context.debugDescription)")
-        case .valueNotFound(let type, let context): (context, "missing \(type): \(context.debugDescription)")
-        case .keyNotFound(let key, let context): (context, "missing key '\(key.stringValue)': \(context.debugDescription)")
-        case .dataCorrupted(let context): (context, "malformed: \(context.debugDescription)")
-        @unknown default: (nil, "\(error)")
-        }
+        let (context, reason): (DecodingError.Context?, String) =
+            switch error {
+            case .typeMismatch(let type, let context): (context, "expected \(type): \(context.debugDescription)")
+            case .valueNotFound(let type, let context): (context, "missing \(type): \(context.debugDescription)")
+            case .keyNotFound(let key, let context): (context, "missing key '\(key.stringValue)': \(context.debugDescription)")
+            case .dataCorrupted(let context): (context, "malformed: \(context.debugDescription)")
+            @unknown default: (nil, "\(error)")
+            }
         var path = ""
         for key in context?.codingPath ?? [] {
             if let index = key.intValue {
@@ -128,8 +129,9 @@ public struct ServerError: Sendable, Hashable {
         guard let envelope = try? JSONDecoder().decode(Envelope.self, from: body), !envelope.success else {
             return nil
         }
-        return ServerError(status: status, code: envelope.error.code, message: envelope.error.message,
-                           details: envelope.error.details)
+        return ServerError(
+            status: status, code: envelope.error.code, message: envelope.error.message,
+            details: envelope.error.details)
     }
 }
 
@@ -153,4 +155,3 @@ public struct MissingData: Sendable, Hashable, CustomStringConvertible {
     /// `missing Account:100.balance`, or `nothing cached`.
     public var description: String { path.map { "missing \($0)" } ?? "nothing cached" }
 }
-

@@ -35,10 +35,12 @@ public struct APIRequest<Response: Sendable>: Sendable {
     var returnsAnyStatus = false
 
     /// Creates a request with a custom decoder.
-    public init(method: HTTPRequest.Method = .get, path: String, query: [URLQueryItem] = [],
-                headerFields: HTTPFields = [:], body: Data? = nil, cacheable: Cacheable? = nil,
-                feature: String = "rest", timeout: Duration? = nil, idempotencyKey: String? = nil,
-                decode: @escaping @Sendable (Data) throws(APIError) -> Response) {
+    public init(
+        method: HTTPRequest.Method = .get, path: String, query: [URLQueryItem] = [],
+        headerFields: HTTPFields = [:], body: Data? = nil, cacheable: Cacheable? = nil,
+        feature: String = "rest", timeout: Duration? = nil, idempotencyKey: String? = nil,
+        decode: @escaping @Sendable (Data) throws(APIError) -> Response
+    ) {
         self.method = method
         self.path = path
         self.query = query
@@ -59,12 +61,16 @@ extension APIRequest where Response: Decodable {
     /// Inlinable so the decoding is specialized for `Response` in the module that builds the
     /// request (unspecialized, a cache hit spent ~15% more time decoding).
     @inlinable
-    public init(method: HTTPRequest.Method = .get, path: String, query: [URLQueryItem] = [],
-                headerFields: HTTPFields = [:], body: Data? = nil, cacheable: Cacheable? = nil,
-                feature: String = "rest", timeout: Duration? = nil, idempotencyKey: String? = nil,
-                decoder: JSONDecoder = JSONDecoder()) {
-        self.init(method: method, path: path, query: query, headerFields: headerFields, body: body,
-                  cacheable: cacheable, feature: feature, timeout: timeout, idempotencyKey: idempotencyKey) {
+    public init(
+        method: HTTPRequest.Method = .get, path: String, query: [URLQueryItem] = [],
+        headerFields: HTTPFields = [:], body: Data? = nil, cacheable: Cacheable? = nil,
+        feature: String = "rest", timeout: Duration? = nil, idempotencyKey: String? = nil,
+        decoder: JSONDecoder = JSONDecoder()
+    ) {
+        self.init(
+            method: method, path: path, query: query, headerFields: headerFields, body: body,
+            cacheable: cacheable, feature: feature, timeout: timeout, idempotencyKey: idempotencyKey
+        ) {
             (data: Data) throws(APIError) -> Response in
             do {
                 return try decoder.decode(Response.self, from: data)
@@ -79,11 +85,15 @@ extension APIRequest where Response: Decodable {
 
 extension APIRequest where Response == Data {
     /// Creates a request whose response is the raw body.
-    public init(method: HTTPRequest.Method = .get, path: String, query: [URLQueryItem] = [],
-                headerFields: HTTPFields = [:], body: Data? = nil, cacheable: Cacheable? = nil,
-                feature: String = "rest", timeout: Duration? = nil, idempotencyKey: String? = nil) {
-        self.init(method: method, path: path, query: query, headerFields: headerFields, body: body,
-                  cacheable: cacheable, feature: feature, timeout: timeout, idempotencyKey: idempotencyKey) {
+    public init(
+        method: HTTPRequest.Method = .get, path: String, query: [URLQueryItem] = [],
+        headerFields: HTTPFields = [:], body: Data? = nil, cacheable: Cacheable? = nil,
+        feature: String = "rest", timeout: Duration? = nil, idempotencyKey: String? = nil
+    ) {
+        self.init(
+            method: method, path: path, query: query, headerFields: headerFields, body: body,
+            cacheable: cacheable, feature: feature, timeout: timeout, idempotencyKey: idempotencyKey
+        ) {
             (data: Data) throws(APIError) -> Data in data
         }
     }

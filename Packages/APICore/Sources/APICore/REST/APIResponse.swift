@@ -30,8 +30,9 @@ public struct APIResponse<Value: Sendable>: Sendable {
 
     /// The same response with its value transformed (a kit unwrapping its envelope).
     public func map<T: Sendable>(_ transform: (Value) throws -> T) rethrows -> APIResponse<T> {
-        APIResponse<T>(value: try transform(value), source: source, freshness: freshness, status: status,
-                       headerFields: headerFields)
+        APIResponse<T>(
+            value: try transform(value), source: source, freshness: freshness, status: status,
+            headerFields: headerFields)
     }
 
     /// Whether the response is past its freshness lifetime (stale or offline).

@@ -29,8 +29,10 @@ public struct Cacheable: Sendable, Hashable {
     public var tags: Set<String>
 
     /// Creates a declaration.
-    public init(key: String, timeout: CacheTimeout? = nil, isUplifted: Bool = false, scope: CacheScope? = nil,
-                accountId: String? = nil, tags: Set<String> = []) {
+    public init(
+        key: String, timeout: CacheTimeout? = nil, isUplifted: Bool = false, scope: CacheScope? = nil,
+        accountId: String? = nil, tags: Set<String> = []
+    ) {
         self.key = key
         self.timeout = timeout
         self.isUplifted = isUplifted

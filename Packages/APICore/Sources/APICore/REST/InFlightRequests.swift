@@ -58,8 +58,10 @@ final class InFlightRequests<Success: Sendable>: Sendable {
 
         var waiterCount: Int { state.withLock { $0.waiters.count } }
 
-        func start(_ work: @escaping @Sendable () async -> Result<Success, APIError>,
-                   onAbandon: @escaping @Sendable () -> Void) {
+        func start(
+            _ work: @escaping @Sendable () async -> Result<Success, APIError>,
+            onAbandon: @escaping @Sendable () -> Void
+        ) {
             state.withLock { $0.onAbandon = onAbandon }
             let task = Task { self.finish(await work()) }
             state.withLock { state in
@@ -109,7 +111,8 @@ final class InFlightRequests<Success: Sendable>: Sendable {
 
         /// A waiter was cancelled: it stops waiting; the last one to leave cancels the work.
         private func leave(_ id: Int) {
-            let (continuation, abandoned) = state.withLock { state -> (CheckedContinuation<Success, any Error>?, (Task<Void, Never>, (@Sendable () -> Void)?)?) in
+            let (continuation, abandoned) = state.withLock {
+                state -> (CheckedContinuation<Success, any Error>?, (Task<Void, Never>, (@Sendable () -> Void)?)?) in
                 guard let continuation = state.waiters.removeValue(forKey: id) else {
                     state.cancelledBeforeWaiting.insert(id)
                     return (nil, nil)

@@ -36,15 +36,18 @@ extension RESTClient {
     /// A stored response as the caller receives it: its value (or, for a stored non-2xx status,
     /// the same typed error the network would have given), with `Age` generated.
     /// - Throws: ``APIError/decoding(path:reason:)`` when the stored body no longer decodes.
-    func cachedResponse<R>(_ stored: StoredResponse, for request: APIRequest<R>, at now: Date,
-                                   state: Freshness.State)
+    func cachedResponse<R>(
+        _ stored: StoredResponse, for request: APIRequest<R>, at now: Date,
+        state: Freshness.State
+    )
         throws(APIError) -> APIResponse<R>
     {
         guard (200..<300).contains(stored.status) || request.returnsAnyStatus else {
             throw APIError(status: stored.status, body: stored.body)
         }
-        return APIResponse(value: try request.decode(stored.body), source: .cache,
-                           freshness: stored.freshness(state, at: now), status: stored.status,
-                           headerFields: stored.fieldsServed(at: now))
+        return APIResponse(
+            value: try request.decode(stored.body), source: .cache,
+            freshness: stored.freshness(state, at: now), status: stored.status,
+            headerFields: stored.fieldsServed(at: now))
     }
 }

@@ -14,8 +14,9 @@ extension RESTClient {
         if let credentials { fields[.authorization] = "Bearer \(credentials.accessToken)" }
         if let key = request.idempotencyKey, let name = HTTPField.Name("Idempotency-Key") { fields[name] = key }
         let scope = request.cacheable?.scope(forUser: credentials?.userId) ?? CacheScope(userId: credentials?.userId)
-        return Prepared(urlString: urlString, key: HTTPCache.key(forURL: urlString), requester: credentials?.userId,
-                        scope: scope, fields: fields)
+        return Prepared(
+            urlString: urlString, key: HTTPCache.key(forURL: urlString), requester: credentials?.userId,
+            scope: scope, fields: fields)
     }
 
     /// The request's absolute URL as text: the base, the path, and the query items percent-encoded
@@ -52,8 +53,10 @@ extension RESTClient {
         guard let requestKey = Self.coalescingKey(prepared.fields) else {
             return try await exchange(request, prepared, conditional: conditional, store: store)
         }
-        let flightKey = [prepared.key, prepared.requester ?? "", store ? "store" : "transient",
-                         conditional?.eTag ?? "", conditional?.lastModified ?? "", requestKey].joined(separator: "\u{1F}")
+        let flightKey = [
+            prepared.key, prepared.requester ?? "", store ? "store" : "transient",
+            conditional?.eTag ?? "", conditional?.lastModified ?? "", requestKey,
+        ].joined(separator: "\u{1F}")
         return try await inFlight.run(flightKey) { () async throws(APIError) -> Exchange in
             try await self.exchange(request, prepared, conditional: conditional, store: store)
         }
@@ -103,51 +106,64 @@ extension RESTClient {
         let url = try prepared.url()
         let requestTime = environment.clock.now()
         let response = try await sender.send(
-            TransportRequest(method: request.method, url: url, headerFields: fields, body: request.body,
-                             timeout: request.timeout ?? configuration.requestTimeout),
+            TransportRequest(
+                method: request.method, url: url, headerFields: fields, body: request.body,
+                timeout: request.timeout ?? configuration.requestTimeout),
             idempotent: true, requester: prepared.requester)
         let responseTime = environment.clock.now()
         if response.status == 304, let conditional {
-            let merged = conditional.merging(notModified: response.headerFields, requestTime: requestTime,
-                                             responseTime: responseTime)
+            let merged = conditional.merging(
+                notModified: response.headerFields, requestTime: requestTime,
+                responseTime: responseTime)
             if store {
-                cache.store(merged, forKey: prepared.key,
-                            metadata: cache.metadata(for: merged, cacheable: request.cacheable, feature: request.feature,
-                                                     scope: prepared.scope),
-                            uplifted: request.cacheable?.isUplifted ?? false, startedIn: generation)
+                cache.store(
+                    merged, forKey: prepared.key,
+                    metadata: cache.metadata(
+                        for: merged, cacheable: request.cacheable, feature: request.feature,
+                        scope: prepared.scope),
+                    uplifted: request.cacheable?.isUplifted ?? false, startedIn: generation)
             }
             cache.metrics(feature: request.feature)
                 .recordRevalidation(bytesSaved: conditional.body.count)
-            return Exchange(status: merged.status, headerFields: merged.headerFields, body: merged.body,
-                            source: .revalidated, decoded: try? request.decode(merged.body))
+            return Exchange(
+                status: merged.status, headerFields: merged.headerFields, body: merged.body,
+                source: .revalidated, decoded: try? request.decode(merged.body))
         }
         // Any final response the headers allow is stored, whatever its status (RFC 9111 §3); a
         // success only when it decodes. A caller still receives a non-2xx as its typed error.
         let isSuccess = (200..<300).contains(response.status)
         let decoded = isSuccess ? try? request.decode(response.body) : nil
-        let stored = StoredResponse(status: response.status, headerFields: response.headerFields, body: response.body,
-                                    requestTime: requestTime, responseTime: responseTime, requestFields: fields)
-        let declared = request.cacheable?.timeout != nil && [200, 203].contains(response.status)
+        let stored = StoredResponse(
+            status: response.status, headerFields: response.headerFields, body: response.body,
+            requestTime: requestTime, responseTime: responseTime, requestFields: fields)
+        let declared =
+            request.cacheable?.timeout != nil && [200, 203].contains(response.status)
             && !stored.cacheControl.noStore
         if store, decoded != nil || !isSuccess, declared || stored.isStorableByHeaders {
-            cache.store(stored, forKey: prepared.key,
-                        metadata: cache.metadata(for: stored, cacheable: request.cacheable, feature: request.feature,
-                                                 scope: prepared.scope),
-                        uplifted: request.cacheable?.isUplifted ?? false, startedIn: generation)
+            cache.store(
+                stored, forKey: prepared.key,
+                metadata: cache.metadata(
+                    for: stored, cacheable: request.cacheable, feature: request.feature,
+                    scope: prepared.scope),
+                uplifted: request.cacheable?.isUplifted ?? false, startedIn: generation)
             cache.metrics(feature: request.feature).recordWrite()
         }
-        return Exchange(status: response.status, headerFields: response.headerFields, body: response.body,
-                        source: .network, decoded: decoded)
+        return Exchange(
+            status: response.status, headerFields: response.headerFields, body: response.body,
+            source: .network, decoded: decoded)
     }
 
     /// Sends a request that is never cached nor de-duplicated; a successful unsafe one invalidates
     /// what it touched.
     /// Sends a queued mutation with its idempotency key, if the signed-in user is `owner`; returns
     /// whether it was sent (never with another user's token).
-    func sendQueued(method: HTTPRequest.Method, path: String, headerFields: HTTPFields, body: Data?,
-                    idempotencyKey: String, owner: String) async throws(APIError) -> Bool {
-        let request = APIRequest<Data>(method: method, path: path, headerFields: headerFields, body: body,
-                                       feature: "mutations", idempotencyKey: idempotencyKey)
+    func sendQueued(
+        method: HTTPRequest.Method, path: String, headerFields: HTTPFields, body: Data?,
+        idempotencyKey: String, owner: String
+    ) async throws(APIError) -> Bool {
+        let request = APIRequest<Data>(
+            method: method, path: path, headerFields: headerFields, body: body,
+            feature: "mutations", idempotencyKey: idempotencyKey)
         let prepared = try await prepare(request)
         guard prepared.requester == owner else { return false }
         _ = try await sendUncached(request, prepared)
@@ -158,15 +174,16 @@ extension RESTClient {
         let idempotent = [.head, .put, .delete, .options, .trace].contains(request.method) || request.idempotencyKey != nil
         let url = try prepared.url()
         let response = try await sender.send(
-            TransportRequest(method: request.method, url: url, headerFields: prepared.fields, body: request.body,
-                             timeout: request.timeout ?? configuration.requestTimeout),
+            TransportRequest(
+                method: request.method, url: url, headerFields: prepared.fields, body: request.body,
+                timeout: request.timeout ?? configuration.requestTimeout),
             idempotent: idempotent, requester: prepared.requester)
         if (200..<400).contains(response.status), ![.head, .options, .trace].contains(request.method) {
             cache.invalidate(prepared.key)
             for name in [HTTPField.Name.location, .contentLocation] {
                 guard let value = response.headerFields[name],
-                      let target = URL(string: value, relativeTo: url)?.absoluteURL,
-                      target.scheme == url.scheme, target.host == url.host, target.port == url.port
+                    let target = URL(string: value, relativeTo: url)?.absoluteURL,
+                    target.scheme == url.scheme, target.host == url.host, target.port == url.port
                 else { continue }
                 cache.invalidate(HTTPCache.key(for: target))
             }
@@ -181,8 +198,9 @@ extension RESTClient {
             do {
                 _ = try await self.fetch(request, prepared, conditional: conditional.hasValidators ? conditional : nil, store: true)
             } catch {
-                self.environment.logger.debug("Background refresh failed",
-                                              metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(error)"])
+                self.environment.logger.debug(
+                    "Background refresh failed",
+                    metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(error)"])
             }
         }
     }
@@ -198,8 +216,9 @@ extension RESTClient {
         } else {
             value = try request.decode(exchange.body)
         }
-        return APIResponse(value: value, source: exchange.source, freshness: .fetched(at: environment.clock.now()),
-                           status: exchange.status,
-                           headerFields: exchange.headerFields)
+        return APIResponse(
+            value: value, source: exchange.source, freshness: .fetched(at: environment.clock.now()),
+            status: exchange.status,
+            headerFields: exchange.headerFields)
     }
 }

@@ -44,12 +44,14 @@ public final class RESTClient: Sendable {
         public var authEvents: AuthEvents
 
         /// Creates a configuration.
-        public init(baseURL: URL, transport: any HTTPTransport = URLSessionTransport(),
-                    environment: CacheEnvironment = CacheEnvironment(), tokenProvider: (any TokenProvider)? = nil,
-                    retry: RetryPolicy = RetryPolicy(), sleeper: any Sleeper = TaskSleeper(),
-                    requestTimeout: Duration = .seconds(30), cacheName: String = "rest",
-                    memoryLimits: (count: Int, bytes: Int) = (1_000, 20 * 1024 * 1024),
-                    diskByteLimit: Int = 50 * 1024 * 1024, authEvents: AuthEvents = AuthEvents()) {
+        public init(
+            baseURL: URL, transport: any HTTPTransport = URLSessionTransport(),
+            environment: CacheEnvironment = CacheEnvironment(), tokenProvider: (any TokenProvider)? = nil,
+            retry: RetryPolicy = RetryPolicy(), sleeper: any Sleeper = TaskSleeper(),
+            requestTimeout: Duration = .seconds(30), cacheName: String = "rest",
+            memoryLimits: (count: Int, bytes: Int) = (1_000, 20 * 1024 * 1024),
+            diskByteLimit: Int = 50 * 1024 * 1024, authEvents: AuthEvents = AuthEvents()
+        ) {
             self.baseURL = baseURL
             self.transport = transport
             self.environment = environment
@@ -76,13 +78,16 @@ public final class RESTClient: Sendable {
     /// Creates a client. Register ``cacheParticipant`` with the app's ``UnifiedCacheManager``.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        sender = RetryingSender(transport: configuration.transport, retry: configuration.retry,
-                                sleeper: configuration.sleeper, logger: configuration.environment.logger,
-                                authEvents: configuration.authEvents)
-        cache = HTTPCache(name: configuration.cacheName, environment: configuration.environment,
-                          memoryLimits: .init(countLimit: configuration.memoryLimits.count,
-                                              costLimit: configuration.memoryLimits.bytes),
-                          diskByteLimit: configuration.diskByteLimit)
+        sender = RetryingSender(
+            transport: configuration.transport, retry: configuration.retry,
+            sleeper: configuration.sleeper, logger: configuration.environment.logger,
+            authEvents: configuration.authEvents)
+        cache = HTTPCache(
+            name: configuration.cacheName, environment: configuration.environment,
+            memoryLimits: .init(
+                countLimit: configuration.memoryLimits.count,
+                costLimit: configuration.memoryLimits.bytes),
+            diskByteLimit: configuration.diskByteLimit)
     }
 
     /// The HTTP cache, to register with the ``UnifiedCacheManager`` (cleared at logout like the rest).
@@ -134,7 +139,8 @@ public final class RESTClient: Sendable {
         var directives = CacheControl(request.headerFields)
         // HTTP/1.0's `Pragma: no-cache` counts only where there is no Cache-Control (RFC 9111 §5.4).
         if request.headerFields[.cacheControl] == nil, let pragma = Self.pragma,
-           request.headerFields[values: pragma].contains(where: { $0.lowercased().contains("no-cache") }) {
+            request.headerFields[values: pragma].contains(where: { $0.lowercased().contains("no-cache") })
+        {
             directives.noCache = true
         }
         var policy = policy
@@ -143,7 +149,8 @@ public final class RESTClient: Sendable {
         let metrics = cache.metrics(feature: request.feature)
         var stale: StoredResponse?
         if policy == .returnCacheDataElseFetch || policy == .returnCacheDataAndFetch || policy == .returnCacheDataDontFetch,
-           let (stored, metadata) = cache.lookup(prepared.key, requester: prepared.requester, requestFields: prepared.fields) {
+            let (stored, metadata) = cache.lookup(prepared.key, requester: prepared.requester, requestFields: prepared.fields)
+        {
             let now = environment.clock.now()
             let use = Self.reuse(stored, metadata, at: now, request: directives)
             if use != .revalidate {
@@ -157,8 +164,9 @@ public final class RESTClient: Sendable {
                     }
                     return response
                 } catch .decoding(let path, let reason) {
-                    environment.logger.warning("Dropped a cached response that no longer decodes",
-                                               metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(path): \(reason)"])
+                    environment.logger.warning(
+                        "Dropped a cached response that no longer decodes",
+                        metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(path): \(reason)"])
                     cache.invalidate(prepared.key)
                 } catch {
                     // A stored non-2xx response: the caller sees its typed error, as from the network.
@@ -173,30 +181,35 @@ public final class RESTClient: Sendable {
             metrics.recordMiss()
         }
         if policy == .returnCacheDataDontFetch { throw .notCached() }
-        let conditional = policy == .fetchIgnoringCacheCompletely || policy == .fetchIgnoringCacheData
+        let conditional =
+            policy == .fetchIgnoringCacheCompletely || policy == .fetchIgnoringCacheData
             ? nil : stale.flatMap { $0.hasValidators ? $0 : nil }
         do {
-            let exchange = try await fetch(request, prepared, conditional: conditional,
-                                           store: policy != .fetchIgnoringCacheCompletely)
+            let exchange = try await fetch(
+                request, prepared, conditional: conditional,
+                store: policy != .fetchIgnoringCacheCompletely)
             environment.metrics.latency(feature: request.feature, source: .network).record(ContinuousClock.now - started)
             // stale-if-error (RFC 5861 §4): a 5xx may be answered with the stale response instead.
             if [500, 502, 503, 504].contains(exchange.status), let stale, policy == .returnCacheDataElseFetch,
-               !directives.noCache, directives.maxAge == nil,
-               stale.allowsStale(byErrorAt: environment.clock.now()),
-               let response = try? cachedResponse(stale, for: request, at: environment.clock.now(), state: .offline) {
+                !directives.noCache, directives.maxAge == nil,
+                stale.allowsStale(byErrorAt: environment.clock.now()),
+                let response = try? cachedResponse(stale, for: request, at: environment.clock.now(), state: .offline)
+            {
                 return response
             }
             return try response(from: exchange, for: request)
         } catch .transport(let error) {
             // A request that asked for validation (no-cache, max-age) never gets a stale response.
             guard let stale, stale.allowsStaleOnError, !directives.noCache, directives.maxAge == nil,
-                  policy != .fetchIgnoringCacheData,
-                  policy != .fetchIgnoringCacheCompletely,
-                  let response = try? cachedResponse(stale, for: request, at: environment.clock.now(), state: .offline) else {
+                policy != .fetchIgnoringCacheData,
+                policy != .fetchIgnoringCacheCompletely,
+                let response = try? cachedResponse(stale, for: request, at: environment.clock.now(), state: .offline)
+            else {
                 throw .transport(error)
             }
-            environment.logger.info("Served a stale response: the server could not be reached",
-                                    metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(error)"])
+            environment.logger.info(
+                "Served a stale response: the server could not be reached",
+                metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(error)"])
             return response
         }
     }
@@ -210,8 +223,9 @@ public final class RESTClient: Sendable {
     /// said `must-revalidate` or `no-cache` and so can never answer ``send(_:policy:)`` stale.
     public func lastKnown<R>(_ request: APIRequest<R>) async -> APIResponse<R>? {
         guard request.method == .get, let prepared = try? await prepare(request),
-              let (stored, _) = cache.lookup(prepared.key, requester: prepared.requester, requestFields: prepared.fields),
-              (200..<300).contains(stored.status) else { return nil }
+            let (stored, _) = cache.lookup(prepared.key, requester: prepared.requester, requestFields: prepared.fields),
+            (200..<300).contains(stored.status)
+        else { return nil }
         return try? cachedResponse(stored, for: request, at: environment.clock.now(), state: .offline)
     }
 
@@ -230,15 +244,18 @@ public final class RESTClient: Sendable {
                     }
                     let prepared = try await self.prepare(request)
                     var conditional: StoredResponse?
-                    if let (stored, metadata) = self.cache.lookup(prepared.key, requester: prepared.requester,
-                                                                 requestFields: prepared.fields) {
+                    if let (stored, metadata) = self.cache.lookup(
+                        prepared.key, requester: prepared.requester,
+                        requestFields: prepared.fields)
+                    {
                         let isFresh = metadata.isFresh(at: self.environment.clock.now())
                         if isFresh || stored.allowsStaleOnError, let value = try? request.decode(stored.body) {
-                            continuation.yield(APIResponse(
-                                value: value, source: .cache,
-                                freshness: stored.freshness(isFresh ? .fresh : .stale, at: self.environment.clock.now()),
-                                status: stored.status,
-                                headerFields: stored.fieldsServed(at: self.environment.clock.now())))
+                            continuation.yield(
+                                APIResponse(
+                                    value: value, source: .cache,
+                                    freshness: stored.freshness(isFresh ? .fresh : .stale, at: self.environment.clock.now()),
+                                    status: stored.status,
+                                    headerFields: stored.fieldsServed(at: self.environment.clock.now())))
                         }
                         conditional = stored.hasValidators ? stored : nil
                     }
@@ -267,8 +284,10 @@ public final class RESTClient: Sendable {
     ///   answered, and a reused response carries `Age`.
     /// - Throws: ``APIError`` only when no response could be had (transport errors, an invalid URL, or
     ///   ``APIError/notCached`` under ``CachePolicy/returnCacheDataDontFetch``).
-    public func forward(method: HTTPRequest.Method, url: String, headerFields: HTTPFields, body: Data?,
-                        policy: CachePolicy = .default) async throws(APIError) -> APIResponse<Data> {
+    public func forward(
+        method: HTTPRequest.Method, url: String, headerFields: HTTPFields, body: Data?,
+        policy: CachePolicy = .default
+    ) async throws(APIError) -> APIResponse<Data> {
         var request = APIRequest<Data>(method: method, path: url, headerFields: headerFields, body: body, feature: "proxy")
         request.returnsAnyStatus = true
         return try await send(request, policy: policy)

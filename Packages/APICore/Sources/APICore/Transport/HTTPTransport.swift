@@ -25,8 +25,10 @@ public struct TransportRequest: Sendable, Hashable {
     public var timeout: Duration
 
     /// Creates a request.
-    public init(method: HTTPRequest.Method, url: URL, headerFields: HTTPFields = [:], body: Data? = nil,
-                timeout: Duration = .seconds(30)) {
+    public init(
+        method: HTTPRequest.Method, url: URL, headerFields: HTTPFields = [:], body: Data? = nil,
+        timeout: Duration = .seconds(30)
+    ) {
         self.method = method
         self.url = url
         self.headerFields = headerFields

@@ -19,7 +19,8 @@ struct RetryingSender: Sendable {
             do {
                 let response = try await transport.send(request)
                 guard idempotent, attempt < retry.maxAttempts,
-                      RetryPolicy.retriableStatuses.contains(response.status) else {
+                    RetryPolicy.retriableStatuses.contains(response.status)
+                else {
                     publishAuthEvent(status: response.status, path: request.url.path, requester: requester)
                     return response
                 }
@@ -30,8 +31,11 @@ struct RetryingSender: Sendable {
                 failure = error
             }
             let delay = retry.delay(beforeRetry: attempt, unit: Double.random(in: 0...1))
-            logger.debug("Retrying", metadata: [
-                "path": "\(request.url.path)", "attempt": "\(attempt + 1)", "delay": "\(delay)", "after": "\(failure)"])
+            logger.debug(
+                "Retrying",
+                metadata: [
+                    "path": "\(request.url.path)", "attempt": "\(attempt + 1)", "delay": "\(delay)", "after": "\(failure)",
+                ])
             do {
                 try await sleeper.sleep(for: delay)
             } catch {

@@ -1,7 +1,8 @@
 import Foundation
 import HTTPTypes
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The default transport: Foundation's `URLSession` (`FoundationNetworking` on Linux) with its own
@@ -27,8 +28,9 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.httpCookieStorage = nil
         configuration.httpShouldSetCookies = false
         configuration.urlCredentialStorage = nil
-        session = URLSession(configuration: configuration, delegate: followsRedirects ? nil : RedirectRefusal(),
-                             delegateQueue: nil)
+        session = URLSession(
+            configuration: configuration, delegate: followsRedirects ? nil : RedirectRefusal(),
+            delegateQueue: nil)
     }
 
     deinit {
@@ -95,7 +97,7 @@ public final class URLSessionTransport: HTTPTransport {
         case .cancelled:
             .cancelled
         case .notConnectedToInternet, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
-             .internationalRoamingOff, .dataNotAllowed:
+            .internationalRoamingOff, .dataNotAllowed:
             .offline(reason: error.localizedDescription)
         case .networkConnectionLost, .badServerResponse, .cannotParseResponse, .zeroByteResource:
             .connectionLost(reason: error.localizedDescription)
@@ -107,8 +109,10 @@ public final class URLSessionTransport: HTTPTransport {
 
 /// Declines every redirect, so the 3xx response itself is returned.
 private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         completionHandler(nil)
     }
 }

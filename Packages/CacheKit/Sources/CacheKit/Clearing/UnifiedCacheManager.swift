@@ -130,8 +130,9 @@ public final class UnifiedCacheManager: Sendable {
         }
         let after = Dictionary(await sizes().map { ($0.name, $0.bytes) }, uniquingKeysWith: +)
         let shares = before.map { entry in
-            BudgetReport.Share(participant: entry.name, bytesBefore: entry.bytes,
-                               allowance: allowances[entry.name] ?? 0, bytesAfter: after[entry.name] ?? 0)
+            BudgetReport.Share(
+                participant: entry.name, bytesBefore: entry.bytes,
+                allowance: allowances[entry.name] ?? 0, bytesAfter: after[entry.name] ?? 0)
         }
         return BudgetReport(budget: budget, shares: shares, failed: report.failed)
     }
@@ -169,9 +170,11 @@ public final class UnifiedCacheManager: Sendable {
             do {
                 rows += try await body(participant)
             } catch {
-                logger.warning("Cache operation failed", metadata: [
-                    "operation": "\(operation)", "participant": "\(participant.participantName)", "error": "\(error)",
-                ])
+                logger.warning(
+                    "Cache operation failed",
+                    metadata: [
+                        "operation": "\(operation)", "participant": "\(participant.participantName)", "error": "\(error)",
+                    ])
             }
         }
         return rows
@@ -203,9 +206,11 @@ public final class UnifiedCacheManager: Sendable {
         for (participant, error) in zip(selected, outcomes) {
             if let error {
                 report.failed.append(.init(participant: participant.participantName, error: error))
-                logger.error("Cache operation failed", metadata: [
-                    "operation": "\(operation)", "participant": "\(participant.participantName)", "error": "\(error)",
-                ])
+                logger.error(
+                    "Cache operation failed",
+                    metadata: [
+                        "operation": "\(operation)", "participant": "\(participant.participantName)", "error": "\(error)",
+                    ])
             } else {
                 report.succeeded.append(participant.participantName)
             }

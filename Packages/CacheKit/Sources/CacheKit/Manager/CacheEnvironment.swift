@@ -33,7 +33,8 @@ public struct CacheEnvironment: Sendable {
     /// The platform's caches directory (`~/Library/Caches` on Apple platforms, `$XDG_CACHE_HOME` or
     /// `~/.cache` on Linux), with a `CacheKit` folder.
     public static var defaultCachesDirectory: URL {
-        let base = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
+        let base =
+            FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
             ?? FileManager.default.temporaryDirectory
         return base.appendingPathComponent("CacheKit", isDirectory: true)
     }

@@ -45,8 +45,9 @@ extension CacheManager {
     ) async throws -> CacheUpdate<Value> {
         let requester = scope.userId
         if refresh == .useCache, let fresh = freshEntry(forKey: key, requester: requester) {
-            return CacheUpdate(value: fresh.value, source: .cache,
-                               freshness: Freshness(.fresh, storedAt: fresh.metadata.storedAt, now: environment.clock.now()))
+            return CacheUpdate(
+                value: fresh.value, source: .cache,
+                freshness: Freshness(.fresh, storedAt: fresh.metadata.storedAt, now: environment.clock.now()))
         }
         let last = stale == .never ? nil : cached(forKey: key, requester: requester)
         if stale == .whileRevalidating, refresh == .useCache, let last {
@@ -54,8 +55,9 @@ extension CacheManager {
                 do {
                     _ = try await self.load(key, scope: scope, timeout: timeout, loader: loader)
                 } catch {
-                    self.environment.logger.debug("Background refresh failed; the stale value stays",
-                                                  metadata: ["key": "\(key.redacted)", "error": "\(error)"])
+                    self.environment.logger.debug(
+                        "Background refresh failed; the stale value stays",
+                        metadata: ["key": "\(key.redacted)", "error": "\(error)"])
                 }
             }
             return last
@@ -65,8 +67,9 @@ extension CacheManager {
             return CacheUpdate(value: loaded, source: .loader, freshness: .fetched(at: environment.clock.now()))
         } catch {
             guard let last else { throw error }
-            environment.logger.info("Served the last known value: the load failed",
-                                    metadata: ["key": "\(key.redacted)", "feature": "\(feature)", "error": "\(error)"])
+            environment.logger.info(
+                "Served the last known value: the load failed",
+                metadata: ["key": "\(key.redacted)", "feature": "\(feature)", "error": "\(error)"])
             return CacheUpdate(value: last.value, source: .cache, freshness: last.freshness.offline)
         }
     }
@@ -90,8 +93,10 @@ extension CacheManager {
                         continuation.yield(cached)
                     }
                     let fresh = try await self.load(key, scope: scope, timeout: timeout, loader: loader)
-                    continuation.yield(CacheUpdate(value: fresh, source: .loader,
-                                                   freshness: .fetched(at: self.environment.clock.now())))
+                    continuation.yield(
+                        CacheUpdate(
+                            value: fresh, source: .loader,
+                            freshness: .fetched(at: self.environment.clock.now())))
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -124,8 +129,10 @@ extension CacheManager {
         return try await task.value
     }
 
-    func storeLoaded(_ value: Value, forKey key: String, scope: CacheScope, timeout: CacheTimeout,
-                             startedIn: Int) {
+    func storeLoaded(
+        _ value: Value, forKey key: String, scope: CacheScope, timeout: CacheTimeout,
+        startedIn: Int
+    ) {
         guard startedIn == generation else {
             environment.logger.debug("Load finished after a clear; not stored", metadata: ["key": "\(key.redacted)"])
             return
@@ -133,8 +140,9 @@ extension CacheManager {
         do {
             try set(value, forKey: key, scope: scope, timeout: timeout)
         } catch {
-            environment.logger.error("Could not store a loaded value",
-                                     metadata: ["key": "\(key.redacted)", "feature": "\(feature)", "error": "\(error)"])
+            environment.logger.error(
+                "Could not store a loaded value",
+                metadata: ["key": "\(key.redacted)", "feature": "\(feature)", "error": "\(error)"])
         }
     }
 

@@ -19,13 +19,16 @@ extension CacheManager: CacheClearingParticipant {
 
     /// Counts and sizes of the memory store and, if any, the disk store.
     public func statistics() throws -> [CacheStoreStatistics] {
-        var rows = [CacheStoreStatistics(
-            participant: feature, category: category,
-            counts: counts(ofStore: memory.name), usage: memory.usage())]
-        if let disk {
-            rows.append(CacheStoreStatistics(
+        var rows = [
+            CacheStoreStatistics(
                 participant: feature, category: category,
-                counts: counts(ofStore: disk.name), usage: try disk.usage()))
+                counts: counts(ofStore: memory.name), usage: memory.usage())
+        ]
+        if let disk {
+            rows.append(
+                CacheStoreStatistics(
+                    participant: feature, category: category,
+                    counts: counts(ofStore: disk.name), usage: try disk.usage()))
         }
         return rows
     }
@@ -40,9 +43,10 @@ extension CacheManager: CacheClearingParticipant {
         let inMemory = memory.describeEntries().map {
             CacheExportEntry(participant: feature, store: memory.name, entry: $0)
         }
-        let onDisk = try disk.map { disk in
-            try disk.describeEntries().map { CacheExportEntry(participant: feature, store: disk.name, entry: $0) }
-        } ?? []
+        let onDisk =
+            try disk.map { disk in
+                try disk.describeEntries().map { CacheExportEntry(participant: feature, store: disk.name, entry: $0) }
+            } ?? []
         return inMemory + onDisk
     }
 }

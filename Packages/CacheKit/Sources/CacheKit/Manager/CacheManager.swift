@@ -103,8 +103,9 @@ public actor CacheManager<Value: Codable & Sendable> {
             memory.set(value, forKey: key, metadata: entry.metadata, cost: entry.value.count)
             return CacheEntry(value: value, metadata: entry.metadata)
         } catch {
-            environment.logger.warning("Dropped a cache entry that no longer decodes",
-                                       metadata: ["key": "\(key.redacted)", "feature": "\(feature)", "error": "\(error)"])
+            environment.logger.warning(
+                "Dropped a cache entry that no longer decodes",
+                metadata: ["key": "\(key.redacted)", "feature": "\(feature)", "error": "\(error)"])
             _ = try? disk.remove(key)
             return nil
         }
@@ -116,12 +117,14 @@ public actor CacheManager<Value: Codable & Sendable> {
     public func cached(forKey key: String, requester: String?) -> CacheUpdate<Value>? {
         let now = environment.clock.now()
         func update(_ value: Value, _ metadata: CacheEntryMetadata) -> CacheUpdate<Value> {
-            CacheUpdate(value: value, source: .cache,
-                        freshness: Freshness(metadata.isFresh(at: now) ? .fresh : .stale, storedAt: metadata.storedAt, now: now))
+            CacheUpdate(
+                value: value, source: .cache,
+                freshness: Freshness(metadata.isFresh(at: now) ? .fresh : .stale, storedAt: metadata.storedAt, now: now))
         }
         if let entry = memory.peek(key, requester: requester) { return update(entry.value, entry.metadata) }
         guard let disk, let entry = disk.peek(key, requester: requester),
-              let value = try? decoder.decode(Value.self, from: entry.value) else { return nil }
+            let value = try? decoder.decode(Value.self, from: entry.value)
+        else { return nil }
         memory.set(value, forKey: key, metadata: entry.metadata, cost: entry.value.count)
         return update(value, entry.metadata)
     }
@@ -133,8 +136,10 @@ public actor CacheManager<Value: Codable & Sendable> {
     ///   - timeout: the call site's timeout; `.useDefault` defers to the type
     ///     (``CacheTimeoutProviding``), then the manager's default, then the global default.
     /// - Throws: ``CacheError/encoding(key:reason:)``, or the disk store's error.
-    public func set(_ value: Value, forKey key: String, scope: CacheScope = .shared,
-                    timeout: CacheTimeout = .useDefault) throws {
+    public func set(
+        _ value: Value, forKey key: String, scope: CacheScope = .shared,
+        timeout: CacheTimeout = .useDefault
+    ) throws {
         let data: Data
         do {
             data = try encoder.encode(value)

@@ -136,9 +136,11 @@ public struct CacheStatistics: Sendable, Hashable, Codable {
     public var bytesSaved: Int
 
     /// Creates statistics.
-    public init(store: String, feature: String, hits: Int = 0, misses: Int = 0, expirations: Int = 0,
-                evictions: Int = 0, writes: Int = 0, revalidations: Int = 0, requestsSaved: Int = 0,
-                bytesSaved: Int = 0) {
+    public init(
+        store: String, feature: String, hits: Int = 0, misses: Int = 0, expirations: Int = 0,
+        evictions: Int = 0, writes: Int = 0, revalidations: Int = 0, requestsSaved: Int = 0,
+        bytesSaved: Int = 0
+    ) {
         self.store = store
         self.feature = feature
         self.hits = hits

@@ -58,8 +58,9 @@ public final class LatencyRecorder: Sendable {
             let index = min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))
             return .nanoseconds(sorted[index])
         }
-        return LatencySummary(feature: feature, source: source, count: total,
-                              p50: percentile(0.5), p90: percentile(0.9), p99: percentile(0.99))
+        return LatencySummary(
+            feature: feature, source: source, count: total,
+            p50: percentile(0.5), p90: percentile(0.9), p99: percentile(0.99))
     }
 }
 

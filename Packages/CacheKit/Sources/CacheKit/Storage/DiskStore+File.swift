@@ -46,8 +46,9 @@ extension DiskStore {
             try Self.migrator.migrate(pool)
             return try pool.read { db in
                 let row = try Row.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0), COALESCE(MAX(access_seq), 0) FROM entry")
-                return OpenedDatabase(pool: pool, totalBytes: try row?.decode(Int.self, atIndex: 0) ?? 0,
-                                      lastAccess: try row?.decode(Int64.self, atIndex: 1) ?? 0)
+                return OpenedDatabase(
+                    pool: pool, totalBytes: try row?.decode(Int.self, atIndex: 0) ?? 0,
+                    lastAccess: try row?.decode(Int64.self, atIndex: 1) ?? 0)
             }
         } catch {
             try? pool.close()

@@ -7,30 +7,31 @@ extension DiskStore {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE entry (
-                    key TEXT PRIMARY KEY NOT NULL,
-                    value BLOB NOT NULL,
-                    checksum INTEGER NOT NULL,
-                    size INTEGER NOT NULL,
-                    stored_at REAL NOT NULL,
-                    expires_at REAL,
-                    timeout TEXT NOT NULL,
-                    user_id TEXT,
-                    account_id TEXT,
-                    tags TEXT NOT NULL,
-                    access_seq INTEGER NOT NULL
-                );
-                CREATE INDEX entry_by_access ON entry(access_seq);
-                CREATE INDEX entry_by_user ON entry(user_id);
-                CREATE INDEX entry_by_account ON entry(account_id);
-                CREATE TABLE entry_tag (
-                    key TEXT NOT NULL REFERENCES entry(key) ON DELETE CASCADE,
-                    tag TEXT NOT NULL,
-                    PRIMARY KEY (tag, key)
-                ) WITHOUT ROWID;
-                CREATE INDEX entry_tag_by_key ON entry_tag(key);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE entry (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        value BLOB NOT NULL,
+                        checksum INTEGER NOT NULL,
+                        size INTEGER NOT NULL,
+                        stored_at REAL NOT NULL,
+                        expires_at REAL,
+                        timeout TEXT NOT NULL,
+                        user_id TEXT,
+                        account_id TEXT,
+                        tags TEXT NOT NULL,
+                        access_seq INTEGER NOT NULL
+                    );
+                    CREATE INDEX entry_by_access ON entry(access_seq);
+                    CREATE INDEX entry_by_user ON entry(user_id);
+                    CREATE INDEX entry_by_account ON entry(account_id);
+                    CREATE TABLE entry_tag (
+                        key TEXT NOT NULL REFERENCES entry(key) ON DELETE CASCADE,
+                        tag TEXT NOT NULL,
+                        PRIMARY KEY (tag, key)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX entry_tag_by_key ON entry_tag(key);
+                    """)
         }
         return migrator
     }

@@ -156,8 +156,9 @@ public final class DiskStore: CacheStore {
     public func set(_ value: Data, forKey key: String, metadata: CacheEntryMetadata) throws {
         let size = key.utf8.count + value.count
         guard size <= configuration.byteLimit else {
-            logger.notice("Value larger than the disk cache's limit; not stored",
-                          metadata: ["key": "\(key.redacted)", "bytes": "\(size)"])
+            logger.notice(
+                "Value larger than the disk cache's limit; not stored",
+                metadata: ["key": "\(key.redacted)", "bytes": "\(size)"])
             try remove(key)
             metrics.recordEvictions(1)
             return
@@ -209,8 +210,9 @@ public final class DiskStore: CacheStore {
         guard total > limit else { return 0 }
         var excess = total - limit
         var victims: [String] = []
-        let rows = try Row.fetchCursor(db, sql: "SELECT key, size FROM entry WHERE key != ? ORDER BY access_seq",
-                                       arguments: [key])
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT key, size FROM entry WHERE key != ? ORDER BY access_seq",
+            arguments: [key])
         while excess > 0, let row = try rows.next() {
             victims.append(try row.decode(String.self, atIndex: 0))
             excess -= try row.decode(Int.self, atIndex: 1)

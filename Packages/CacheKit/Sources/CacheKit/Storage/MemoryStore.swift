@@ -102,7 +102,8 @@ public final class MemoryStore<Value: Sendable>: CacheStore {
             table.upsert(key, value: value, metadata: metadata, cost: cost)
             var evicted = 0
             while table.count > limits.countLimit || table.totalCost > limits.costLimit,
-                  let oldest = table.oldestSlot {
+                let oldest = table.oldestSlot
+            {
                 table.remove(at: oldest)
                 evicted += 1
             }

@@ -65,7 +65,8 @@ public struct TimeoutSettings: Sendable, Hashable, Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = TimeoutSettings()
         expiryEnabled = try container.decodeIfPresent(Bool.self, forKey: .expiryEnabled) ?? defaults.expiryEnabled
-        defaultTimeoutSeconds = try container.decodeIfPresent(TimeInterval.self, forKey: .defaultTimeoutSeconds)
+        defaultTimeoutSeconds =
+            try container.decodeIfPresent(TimeInterval.self, forKey: .defaultTimeoutSeconds)
             ?? defaults.defaultTimeoutSeconds
         clearOnChange = try container.decodeIfPresent(Bool.self, forKey: .clearOnChange) ?? defaults.clearOnChange
         features = try container.decodeIfPresent([String: FeatureOverride].self, forKey: .features) ?? [:]
@@ -159,14 +160,15 @@ public enum TimeoutSettingsError: Error, Hashable, CustomStringConvertible {
 extension DecodingError {
     /// The coding path as a dotted string, `features.balances.seconds`.
     var codingPathDescription: String {
-        let path: [any CodingKey] = switch self {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            context.codingPath
-        case .keyNotFound(let key, let context):
-            context.codingPath + [key]
-        @unknown default:
-            []
-        }
+        let path: [any CodingKey] =
+            switch self {
+            case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+                context.codingPath
+            case .keyNotFound(let key, let context):
+                context.codingPath + [key]
+            @unknown default:
+                []
+            }
         return path.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
     }
 
