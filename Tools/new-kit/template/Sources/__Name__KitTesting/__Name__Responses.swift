@@ -1,3 +1,4 @@
+import APICore
 import APICoreTesting
 import Foundation
 import HTTPTypes
@@ -10,5 +11,14 @@ public enum __Name__Responses {
         transport.stub(.get, "/api/__name__", status: 200,
                        headerFields: [.cacheControl: "private, max-age=300", .eTag: eTag, .contentType: "application/json"],
                        body: try JSONEncoder().encode(items))
+    }
+}
+
+extension __Name__Responses {
+    /// Stubs `POST /graphql` with `item` as the answer to ``__Name__ItemQuery``, every `__typename` included.
+    public static func stubItem(_ item: __Name__Item, on transport: RecordingTransport) {
+        transport.stub(.post, "/graphql", status: 200, headerFields: [.contentType: "application/json"],
+                       body: GraphQLStub.body(["__name__Item": .object(["id": .string(item.id), "title": .string(item.title)])],
+                                              typenames: ["__name__Item": __Name__Keys.itemTypename]))
     }
 }
