@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // The reference backend (Apps/) and the test targets: the kits' libraries never link SwiftNIO.
@@ -164,6 +165,7 @@ let package = Package(
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

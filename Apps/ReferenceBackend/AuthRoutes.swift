@@ -10,6 +10,8 @@ import Hummingbird
 struct AuthRoutes: Sendable {
     let database: BackendDatabase
     let signer: TokenSigner
+    /// Limits `/auth/login` and `/auth/validate` per client; `nil` for no limit.
+    let limiter: RateLimiter?
 
     private struct Login: Decodable {
         var email: String
@@ -35,25 +37,42 @@ struct AuthRoutes: Sendable {
     }
 
     func register(on router: Router<BackendContext>) {
-        router.post("auth/login") { request, context in try await self.login(request, context) }
-        router.get("auth/validate") { request, _ in
-            guard let claims = self.claims(request) else {
-                return try Envelope.json(
-                    Envelope.encoder.encode(Validation(valid: false)), status: .unauthorized,
-                    fields: [.cacheControl: "no-store"])
-            }
-            return try Envelope.json(
-                Envelope.encoder.encode(
-                    Validation(
-                        valid: true, expiresAt: ISO8601.string(Date(timeIntervalSince1970: claims.exp)),
-                        userId: claims.sub)),
-                status: .ok, fields: [.cacheControl: "no-store"])
+        router.post("auth/login") { request, context in
+            try await self.limited(request, context) { request, context in try await self.login(request, context) }
+        }
+        router.get("auth/validate") { request, context in
+            try await self.limited(request, context) { request, _ in try self.validate(request) }
         }
         router.post("auth/logout") { request, _ in
             guard let claims = self.claims(request) else { return Self.unauthorized() }
             signer.revoke(claims)
             return Response(status: .noContent)
         }
+        registerUserRoutes(on: router)
+    }
+
+    private func limited(
+        _ request: Request, _ context: BackendContext, _ next: (Request, BackendContext) async throws -> Response
+    ) async throws -> Response {
+        guard let limiter else { return try await next(request, context) }
+        return try await limiter.limit(request, context, next)
+    }
+
+    private func validate(_ request: Request) throws -> Response {
+        guard let claims = self.claims(request) else {
+            return try Envelope.json(
+                Envelope.encoder.encode(Validation(valid: false)), status: .unauthorized,
+                fields: [.cacheControl: "no-store"])
+        }
+        return try Envelope.json(
+            Envelope.encoder.encode(
+                Validation(
+                    valid: true, expiresAt: ISO8601.string(Date(timeIntervalSince1970: claims.exp)),
+                    userId: claims.sub)),
+            status: .ok, fields: [.cacheControl: "no-store"])
+    }
+
+    private func registerUserRoutes(on router: Router<BackendContext>) {
         router.get("api/me") { request, _ in
             try self.authorized(request, for: nil) { user in
                 try Envelope.success(

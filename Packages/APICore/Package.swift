@@ -69,6 +69,7 @@ let package = Package(
                 .product(name: "GraphQL", package: "GraphQL"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -12,14 +12,16 @@ struct BackendFixture {
     let backend: ReferenceBackend
     let transport = URLSessionTransport()
 
-    static func start(funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init) async throws -> BackendFixture {
+    static func start(
+        funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, authRateLimit: RateLimit? = .auth
+    ) async throws -> BackendFixture {
         let directory = try TemporaryDirectory()
         var logger = Logger(label: "backend")
         logger.logLevel = .warning
         let backend = try await ReferenceBackend.start(
             .init(
                 databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, now: now,
-                modelLatency: .zero, logger: logger))
+                modelLatency: .zero, authRateLimit: authRateLimit, logger: logger))
         return BackendFixture(directory: directory, backend: backend)
     }
 
@@ -46,10 +48,10 @@ struct BackendFixture {
 
 /// Runs `body` against a fresh backend and stops it afterwards.
 func withBackend(
-    _ funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init,
+    _ funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, authRateLimit: RateLimit? = .auth,
     _ body: (BackendFixture) async throws -> Void
 ) async throws {
-    let fixture = try await BackendFixture.start(funnelCount: funnelCount, now: now)
+    let fixture = try await BackendFixture.start(funnelCount: funnelCount, now: now, authRateLimit: authRateLimit)
     defer { fixture.directory.remove() }
     do {
         try await body(fixture)

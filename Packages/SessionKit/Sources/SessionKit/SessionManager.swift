@@ -224,6 +224,10 @@ public final class SessionManager: TokenProvider {
                 let message = (try? JSONValue.parse(response.body))?["error"]?["message"]?.stringValue
                 throw .rejected(message: message ?? "Wrong e-mail or password.")
             }
+            if response.status == 429 {
+                let seconds = HTTPField.Name("Retry-After").flatMap { response.headerFields[$0] }.flatMap { Int($0) }
+                throw .rateLimited(retryAfter: seconds.map { .seconds($0) })
+            }
             throw .api(error)
         }
         let data = (try? JSONValue.parse(response.body))?["data"]

@@ -9,6 +9,9 @@ public enum SignInError: Error, Sendable, Hashable {
     case weakPassword([CredentialRules.PasswordRequirement])
     /// The server refused the e-mail and password.
     case rejected(message: String)
+    /// Too many attempts from this device: the server asks to wait `retryAfter` (when it said) before
+    /// trying again. A sign-in is the user's action, so it is never retried behind their back.
+    case rateLimited(retryAfter: Duration?)
     /// The server answered something else, or could not be reached (``APIError/transport(_:)``).
     case api(APIError)
     /// The token could not be kept; the user is not signed in.

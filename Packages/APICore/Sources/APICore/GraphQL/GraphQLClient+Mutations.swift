@@ -41,6 +41,17 @@ extension GraphQLClient {
     public func perform<M: GraphQLMutation>(_ mutation: M, optimisticResponse: [String: JSONValue]? = nil)
         async throws(APIError) -> MutationResult
     {
+        do {
+            return try await performRecorded(mutation, optimisticResponse: optimisticResponse)
+        } catch {
+            recordError(error, operation: (try? mutation.operation())?.name)
+            throw error
+        }
+    }
+
+    private func performRecorded<M: GraphQLMutation>(_ mutation: M, optimisticResponse: [String: JSONValue]?)
+        async throws(APIError) -> MutationResult
+    {
         let operation = try mutation.operation()
         let variables = mutation.variables
         let credentials = await configuration.tokenProvider?.currentCredentials()

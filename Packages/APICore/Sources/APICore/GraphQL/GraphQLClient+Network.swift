@@ -47,7 +47,8 @@ extension GraphQLClient {
             TransportRequest(
                 method: .post, url: configuration.endpoint, headerFields: fields, body: body,
                 timeout: configuration.requestTimeout),
-            idempotent: operation.kind == .query || idempotencyKey != nil, requester: credentials?.userId)
+            idempotent: operation.kind == .query || idempotencyKey != nil, requester: credentials?.userId,
+            endpoint: EndpointTemplate.graphQL(path: configuration.endpoint.path, operation: operation.name))
         return try Self.decode(status: response.status, body: response.body)
     }
 

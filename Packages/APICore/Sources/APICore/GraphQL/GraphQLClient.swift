@@ -42,6 +42,9 @@ public final class GraphQLClient: Sendable {
         public var cacheName: String
         /// Where 401 and 403 responses are published (share it with the ``RESTClient``).
         public var authEvents: AuthEvents
+        /// Where every request, retry and error is reported (metrics, the error-rate alert, the app's sinks);
+        /// share one between the clients.
+        public var telemetry: APITelemetry
 
         /// Creates a configuration.
         public init(
@@ -50,7 +53,7 @@ public final class GraphQLClient: Sendable {
             container: DependencyContainer? = nil, store: any NormalizedRecordStore = InMemoryRecordStore(),
             retry: RetryPolicy = RetryPolicy(), sleeper: any Sleeper = TaskSleeper(),
             requestTimeout: Duration = .seconds(30), cacheName: String = "graphql",
-            authEvents: AuthEvents = AuthEvents()
+            authEvents: AuthEvents = AuthEvents(), telemetry: APITelemetry? = nil
         ) {
             self.endpoint = endpoint
             self.transport = transport
@@ -63,6 +66,7 @@ public final class GraphQLClient: Sendable {
             self.requestTimeout = requestTimeout
             self.cacheName = cacheName
             self.authEvents = authEvents
+            self.telemetry = telemetry ?? APITelemetry(clock: environment.clock)
         }
     }
 
@@ -105,7 +109,7 @@ public final class GraphQLClient: Sendable {
         sender = RetryingSender(
             transport: configuration.transport, retry: configuration.retry,
             sleeper: configuration.sleeper, logger: configuration.environment.logger,
-            authEvents: configuration.authEvents)
+            authEvents: configuration.authEvents, telemetry: configuration.telemetry, clock: configuration.environment.clock)
     }
 
     // MARK: Queries
@@ -125,6 +129,17 @@ public final class GraphQLClient: Sendable {
     ///   ``APIError/notCached`` for a cache-only miss; ``APIError/invalidOperation(_:)``.
     public func fetch<Q: GraphQLQuery>(_ query: Q, policy: CachePolicy = .default, timeout: CacheTimeout? = nil)
         async throws(APIError) -> GraphQLResult
+    {
+        do {
+            return try await fetchThroughCache(query, policy: policy, timeout: timeout)
+        } catch {
+            recordError(error, operation: (try? query.operation())?.name)
+            throw error
+        }
+    }
+
+    private func fetchThroughCache<Q: GraphQLQuery>(_ query: Q, policy: CachePolicy, timeout: CacheTimeout?) async throws(APIError)
+        -> GraphQLResult
     {
         let started = ContinuousClock.now
         let operation = try query.operation()
@@ -286,5 +301,12 @@ public final class GraphQLClient: Sendable {
     @discardableResult
     public func writeLocal<Q: GraphQLQuery>(_ query: Q, data: [String: JSONValue]) throws(APIError) -> Set<FieldPath> {
         write(data, try query.operation(), variables: query.variables)
+    }
+}
+
+extension GraphQLClient {
+    /// Reports an error of an operation to telemetry, under `/graphql#OperationName`.
+    func recordError(_ error: APIError, operation name: String?) {
+        configuration.telemetry.recordError(error, endpoint: EndpointTemplate.graphQL(path: configuration.endpoint.path, operation: name))
     }
 }

@@ -109,7 +109,7 @@ extension RESTClient {
             TransportRequest(
                 method: request.method, url: url, headerFields: fields, body: request.body,
                 timeout: request.timeout ?? configuration.requestTimeout),
-            idempotent: true, requester: prepared.requester)
+            idempotent: true, requester: prepared.requester, endpoint: EndpointTemplate.of(path: url.path))
         let responseTime = environment.clock.now()
         if response.status == 304, let conditional {
             let merged = conditional.merging(
@@ -177,7 +177,7 @@ extension RESTClient {
             TransportRequest(
                 method: request.method, url: url, headerFields: prepared.fields, body: request.body,
                 timeout: request.timeout ?? configuration.requestTimeout),
-            idempotent: idempotent, requester: prepared.requester)
+            idempotent: idempotent, requester: prepared.requester, endpoint: EndpointTemplate.of(path: url.path))
         if (200..<400).contains(response.status), ![.head, .options, .trace].contains(request.method) {
             cache.invalidate(prepared.key)
             for name in [HTTPField.Name.location, .contentLocation] {

@@ -42,6 +42,9 @@ public final class RESTClient: Sendable {
         /// Where 401 and 403 responses are published; share one with the ``GraphQLClient`` so the
         /// session subscribes once.
         public var authEvents: AuthEvents
+        /// Where every request, retry and error is reported (metrics, the error-rate alert, the app's sinks);
+        /// share one between the clients.
+        public var telemetry: APITelemetry
 
         /// Creates a configuration.
         public init(
@@ -50,7 +53,7 @@ public final class RESTClient: Sendable {
             retry: RetryPolicy = RetryPolicy(), sleeper: any Sleeper = TaskSleeper(),
             requestTimeout: Duration = .seconds(30), cacheName: String = "rest",
             memoryLimits: (count: Int, bytes: Int) = (1_000, 20 * 1024 * 1024),
-            diskByteLimit: Int = 50 * 1024 * 1024, authEvents: AuthEvents = AuthEvents()
+            diskByteLimit: Int = 50 * 1024 * 1024, authEvents: AuthEvents = AuthEvents(), telemetry: APITelemetry? = nil
         ) {
             self.baseURL = baseURL
             self.transport = transport
@@ -63,6 +66,7 @@ public final class RESTClient: Sendable {
             self.memoryLimits = memoryLimits
             self.diskByteLimit = diskByteLimit
             self.authEvents = authEvents
+            self.telemetry = telemetry ?? APITelemetry(clock: environment.clock)
         }
     }
 
@@ -81,7 +85,7 @@ public final class RESTClient: Sendable {
         sender = RetryingSender(
             transport: configuration.transport, retry: configuration.retry,
             sleeper: configuration.sleeper, logger: configuration.environment.logger,
-            authEvents: configuration.authEvents)
+            authEvents: configuration.authEvents, telemetry: configuration.telemetry, clock: configuration.environment.clock)
         cache = HTTPCache(
             name: configuration.cacheName, environment: configuration.environment,
             memoryLimits: .init(
@@ -132,6 +136,15 @@ public final class RESTClient: Sendable {
     public func send<R>(_ request: APIRequest<R>, policy: CachePolicy = .default) async throws(APIError)
         -> APIResponse<R>
     {
+        do {
+            return try await sendThroughCache(request, policy: policy)
+        } catch {
+            configuration.telemetry.recordError(error, endpoint: EndpointTemplate.of(path: URLComponents(string: request.path)?.path ?? ""))
+            throw error
+        }
+    }
+
+    private func sendThroughCache<R>(_ request: APIRequest<R>, policy: CachePolicy) async throws(APIError) -> APIResponse<R> {
         let started = ContinuousClock.now
         let prepared = try await prepare(request)
         guard request.method == .get else { return try await sendUncached(request, prepared) }

@@ -1,6 +1,7 @@
-/// How failed idempotent requests are retried: on transport errors (timeouts included) and on 500,
+/// How failed idempotent requests are retried: on transport errors (timeouts included) and on 429, 500,
 /// 502, 503 and 504, up to ``maxAttempts`` in all, waiting an exponentially growing delay with jitter
-/// between attempts. A POST or PATCH is retried only when it carries an idempotency key.
+/// between attempts, or what a 429's or 503's `Retry-After` asks when it asks no more than
+/// ``maxRetryAfter``. A POST or PATCH is retried only when it carries an idempotency key.
 public struct RetryPolicy: Sendable, Hashable {
     /// Attempts in all, the first included; 1 means never retry.
     public var maxAttempts: Int
@@ -8,12 +9,19 @@ public struct RetryPolicy: Sendable, Hashable {
     public var baseDelay: Duration
     /// The largest delay, before jitter.
     public var maxDelay: Duration
+    /// The longest `Retry-After` a caller waits: a server asking for more gets no retry, and the caller
+    /// receives its 429 or 503 at once.
+    public var maxRetryAfter: Duration
 
     /// Creates a policy.
-    public init(maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(8)) {
+    public init(
+        maxAttempts: Int = 3, baseDelay: Duration = .milliseconds(250), maxDelay: Duration = .seconds(8),
+        maxRetryAfter: Duration = .seconds(30)
+    ) {
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay
         self.maxDelay = maxDelay
+        self.maxRetryAfter = maxRetryAfter
     }
 
     /// Never retries.
@@ -28,7 +36,7 @@ public struct RetryPolicy: Sendable, Hashable {
         return capped / 2 + (capped / 2) * min(max(unit, 0), 1)
     }
 
-    static let retriableStatuses: Set<Int> = [500, 502, 503, 504]
+    static let retriableStatuses: Set<Int> = [429, 500, 502, 503, 504]
 }
 
 /// Waits between retries. Tests inject one that records the delays and returns at once, so backoff

@@ -1,41 +1,59 @@
+import CacheKit
 import Foundation
 import Logging
 
-/// Sends through a transport with bounded retries and publishes 401/403 as ``AuthEvent``s: the
-/// network step shared by ``RESTClient`` and ``GraphQLClient``.
+/// Sends through a transport with bounded retries, reports every exchange and retry to telemetry, and
+/// publishes 401/403 as ``AuthEvent``s: the network step shared by ``RESTClient`` and ``GraphQLClient``.
 struct RetryingSender: Sendable {
     let transport: any HTTPTransport
     let retry: RetryPolicy
     let sleeper: any Sleeper
     let logger: Logger
     let authEvents: AuthEvents
+    let telemetry: APITelemetry
+    let clock: any CacheClock
 
-    /// Sends `request`; an idempotent one is retried on transport errors and 500/502/503/504 with
-    /// backoff. The last response (even a 5xx) is returned; the last transport error is thrown.
-    func send(_ request: TransportRequest, idempotent: Bool, requester: String?) async throws(APIError) -> TransportResponse {
+    /// Sends `request`; an idempotent one is retried on transport errors and 429/500/502/503/504, waiting
+    /// what a 429's or 503's `Retry-After` asks (through the sleeper, against the clock) or else the policy's
+    /// backoff. A `Retry-After` longer than ``RetryPolicy/maxRetryAfter`` is not waited for: that response
+    /// is returned at once. The last response (even a 5xx) is returned; the last transport error is thrown.
+    func send(_ request: TransportRequest, idempotent: Bool, requester: String?, endpoint: String) async throws(APIError)
+        -> TransportResponse
+    {
         var attempt = 1
         while true {
             let failure: TransportError
+            var asked: Duration?
             do {
                 let response = try await transport.send(request)
-                guard idempotent, attempt < retry.maxAttempts,
-                    RetryPolicy.retriableStatuses.contains(response.status)
-                else {
+                let retriable = RetryPolicy.retriableStatuses.contains(response.status)
+                if response.status == 429 || response.status == 503 {
+                    asked = RetryAfter.delay(in: response.headerFields, now: clock.now())
+                }
+                let waitAllowed = asked.map { $0 <= retry.maxRetryAfter } ?? true
+                guard idempotent, attempt < retry.maxAttempts, retriable, waitAllowed else {
+                    telemetry.recordExchange(failed: response.status >= 500)
+                    if attempt > 1 {
+                        telemetry.recordRetry(endpoint: endpoint, attempt: attempt, outcome: retriable ? .gaveUp : .succeeded)
+                    }
                     publishAuthEvent(status: response.status, path: request.url.path, requester: requester)
                     return response
                 }
                 failure = .other(reason: "HTTP \(response.status)")
             } catch {
                 if error == .cancelled || Task.isCancelled { throw .cancelled }
-                guard idempotent, attempt < retry.maxAttempts else { throw .transport(error) }
+                guard idempotent, attempt < retry.maxAttempts else {
+                    telemetry.recordExchange(failed: true)
+                    if attempt > 1 { telemetry.recordRetry(endpoint: endpoint, attempt: attempt, outcome: .gaveUp) }
+                    throw .transport(error)
+                }
                 failure = error
             }
-            let delay = retry.delay(beforeRetry: attempt, unit: Double.random(in: 0...1))
+            if attempt > 1 { telemetry.recordRetry(endpoint: endpoint, attempt: attempt, outcome: .failed) }
+            let delay = asked ?? retry.delay(beforeRetry: attempt, unit: Double.random(in: 0...1))
             logger.debug(
                 "Retrying",
-                metadata: [
-                    "path": "\(request.url.path)", "attempt": "\(attempt + 1)", "delay": "\(delay)", "after": "\(failure)",
-                ])
+                metadata: ["endpoint": "\(endpoint)", "attempt": "\(attempt + 1)", "delay": "\(delay)", "after": "\(failure)"])
             do {
                 try await sleeper.sleep(for: delay)
             } catch {

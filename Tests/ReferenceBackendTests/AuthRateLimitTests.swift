@@ -1,0 +1,107 @@
+import APICore
+import CacheKit
+import CacheKitTesting
+import Foundation
+import HTTPTypes
+import Logging
+import ReferenceBackend
+import SessionKit
+import Testing
+
+/// `/auth/login` and `/auth/validate` are limited per client (REQ AUTH-6), and the clients honour the
+/// 429's `Retry-After` (REQ OBS-3), over real HTTP with the backend's clock driven by the test.
+@Suite(.timeLimit(.minutes(2))) struct AuthRateLimitTests {
+    static let retryAfter = HTTPField.Name("Retry-After")!
+    static let login = #"{"email":"alice@example.com","password":"Password1"}"#
+
+    /// A sleeper that moves the backend's clock instead of waiting, and records what it was asked.
+    final class ClockSleeper: Sleeper {
+        let clock: ManualClock
+        private let recorded = Locked<[Duration]>([])
+        var delays: [Duration] { recorded.withLock { $0 } }
+        init(_ clock: ManualClock) { self.clock = clock }
+        func sleep(for duration: Duration) async throws {
+            recorded.withLock { $0.append(duration) }
+            clock.advance(by: Double(duration.components.seconds))
+        }
+    }
+
+    @Test func pastTheLimitLoginAndValidateAnswer429WithRetryAfterUntilTheBucketRefills() async throws {
+        let clock = ManualClock()
+        try await withBackend(10, now: { clock.now() }, authRateLimit: RateLimit(burst: 3, perSecond: 0.5)) { backend in
+            for _ in 0..<3 { #expect(try await backend.send(.post, "/auth/login", json: Self.login).status == 200) }
+            let limited = try await backend.send(.post, "/auth/login", json: Self.login)
+            #expect(limited.status == 429)
+            #expect(limited.headerFields[Self.retryAfter] == "2")
+            #expect(try JSONValue.parse(limited.body)["error"]?["code"]?.stringValue == "RATE_LIMITED")
+            // Validation shares the client's bucket.
+            #expect(try await backend.get("/auth/validate", token: "anything").status == 429)
+            // Two seconds later one request is allowed again; other routes were never limited.
+            #expect(try await backend.get("/api/funnels/catalog").status == 200)
+            clock.advance(by: 2)
+            #expect(try await backend.send(.post, "/auth/login", json: Self.login).status == 200)
+            #expect(try await backend.send(.post, "/auth/login", json: Self.login).status == 429)
+        }
+    }
+
+    @Test func aRateLimitedSignInIsATypedErrorWithTheWaitAndTheSessionStaysSignedOut() async throws {
+        let clock = ManualClock()
+        try await withBackend(10, now: { clock.now() }, authRateLimit: RateLimit(burst: 1, perSecond: 0.2)) { backend in
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            var logger = Logger(label: "rate-limit-test")
+            logger.logLevel = .critical
+            let environment = CacheEnvironment(logger: logger, cachesDirectory: directory.url)
+            let session = SessionManager(
+                configuration: .init(
+                    baseURL: backend.backend.baseURL, tokenStore: FileTokenStore(url: directory.url.appendingPathComponent("token.json")),
+                    caches: UnifiedCacheManager(timeouts: environment.timeouts, logger: logger), authEvents: AuthEvents(), logger: logger))
+            _ = try await session.signIn(email: "alice@example.com", password: "Password1")
+            _ = await session.logOut()
+            await #expect(throws: SignInError.rateLimited(retryAfter: .seconds(5))) {
+                try await session.signIn(email: "alice@example.com", password: "Password1")
+            }
+            #expect(session.current.user == nil)
+        }
+    }
+
+    @Test func theRESTClientWaitsTheRetryAfterOnTheInjectedClockThenSucceeds() async throws {
+        let clock = ManualClock()
+        try await withBackend(10, now: { clock.now() }, authRateLimit: RateLimit(burst: 1, perSecond: 0.25)) { backend in
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let sleeper = ClockSleeper(clock)
+            let rest = RESTClient(
+                configuration: .init(
+                    baseURL: backend.backend.baseURL, environment: CacheEnvironment(clock: clock, cachesDirectory: directory.url),
+                    retry: RetryPolicy(maxAttempts: 2, maxRetryAfter: .seconds(10)), sleeper: sleeper))
+            // Without a token, validation answers 401: what matters is that it is not a 429.
+            let validate = APIRequest<Data>(path: "/auth/validate")
+            #expect(await Self.status(of: validate, through: rest) == 401)
+            // The second is limited (Retry-After: 4); the client waits 4 s on the clock and is let through.
+            #expect(await Self.status(of: validate, through: rest) == 401)
+            #expect(sleeper.delays == [.seconds(4)])
+            // A wait longer than the client accepts is not waited for: the caller gets the 429 at once.
+            let impatient = RESTClient(
+                configuration: .init(
+                    baseURL: backend.backend.baseURL, environment: CacheEnvironment(clock: clock, cachesDirectory: directory.url),
+                    retry: RetryPolicy(maxAttempts: 2, maxRetryAfter: .seconds(1)), sleeper: sleeper))
+            #expect(await Self.status(of: validate, through: impatient) == 429)
+            #expect(sleeper.delays == [.seconds(4)])
+        }
+    }
+
+    /// The HTTP status `request` ended with (its error's, for a non-2xx).
+    static func status(of request: APIRequest<Data>, through client: RESTClient) async -> Int? {
+        do {
+            return try await client.send(request).status
+        } catch {
+            switch error {
+            case .unauthorized: return 401
+            case .server(let server): return server.status
+            case .status(let code, _): return code
+            default: return nil
+            }
+        }
+    }
+}
