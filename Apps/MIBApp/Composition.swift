@@ -29,6 +29,10 @@ public final class Composition: Sendable {
     public let preferences: PreferencesStore
     /// Foreground and push hooks.
     public let lifecycle: AppLifecycle
+    /// Every API error and retry, counted without personal data, and the error-rate alert.
+    public let telemetry: APITelemetry
+    /// Screens' time-to-interactive, time on screen and the funnel; honours the user's opt-out.
+    public let screens: ScreenTelemetry
     /// Whether a logout keeps the user's queued changes for their next sign-in (else discards them).
     public let keepsQueueAtLogout: Bool
     /// The caches' clock, metrics, logger and folder.
@@ -86,6 +90,9 @@ public final class Composition: Sendable {
         self.transport = transport
         preferences = PreferencesStore(url: support.appendingPathComponent("preferences.json"))
         environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: cachesDirectory)
+        telemetry = APITelemetry(clock: clock, sinks: [LoggingTelemetrySink(logger: logger)])
+        screens = ScreenTelemetry(
+            clock: clock, optedOut: preferences.value(forKey: Self.telemetryOptOutKey, as: Bool.self) ?? false, logger: logger)
         unified = UnifiedCacheManager(timeouts: environment.timeouts, logger: logger)
         container = DependencyContainer(cacheManager: unified)
         let authEvents = AuthEvents()
@@ -98,11 +105,11 @@ public final class Composition: Sendable {
         rest = RESTClient(
             configuration: .init(
                 baseURL: baseURL, transport: transport, environment: environment,
-                tokenProvider: session, retry: retry, authEvents: authEvents))
+                tokenProvider: session, retry: retry, authEvents: authEvents, telemetry: telemetry))
         graphQL = GraphQLClient(
             configuration: .init(
                 endpoint: baseURL.appendingPathComponent("graphql"), transport: transport, environment: environment,
-                tokenProvider: session, container: container, retry: retry, authEvents: authEvents))
+                tokenProvider: session, container: container, retry: retry, authEvents: authEvents, telemetry: telemetry))
         queue = MutationQueue(
             configuration: .init(
                 directory: support.appendingPathComponent("mutations"), tokenProvider: session, rest: rest, graphQL: graphQL,
@@ -152,5 +159,15 @@ public final class Composition: Sendable {
         let report = await session.logOut()
         if let user { await queue.endSession(of: user, keepingQueue: keepsQueueAtLogout) }
         return (report, ContinuousClock.now - started)
+    }
+
+    /// The preference that keeps the user's telemetry choice.
+    public static let telemetryOptOutKey = "telemetry.optedOut"
+
+    /// Records the user's telemetry choice (kept across launches): opted out, no screen, time or funnel
+    /// measure is recorded or exported. API error counts carry no personal data and stay.
+    public func setTelemetryOptedOut(_ optedOut: Bool) throws {
+        try preferences.set(optedOut, forKey: Self.telemetryOptOutKey)
+        screens.setOptedOut(optedOut)
     }
 }

@@ -47,6 +47,20 @@ public struct Demo {
         public var logoutClearMilliseconds: Double
         /// Entries left in every store after logout (0 is the rule).
         public var entriesAfterLogout: Int
+        /// What telemetry measured: screens, the funnel and API errors.
+        public var telemetry: Telemetry
+
+        /// Screens' time-to-interactive by source, the funnel, and the API error rate.
+        public struct Telemetry: Codable, Sendable, Hashable {
+            /// Time-to-interactive in milliseconds, by the source that filled the screen.
+            public var timeToInteractive: [String: [String: Double]]
+            /// How many times each funnel stage was reached.
+            public var funnel: [String: Int]
+            /// Requests and failed requests in the error-rate window, and whether the alert fires.
+            public var requests: Int
+            public var failedRequests: Int
+            public var alertFiring: Bool
+        }
 
         /// A latency line.
         public struct Latency: Codable, Sendable, Hashable {
@@ -112,7 +126,10 @@ private final class Story: Sendable {
             let slug = try await app.catalog.page(limit: 1).value.funnels.first?.slug ?? "funnel-1"
             var sources: [String] = []
             for _ in 0..<2 {
+                let visit = app.screens.appeared("detail")
                 let detail = try await app.catalog.funnel(slug: slug)
+                app.screens.displayed(visit, from: detail.source == .network ? .network : .cache)
+                app.screens.reached("detail")
                 let definition = try await app.catalog.definition(slug: slug)
                 sources.append("\(detail.source.rawValue)/\(definition.source.rawValue) (\(definition.value.steps.count) steps)")
             }
@@ -138,6 +155,7 @@ private final class Story: Sendable {
                 let check = try await app.accounts.checkFunds(accountId: "100", amount: 1_250)
                 guard check.isSufficient else { return "funds check: only \(Self.euros(check.available))" }
                 let receipt = try await app.accounts.makePayment(accountId: "100", amount: 1_250, description: "Demo payment")
+                app.screens.reached("payment")
                 after = try await balance(policy: .returnCacheDataDontFetch)
                 let background = await receipt.background?.value.count ?? 0
                 return "balance \(Self.euros(before)) → \(Self.euros(after)) from the cache; refetched "
@@ -228,11 +246,19 @@ private final class Story: Sendable {
     }
 
     func signIn() async throws -> String {
-        "signed in as \(try await app.signIn())"
+        let user = try await app.signIn()
+        app.screens.reached("login")
+        return "signed in as \(user)"
     }
 
+    /// The catalog as a screen: its visit measured from appearing to the last page shown.
     func loadCatalog() async throws -> String {
-        try await app.loadCatalog().summary
+        let visit = app.screens.appeared("catalog")
+        let listing = try await app.loadCatalog()
+        app.screens.displayed(visit, from: listing.sources.keys.allSatisfy { $0 == .cache } ? .cache : .network)
+        app.screens.reached("catalog")
+        app.screens.disappeared(visit)
+        return listing.summary
     }
 
     func dashboardOutcome(policy: CachePolicy) async throws -> String {
@@ -265,11 +291,21 @@ private final class Story: Sendable {
                 p50: summary.p50.milliseconds, p90: summary.p90.milliseconds,
                 p99: summary.p99.milliseconds)
         }
+        var timeToInteractive: [String: [String: Double]] = [:]
+        for source in ScreenTelemetry.Source.allCases {
+            if let percentiles = app.screens.timeToInteractive(from: source) {
+                timeToInteractive[source.rawValue] = ["p50": percentiles.p50, "p90": percentiles.p90, "p99": percentiles.p99]
+            }
+        }
+        let alert = app.telemetry.alert.evaluate().status
         return Demo.Report(
             backend: app.baseURL.absoluteString, steps: steps.withLock { $0 }, hitRate: counts.hitRate,
             requestsSaved: counts.requestsSaved, bytesSaved: counts.bytesSaved,
             revalidations: counts.revalidations, latency: latency, payment: payment,
-            logoutClearMilliseconds: clear, entriesAfterLogout: left)
+            logoutClearMilliseconds: clear, entriesAfterLogout: left,
+            telemetry: .init(
+                timeToInteractive: timeToInteractive, funnel: app.screens.funnel(), requests: alert.requests,
+                failedRequests: alert.failures, alertFiring: alert.isFiring))
     }
 
     static func euros(_ cents: Int) -> String {

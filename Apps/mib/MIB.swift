@@ -61,6 +61,18 @@ struct DemoCommand: AsyncParsableCommand {
                 format: "  logout (server told, every cache cleared, token deleted) in %.2f ms; %d entries left",
                 report.logoutClearMilliseconds,
                 report.entriesAfterLogout))
+        let telemetry = report.telemetry
+        for (source, percentiles) in telemetry.timeToInteractive.sorted(by: { $0.key < $1.key }) {
+            print(
+                String(
+                    format: "  time to interactive from %@: p50 %.0f ms, p90 %.0f ms, p99 %.0f ms", source,
+                    percentiles["p50"] ?? 0, percentiles["p90"] ?? 0, percentiles["p99"] ?? 0))
+        }
+        let funnel = ["login", "catalog", "detail", "payment"].map { "\($0) \(telemetry.funnel[$0] ?? 0)" }
+        print("  funnel: " + funnel.joined(separator: " → "))
+        print(
+            "  API requests in the last 5 minutes \(telemetry.requests), failed \(telemetry.failedRequests); error-rate alert "
+                + (telemetry.alertFiring ? "FIRING" : "quiet"))
     }
 }
 

@@ -21,6 +21,10 @@ import Testing
         #expect(report.payment.balanceSeenByWatcher == report.payment.balanceAfter)
         #expect(report.revalidations == 6 && report.bytesSaved > 0)
         #expect(report.entriesAfterLogout == 0)
+        // Screens and the funnel were measured: sign-in twice, the catalog three times (network, cache,
+        // revalidated), a funnel's detail twice, one payment.
+        #expect(report.telemetry.funnel == ["login": 2, "catalog": 3, "detail": 2, "payment": 1])
+        #expect(Set(report.telemetry.timeToInteractive.keys) == ["cache", "network"])
         let json = try JSONEncoder().encode(report)
         #expect(try JSONDecoder().decode(Demo.Report.self, from: json) == report)
     }

@@ -58,16 +58,43 @@ public actor CatalogListModel {
     /// Bumped when the listing is replaced (filter change, refresh): answers to older requests are dropped.
     private var generation = 0
     private var reconnection: Task<Void, Never>?
+    private let screens: ScreenTelemetry?
+    private var visit: ScreenTelemetry.Visit?
+
+    /// The screen's name in telemetry.
+    public static let screen = "catalog"
 
     /// Creates a model.
     /// - Parameters:
     ///   - client: the catalog's client.
     ///   - limit: items per page, 1 to 100 (out of range, every load reports ``CatalogError/invalidLimit(_:)``).
     ///   - filter: the initial filter.
-    public init(client: CatalogClient, limit: Int = CatalogClient.defaultLimit, filter: CatalogFilter = CatalogFilter()) {
+    ///   - screens: where the screen reports its time-to-interactive (by the source of its first page), its
+    ///     time on screen (until ``disappeared()``) and the `catalog` funnel stage; `nil` for nowhere.
+    public init(
+        client: CatalogClient, limit: Int = CatalogClient.defaultLimit, filter: CatalogFilter = CatalogFilter(),
+        screens: ScreenTelemetry? = nil
+    ) {
         self.client = client
         self.limit = limit
+        self.screens = screens
         state = State(filter: filter)
+    }
+
+    /// The screen left: ends its visit (time on screen). The next ``load()`` starts a new one.
+    public func disappeared() {
+        if let visit { screens?.disappeared(visit) }
+        visit = nil
+    }
+
+    private func startVisit() {
+        guard visit == nil, let screens else { return }
+        visit = screens.appeared(Self.screen)
+        screens.reached(Self.screen)
+    }
+
+    private func displayed(from source: ResponseSource) {
+        if let visit { screens?.displayed(visit, from: source == .cache ? .cache : .network) }
     }
 
     /// The current state.
@@ -103,10 +130,12 @@ public actor CatalogListModel {
     /// Shows the first page: the cached one at once when fresh, then the server's answer.
     public func load() async {
         let generation = self.generation
+        startVisit()
         publish { $0.phase = $0.listing.pageCount == 0 ? .loading : .refreshing }
         do {
             for try await update in client.pageUpdates(limit: limit, filter: state.filter) {
                 guard generation == self.generation else { return }
+                displayed(from: update.source)
                 publish { state in
                     // A 304 confirms what is shown, so the pages after the first stay; anything else
                     // replaces them (their cursors may belong to an older catalog).
@@ -138,6 +167,7 @@ public actor CatalogListModel {
         guard let last = await client.lastKnownPage(limit: limit, filter: state.filter),
             generation == self.generation
         else { return }
+        displayed(from: .cache)
         publish { state in
             state.listing = Self.listing(startingWith: last)
             state.isFromCache = true

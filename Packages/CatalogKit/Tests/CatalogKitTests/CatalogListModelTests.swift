@@ -54,6 +54,21 @@ import Testing
         #expect(await model.current.listing.sources == [.cache: 1, .revalidated: 1])
     }
 
+    @Test func theScreenReportsItsTimeToInteractiveBySourceItsTimeOnScreenAndTheFunnel() async throws {
+        let fixture = try CatalogFixture()
+        let screens = ScreenTelemetry(clock: fixture.clock)
+        let first = CatalogListModel(client: fixture.client, limit: 5, screens: screens)
+        await first.load()
+        await first.disappeared()
+        // The second visit is filled from the cache first (then revalidated: still one first paint).
+        let second = CatalogListModel(client: fixture.client, limit: 5, screens: screens)
+        await second.load()
+        #expect(screens.timeToInteractive(from: .network)?.count == 1)
+        #expect(screens.timeToInteractive(from: .cache)?.count == 1)
+        #expect(screens.timeOnScreen()?.count == 1)
+        #expect(screens.funnel() == [CatalogListModel.screen: 2])
+    }
+
     @Test func theBackgroundRefreshDeliversAChangedCatalog() async throws {
         let fixture = try CatalogFixture()
         let model = CatalogListModel(client: fixture.client, limit: 5)
