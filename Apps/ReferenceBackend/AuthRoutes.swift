@@ -10,8 +10,10 @@ import Hummingbird
 struct AuthRoutes: Sendable {
     let database: BackendDatabase
     let signer: TokenSigner
-    /// Limits `/auth/login` and `/auth/validate` per client; `nil` for no limit.
-    let limiter: RateLimiter?
+    /// Limits failed sign-ins per client; `nil` for no limit.
+    let loginLimiter: RateLimiter?
+    /// Limits `/auth/validate` per client; `nil` for no limit.
+    let validationLimiter: RateLimiter?
 
     private struct Login: Decodable {
         var email: String
@@ -38,10 +40,14 @@ struct AuthRoutes: Sendable {
 
     func register(on router: Router<BackendContext>) {
         router.post("auth/login") { request, context in
-            try await self.limited(request, context) { request, context in try await self.login(request, context) }
+            guard let loginLimiter else { return try await self.login(request, context) }
+            return try await loginLimiter.limit(request, context, spends: { $0.status == .unauthorized }) { request, context in
+                try await self.login(request, context)
+            }
         }
         router.get("auth/validate") { request, context in
-            try await self.limited(request, context) { request, _ in try self.validate(request) }
+            guard let validationLimiter else { return try self.validate(request) }
+            return try await validationLimiter.limit(request, context) { request, _ in try self.validate(request) }
         }
         router.post("auth/logout") { request, _ in
             guard let claims = self.claims(request) else { return Self.unauthorized() }
@@ -49,13 +55,6 @@ struct AuthRoutes: Sendable {
             return Response(status: .noContent)
         }
         registerUserRoutes(on: router)
-    }
-
-    private func limited(
-        _ request: Request, _ context: BackendContext, _ next: (Request, BackendContext) async throws -> Response
-    ) async throws -> Response {
-        guard let limiter else { return try await next(request, context) }
-        return try await limiter.limit(request, context, next)
     }
 
     private func validate(_ request: Request) throws -> Response {

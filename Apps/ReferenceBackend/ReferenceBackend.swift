@@ -32,17 +32,17 @@ public final class ReferenceBackend: Sendable {
         /// How long the simulated model takes to answer `/predict` and `/compatibility` (about 3 s, as
         /// a real one does; tests pass less).
         public var modelLatency: Duration
-        /// The limit on `/auth/login` and `/auth/validate` per client address; `nil` for none.
-        public var authRateLimit: RateLimit?
+        /// The limits of `/auth/login` (failed attempts) and `/auth/validate` per client address; `nil` for none.
+        public var authRateLimits: AuthRateLimits?
 
         /// Creates a configuration.
         public init(
             databaseURL: URL, port: Int = 0, funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init,
             tokenLifetime: TimeInterval = 3_600, faults: [FaultRule] = [], modelLatency: Duration = .seconds(3),
-            authRateLimit: RateLimit? = .auth, logger: Logger = Logger(label: "ReferenceBackend")
+            authRateLimits: AuthRateLimits? = AuthRateLimits(), logger: Logger = Logger(label: "ReferenceBackend")
         ) {
             self.modelLatency = modelLatency
-            self.authRateLimit = authRateLimit
+            self.authRateLimits = authRateLimits
             self.tokenLifetime = tokenLifetime
             self.faults = faults
             self.databaseURL = databaseURL
@@ -88,7 +88,8 @@ public final class ReferenceBackend: Sendable {
         CatalogRoutes(database: catalog).register(on: router)
         let auth = AuthRoutes(
             database: catalog, signer: TokenSigner(lifetime: configuration.tokenLifetime, now: configuration.now),
-            limiter: configuration.authRateLimit.map { RateLimiter(limit: $0, now: configuration.now) })
+            loginLimiter: configuration.authRateLimits.map { RateLimiter(limit: $0.failedLogins, now: configuration.now) },
+            validationLimiter: configuration.authRateLimits.map { RateLimiter(limit: $0.validation, now: configuration.now) })
         auth.register(on: router)
         GraphQLRoute(bank: try BankGraphQL(database: catalog), auth: auth).register(on: router)
         let cache = InMemoryBackendCache()

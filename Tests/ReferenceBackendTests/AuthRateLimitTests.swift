@@ -26,27 +26,42 @@ import Testing
         }
     }
 
-    @Test func pastTheLimitLoginAndValidateAnswer429WithRetryAfterUntilTheBucketRefills() async throws {
+    static let wrongPassword = #"{"email":"alice@example.com","password":"Wrong1234"}"#
+
+    @Test func failedSignInsPastTheLimitAnswer429WithRetryAfterBeforeThePasswordIsChecked() async throws {
         let clock = ManualClock()
-        try await withBackend(10, now: { clock.now() }, authRateLimit: RateLimit(burst: 3, perSecond: 0.5)) { backend in
-            for _ in 0..<3 { #expect(try await backend.send(.post, "/auth/login", json: Self.login).status == 200) }
+        let limits = AuthRateLimits(failedLogins: RateLimit(burst: 3, perSecond: 0.5), validation: RateLimit(burst: 100, perSecond: 1))
+        try await withBackend(10, now: { clock.now() }, authRateLimits: limits) { backend in
+            // Successful sign-ins spend nothing.
+            for _ in 0..<5 { #expect(try await backend.send(.post, "/auth/login", json: Self.login).status == 200) }
+            for _ in 0..<3 { #expect(try await backend.send(.post, "/auth/login", json: Self.wrongPassword).status == 401) }
+            // Now even the right password is refused: guessing is slowed, whatever the guess.
             let limited = try await backend.send(.post, "/auth/login", json: Self.login)
             #expect(limited.status == 429)
             #expect(limited.headerFields[Self.retryAfter] == "2")
             #expect(try JSONValue.parse(limited.body)["error"]?["code"]?.stringValue == "RATE_LIMITED")
-            // Validation shares the client's bucket.
-            #expect(try await backend.get("/auth/validate", token: "anything").status == 429)
-            // Two seconds later one request is allowed again; other routes were never limited.
+            // Other routes were never limited; two seconds later one attempt is allowed again.
             #expect(try await backend.get("/api/funnels/catalog").status == 200)
             clock.advance(by: 2)
-            #expect(try await backend.send(.post, "/auth/login", json: Self.login).status == 200)
+            #expect(try await backend.send(.post, "/auth/login", json: Self.wrongPassword).status == 401)
             #expect(try await backend.send(.post, "/auth/login", json: Self.login).status == 429)
+        }
+    }
+
+    @Test func validationPastItsLimitAnswers429() async throws {
+        let clock = ManualClock()
+        let limits = AuthRateLimits(validation: RateLimit(burst: 2, perSecond: 1))
+        try await withBackend(10, now: { clock.now() }, authRateLimits: limits) { backend in
+            for _ in 0..<2 { #expect(try await backend.get("/auth/validate", token: "anything").status == 401) }
+            let limited = try await backend.get("/auth/validate", token: "anything")
+            #expect(limited.status == 429 && limited.headerFields[Self.retryAfter] == "1")
         }
     }
 
     @Test func aRateLimitedSignInIsATypedErrorWithTheWaitAndTheSessionStaysSignedOut() async throws {
         let clock = ManualClock()
-        try await withBackend(10, now: { clock.now() }, authRateLimit: RateLimit(burst: 1, perSecond: 0.2)) { backend in
+        let limits = AuthRateLimits(failedLogins: RateLimit(burst: 1, perSecond: 0.2))
+        try await withBackend(10, now: { clock.now() }, authRateLimits: limits) { backend in
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             var logger = Logger(label: "rate-limit-test")
@@ -56,8 +71,9 @@ import Testing
                 configuration: .init(
                     baseURL: backend.backend.baseURL, tokenStore: FileTokenStore(url: directory.url.appendingPathComponent("token.json")),
                     caches: UnifiedCacheManager(timeouts: environment.timeouts, logger: logger), authEvents: AuthEvents(), logger: logger))
-            _ = try await session.signIn(email: "alice@example.com", password: "Password1")
-            _ = await session.logOut()
+            await #expect(throws: SignInError.rejected(message: "Wrong e-mail or password.")) {
+                try await session.signIn(email: "alice@example.com", password: "Wrong1234")
+            }
             await #expect(throws: SignInError.rateLimited(retryAfter: .seconds(5))) {
                 try await session.signIn(email: "alice@example.com", password: "Password1")
             }
@@ -67,7 +83,8 @@ import Testing
 
     @Test func theRESTClientWaitsTheRetryAfterOnTheInjectedClockThenSucceeds() async throws {
         let clock = ManualClock()
-        try await withBackend(10, now: { clock.now() }, authRateLimit: RateLimit(burst: 1, perSecond: 0.25)) { backend in
+        let limits = AuthRateLimits(validation: RateLimit(burst: 1, perSecond: 0.25))
+        try await withBackend(10, now: { clock.now() }, authRateLimits: limits) { backend in
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             let sleeper = ClockSleeper(clock)

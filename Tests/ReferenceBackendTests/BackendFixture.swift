@@ -13,7 +13,7 @@ struct BackendFixture {
     let transport = URLSessionTransport()
 
     static func start(
-        funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, authRateLimit: RateLimit? = .auth
+        funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, authRateLimits: AuthRateLimits? = AuthRateLimits()
     ) async throws -> BackendFixture {
         let directory = try TemporaryDirectory()
         var logger = Logger(label: "backend")
@@ -21,7 +21,7 @@ struct BackendFixture {
         let backend = try await ReferenceBackend.start(
             .init(
                 databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, now: now,
-                modelLatency: .zero, authRateLimit: authRateLimit, logger: logger))
+                modelLatency: .zero, authRateLimits: authRateLimits, logger: logger))
         return BackendFixture(directory: directory, backend: backend)
     }
 
@@ -48,10 +48,10 @@ struct BackendFixture {
 
 /// Runs `body` against a fresh backend and stops it afterwards.
 func withBackend(
-    _ funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, authRateLimit: RateLimit? = .auth,
+    _ funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, authRateLimits: AuthRateLimits? = AuthRateLimits(),
     _ body: (BackendFixture) async throws -> Void
 ) async throws {
-    let fixture = try await BackendFixture.start(funnelCount: funnelCount, now: now, authRateLimit: authRateLimit)
+    let fixture = try await BackendFixture.start(funnelCount: funnelCount, now: now, authRateLimits: authRateLimits)
     defer { fixture.directory.remove() }
     do {
         try await body(fixture)

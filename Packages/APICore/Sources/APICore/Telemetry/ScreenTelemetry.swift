@@ -116,7 +116,8 @@ public final class ScreenTelemetry: Sendable {
         guard recorded else { return }
         Timer(label: "screen_time_to_interactive", dimensions: [("screen", visit.screen), ("source", source.rawValue)], factory: metrics)
             .recordMilliseconds(milliseconds)
-        logger?.debug("Screen interactive", metadata: ["screen": "\(visit.screen)", "source": "\(source.rawValue)", "ms": "\(milliseconds)"])
+        logger?.debug(
+            "Screen interactive", metadata: ["screen": "\(visit.screen)", "source": "\(source.rawValue)", "ms": "\(milliseconds)"])
     }
 
     /// The visit ended: records its time on screen.
