@@ -207,13 +207,28 @@ struct InspectCommand: AsyncParsableCommand {
     @Flag(help: "Print the inspection as JSON.")
     var json = false
 
+    @Flag(help: "Serve a live cache dashboard while the app runs the demo's use in a loop.")
+    var web = false
+
+    @Option(help: "The dashboard's port on 127.0.0.1 (with --web; 0 picks a free one).")
+    var port = 8088
+
+    @Option(help: "Stop after this many passes of the app's use (with --web; default: run until interrupted).")
+    var passes: Int?
+
     func validate() throws {
         _ = try serverURL(server)
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
+        if let passes, passes < 1 { throw ValidationError("--passes must be at least 1") }
     }
 
     func run() async throws {
         let directory = scratchDirectory("inspect")
         defer { try? FileManager.default.removeItem(at: directory) }
+        if web {
+            try await serveDashboard(in: directory)
+            return
+        }
         let inspection = try await Inspector.run(server: try serverURL(server), in: directory)
         if json {
             try printJSON(inspection)
@@ -269,4 +284,28 @@ func printJSON(_ value: some Encodable) throws {
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     encoder.dateEncodingStrategy = .iso8601
     print(String(decoding: try encoder.encode(value), as: UTF8.self))
+}
+
+extension InspectCommand {
+    /// Serves the dashboard and uses the app once a second until interrupted (or `passes` are done).
+    func serveDashboard(in directory: URL) async throws {
+        var logger = Logger(label: "mib")
+        logger.logLevel = .critical
+        try await DemoComposition.withBackend(try serverURL(server), in: directory, logger: logger) { baseURL in
+            let app = try DemoComposition(baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches"), logger: logger)
+            let dashboard = try await Dashboard.start(app: app, port: port, logger: logger)
+            print("Cache dashboard: \(dashboard.baseURL.absoluteString) (against \(baseURL.absoluteString)); Ctrl-C to stop")
+            var pass = 0
+            while passes.map({ pass < $0 }) ?? true {
+                pass += 1
+                do {
+                    try await dashboard.drive()
+                } catch {
+                    print("pass \(pass) failed: \(error)")
+                }
+                try await Task.sleep(for: .seconds(1))
+            }
+            await dashboard.stop()
+        }
+    }
 }

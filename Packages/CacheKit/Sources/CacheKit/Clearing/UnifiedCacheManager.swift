@@ -63,6 +63,12 @@ public final class UnifiedCacheManager: Sendable {
         await fanOut("clearCache(forQuery:)") { try await $0.clear(forKey: key) }
     }
 
+    /// Clears every cache of one participant (`catalog`, `graphql`, …), as a debug screen's clear button does.
+    @discardableResult
+    public func clearCache(participant name: String) async -> ClearingReport {
+        await fanOut("clearCache(participant:)", named: name) { try await $0.clearAll() }
+    }
+
     /// Clears the GraphQL caches only.
     @discardableResult
     public func clearGraphQLCache() async -> ClearingReport {
@@ -183,10 +189,12 @@ public final class UnifiedCacheManager: Sendable {
     // MARK: Fan-out
 
     private func fanOut(
-        _ operation: String, only category: CacheCategory? = nil,
+        _ operation: String, only category: CacheCategory? = nil, named name: String? = nil,
         _ body: @escaping @Sendable (any CacheClearingParticipant) async throws -> Void
     ) async -> ClearingReport {
-        let selected = participants.withLock { $0 }.filter { category == nil || $0.category == category }
+        let selected = participants.withLock { $0 }.filter {
+            (category == nil || $0.category == category) && (name == nil || $0.participantName == name)
+        }
         let outcomes = await withTaskGroup(of: (Int, String?).self) { group in
             for (index, participant) in selected.enumerated() {
                 group.addTask {

@@ -1,0 +1,127 @@
+import APICore
+import CacheKit
+import CacheKitTesting
+import Foundation
+import HTTPTypes
+import Logging
+import MIBCore
+import Testing
+
+/// `mib inspect --web`: the live dashboard's data, search and clear buttons over real HTTP, and its page
+/// rendered in a real browser (REQ OBS-5).
+@Suite(.timeLimit(.minutes(3))) struct DashboardTests {
+    /// A dashboard over the app against a reference backend, after `passes` uses of the app.
+    static func withDashboard(passes: Int = 2, _ body: (Dashboard, URLSessionTransport) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var logger = Logger(label: "dashboard-test")
+        logger.logLevel = .critical
+        try await DemoComposition.withBackend(nil, in: directory.url, logger: logger) { baseURL in
+            let app = try DemoComposition(baseURL: baseURL, cachesDirectory: directory.url.appendingPathComponent("caches"), logger: logger)
+            let dashboard = try await Dashboard.start(app: app, logger: logger)
+            do {
+                for _ in 0..<passes { try await dashboard.drive() }
+                try await body(dashboard, URLSessionTransport())
+            } catch {
+                await dashboard.stop()
+                throw error
+            }
+            await dashboard.stop()
+        }
+    }
+
+    static func state(_ dashboard: Dashboard, _ transport: URLSessionTransport, search: String = "") async throws -> DashboardState {
+        let url = try #require(URL(string: dashboard.baseURL.absoluteString + "/api/state?q=\(search)"))
+        let response = try await transport.send(TransportRequest(method: .get, url: url, timeout: .seconds(10)))
+        #expect(response.status == 200)
+        return try JSONDecoder.dashboard.decode(DashboardState.self, from: response.body)
+    }
+
+    @Test func theStateShowsStoresTimeToInteractiveErrorsAndTheFunnel() async throws {
+        try await Self.withDashboard(passes: 3) { dashboard, transport in
+            let state = try await Self.state(dashboard, transport)
+            let catalog = state.stores.first { $0.participant == "catalog" && $0.store == "http" }
+            #expect((catalog?.entries ?? 0) > 0 && (catalog?.bytes ?? 0) > 0)
+            #expect((catalog?.hitRate ?? 0) > 0, "the second pass reads the catalog from the cache")
+            #expect(state.timeToInteractive["network"] != nil && state.timeToInteractive["cache"] != nil)
+            #expect(state.history.count == 3)
+            #expect(state.funnel["catalog"] == 3 && state.funnel["detail"] == 3)
+            #expect(state.errors.requests > 0 && !state.errors.alertFiring)
+            #expect(state.entries.allSatisfy { $0.user?.hasPrefix("#") ?? true }, "users are redacted")
+        }
+    }
+
+    @Test func theSearchFiltersTheEntriesAndAClearButtonClearsOneParticipant() async throws {
+        try await Self.withDashboard { dashboard, transport in
+            let all = try await Self.state(dashboard, transport).entries
+            let graphQL = try await Self.state(dashboard, transport, search: "graphql").entries
+            #expect(!graphQL.isEmpty && graphQL.count < all.count && graphQL.allSatisfy { $0.participant == "graphql" })
+            let clear = try #require(URL(string: dashboard.baseURL.absoluteString + "/api/clear?participant=catalog"))
+            #expect(try await transport.send(TransportRequest(method: .post, url: clear, timeout: .seconds(10))).status == 204)
+            let after = try await Self.state(dashboard, transport)
+            #expect(after.stores.filter { $0.participant == "catalog" }.allSatisfy { $0.entries == 0 })
+            #expect(after.entries.filter { $0.participant == "graphql" }.count == graphQL.count, "other participants keep theirs")
+            let unknown = try #require(URL(string: dashboard.baseURL.absoluteString + "/api/clear?participant=nobody"))
+            #expect(try await transport.send(TransportRequest(method: .post, url: unknown, timeout: .seconds(10))).status == 404)
+        }
+    }
+
+    @Test func thePageLoadsNothingFromAnotherOrigin() async throws {
+        try await Self.withDashboard(passes: 1) { dashboard, transport in
+            let page = try await transport.send(TransportRequest(method: .get, url: dashboard.baseURL, timeout: .seconds(10)))
+            let html = String(decoding: page.body, as: UTF8.self)
+            #expect(page.status == 200 && html.contains("<svg id=\"tti-chart\""))
+            for external in ["<script src", "<link", "@import", "https://", "src=\"http"] {
+                #expect(!html.contains(external), "the page references \(external)")
+            }
+        }
+    }
+
+    @Test(.enabled(if: Chromium.path != nil, "chromium is not installed here (.ci/run installs it)"))
+    func aRealBrowserRendersTheStoresTheChartsAndTheAlertState() async throws {
+        try await Self.withDashboard(passes: 3) { dashboard, _ in
+            let dom = try await Chromium.dumpDOM(of: dashboard.baseURL)
+            #expect(dom.contains("<td>catalog</td>"), "the stores table is rendered")
+            #expect(dom.contains("clear catalog"), "each participant has a clear button")
+            #expect(dom.contains("<polyline"), "the time-to-interactive chart is drawn")
+            #expect(dom.contains("id=\"alert\" class=\"quiet\">no alert"), "the alert's state is shown")
+            #expect(dom.contains("login 3"), "the funnel is shown")
+        }
+    }
+}
+
+extension JSONDecoder {
+    /// Reads the dashboard's JSON (ISO 8601 dates).
+    static var dashboard: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
+
+/// Debian's chromium, headless: the page's DOM after its script ran.
+enum Chromium {
+    static let path: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    /// The DOM of `url` after 3 s of (virtual) time; fails after 90 s of real time rather than hang.
+    static func dumpDOM(of url: URL) async throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try #require(path))
+        process.arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--virtual-time-budget=3000", "--dump-dom",
+            url.absoluteString,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let reading = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
+        let deadline = ContinuousClock.now + .seconds(90)
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        if process.isRunning {
+            process.terminate()
+            Issue.record("chromium did not finish within 90 s")
+        }
+        return String(decoding: await reading.value, as: UTF8.self)
+    }
+}
