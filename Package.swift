@@ -45,6 +45,7 @@ let package = Package(
             name: "ReferenceBackend",
             dependencies: [
                 .product(name: "APICore", package: "APICore"),
+                .product(name: "BankSchema", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GraphQL", package: "GraphQL"),
@@ -160,6 +161,7 @@ let package = Package(
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "APICoreTesting", package: "APICore"),
                 .product(name: "APICoreTestServer", package: "APICore"),
+                .product(name: "BankSchema", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),
                 .product(name: "GraphQL", package: "GraphQL"),

@@ -1,3 +1,4 @@
+import BankSchema
 import Foundation
 import GraphQL
 import Hummingbird
@@ -24,7 +25,7 @@ struct GraphQLRoute: Sendable {
             let result = try await bank.execute(
                 body.query, variables: body.variables ?? [:],
                 operationName: body.operationName, userId: claims.sub)
-            if result.errors.contains(where: { $0.extensions["code"] == .string(BankGraphQL.forbiddenCode) }) {
+            if result.errors.contains(where: { $0.extensions["code"] == .string(BankSchema.forbiddenCode) }) {
                 return Envelope.failure(.forbidden, code: "FORBIDDEN", message: "This belongs to another user.")
             }
             return Envelope.json(try GraphQLJSONEncoder().encode(result), status: .ok, fields: [.cacheControl: "no-store"])

@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "APICoreTesting", targets: ["APICoreTesting"]),
         // A loopback HTTP server for kits' test targets; it links SwiftNIO, so no library depends on it.
         .library(name: "APICoreTestServer", targets: ["APICoreTestServer"]),
+        // The bank's GraphQL schema, one definition for the reference backend and APICore's tests.
+        .library(name: "BankSchema", targets: ["BankSchema"]),
     ],
     dependencies: [
         .package(path: "../CacheKit"),
@@ -63,10 +65,17 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        .target(
+            name: "BankSchema",
+            dependencies: [
+                .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         .testTarget(
             name: "APICoreTests",
             dependencies: [
-                "APICore", "APICoreTesting", "APICoreTestServer",
+                "APICore", "APICoreTesting", "APICoreTestServer", "BankSchema",
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),
                 .product(name: "GraphQL", package: "GraphQL"),

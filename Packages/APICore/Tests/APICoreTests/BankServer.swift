@@ -1,4 +1,5 @@
 import APICoreTestServer
+import BankSchema
 import CacheKit
 import CacheKitTesting
 import Foundation
@@ -8,19 +9,9 @@ import Hummingbird
 import NIOCore
 import OrderedCollections
 
-/// A small bank served over GraphQL (GraphQLSwift) by a real Hummingbird server on 127.0.0.1, for
-/// the GraphQL client's tests: accounts with balances and transactions, a dashboard without an id,
-/// a user profile, and a `makePayment` mutation that can fail.
-///
-/// ```graphql
-/// type Query { account(id: ID!): Account  accounts: [Account!]!  dashboard: Dashboard!  me: User!  broken: String }
-/// type Account { id: ID!  name: String!  balance: Int!  transactions: [Transaction!]! }
-/// type Transaction { id: ID!  amount: Int! }
-/// type Dashboard { totalBalance: Int!  accounts: [Account!]! }
-/// type User { id: ID!  name: String! }
-/// type Mutation { makePayment(accountId: ID!, amount: Int!): Payment! }
-/// type Payment { account: Account!  transaction: Transaction! }
-/// ```
+/// The bank served over GraphQL by a real Hummingbird server on 127.0.0.1, for the GraphQL client's
+/// tests: the reference backend's own schema (`BankSchema`, one definition for both) over data in memory,
+/// with failures and a gate on demand, and every operation recorded.
 final class BankServer: Sendable {
     struct Account: Codable, Sendable {
         var id: String
@@ -32,21 +23,6 @@ final class BankServer: Sendable {
         var id: String
         var accountId: String
         var amount: Int
-    }
-
-    struct Dashboard: Codable, Sendable {
-        var totalBalance: Int
-        var accounts: [Account]
-    }
-
-    struct User: Codable, Sendable {
-        var id: String
-        var name: String
-    }
-
-    struct Payment: Codable, Sendable {
-        var account: Account
-        var transaction: Transaction
     }
 
     struct State: Sendable {
@@ -120,102 +96,70 @@ final class BankServer: Sendable {
         if let failure {
             return reply(HTTPResponse.Status(code: failure), #"{"message":"failure on demand"}"#)
         }
-        let result = try await graphql(
-            schema: schema, request: body.query, variableValues: body.variables ?? [:],
-            operationName: body.operationName)
+        let result = try await BankSchema.execute(
+            body.query, schema: schema, variables: body.variables ?? [:], operationName: body.operationName, userId: "u1")
         let data = try GraphQLJSONEncoder().encode(result)
         return reply(.ok, String(decoding: data, as: UTF8.self))
     }
 
     private var schema: GraphQLSchema {
-        get throws {
-            let transaction = try GraphQLObjectType(
-                name: "Transaction",
-                fields: [
-                    "id": GraphQLField(type: GraphQLNonNull(GraphQLID)),
-                    "amount": GraphQLField(type: GraphQLNonNull(GraphQLInt)),
-                ])
-            let account = try GraphQLObjectType(
-                name: "Account",
-                fields: [
-                    "id": GraphQLField(type: GraphQLNonNull(GraphQLID)),
-                    "name": GraphQLField(type: GraphQLNonNull(GraphQLString)),
-                    "balance": GraphQLField(type: GraphQLNonNull(GraphQLInt)),
-                    "transactions": GraphQLField(type: GraphQLNonNull(GraphQLList(GraphQLNonNull(transaction)))) { source, _, _, _ in
-                        guard let account = source as? Account else { return [Transaction]() }
-                        return self.state.withLock { $0.transactions.filter { $0.accountId == account.id } }
-                    },
-                ])
-            let dashboard = try GraphQLObjectType(
-                name: "Dashboard",
-                fields: [
-                    "totalBalance": GraphQLField(type: GraphQLNonNull(GraphQLInt)),
-                    "accounts": GraphQLField(type: GraphQLNonNull(GraphQLList(GraphQLNonNull(account)))),
-                ])
-            let user = try GraphQLObjectType(
-                name: "User",
-                fields: [
-                    "id": GraphQLField(type: GraphQLNonNull(GraphQLID)),
-                    "name": GraphQLField(type: GraphQLNonNull(GraphQLString)),
-                ])
-            let payment = try GraphQLObjectType(
-                name: "Payment",
-                fields: [
-                    "account": GraphQLField(type: GraphQLNonNull(account)),
-                    "transaction": GraphQLField(type: GraphQLNonNull(transaction)),
-                ])
-            let query = try GraphQLObjectType(
-                name: "Query",
-                fields: [
-                    "account": GraphQLField(type: account, args: ["id": GraphQLArgument(type: GraphQLNonNull(GraphQLID))]) {
-                        _, args, _, _ in
-                        let id = args["id"].string ?? ""
-                        return self.state.withLock { $0.accounts[id] }
-                    },
-                    "accounts": GraphQLField(type: GraphQLNonNull(GraphQLList(GraphQLNonNull(account)))) { _, _, _, _ in
-                        self.state.withLock { $0.accounts.values.sorted { $0.id < $1.id } }
-                    },
-                    "dashboard": GraphQLField(type: GraphQLNonNull(dashboard)) { _, _, _, _ in
-                        self.state.withLock { state in
-                            let accounts = state.accounts.values.sorted { $0.id < $1.id }
-                            return Dashboard(totalBalance: accounts.reduce(0) { $0 + $1.balance }, accounts: accounts)
-                        }
-                    },
-                    "me": GraphQLField(type: GraphQLNonNull(user)) { _, _, _, _ in User(id: "u1", name: "Ada") },
-                    "broken": GraphQLField(type: GraphQLString) { _, _, _, info in
-                        throw GraphQLError(message: "broken on purpose", path: info.path, extensions: ["code": "BROKEN"])
-                    },
-                ])
-            let mutation = try GraphQLObjectType(
-                name: "Mutation",
-                fields: [
-                    "makePayment": GraphQLField(
-                        type: GraphQLNonNull(payment),
-                        args: [
-                            "accountId": GraphQLArgument(type: GraphQLNonNull(GraphQLID)),
-                            "amount": GraphQLArgument(type: GraphQLNonNull(GraphQLInt)),
-                        ]
-                    ) { _, args, _, info in
-                        let id = args["accountId"].string ?? ""
-                        let amount = args["amount"].int ?? 0
-                        return try self.state.withLock { state in
-                            guard var account = state.accounts[id] else {
-                                throw GraphQLError(message: "no account \(id)", path: info.path, extensions: ["code": "UNKNOWN_ACCOUNT"])
-                            }
-                            guard account.balance >= amount else {
-                                throw GraphQLError(
-                                    message: "insufficient funds", path: info.path, extensions: ["code": "INSUFFICIENT_FUNDS"])
-                            }
-                            account.balance -= amount
-                            state.accounts[id] = account
-                            let transaction = Transaction(id: "t\(state.transactions.count + 1)", accountId: id, amount: -amount)
-                            state.transactions.append(transaction)
-                            return Payment(account: account, transaction: transaction)
-                        }
-                    }
-                ])
-            return try GraphQLSchema(query: query, mutation: mutation)
+        get throws { try BankSchema.make(InMemoryBank(server: self)) }
+    }
+}
+
+/// The bank's data in memory, for the shared schema: everything belongs to `u1`.
+private struct InMemoryBank: BankData {
+    let server: BankServer
+
+    func user(id: String) throws -> BankUserObject? {
+        BankUserObject(id: "u1", name: "Ada", email: "ada@example.com")
+    }
+
+    func accounts(userId: String) throws -> [BankAccountObject] {
+        server.state.withLock { $0.accounts.values.sorted { $0.id < $1.id }.map(Self.object) }
+    }
+
+    func account(id: String) throws -> (account: BankAccountObject, ownerId: String)? {
+        server.state.withLock { $0.accounts[id].map { (Self.object($0), "u1") } }
+    }
+
+    func transaction(id: String) throws -> BankTransactionObject? {
+        server.state.withLock { $0.transactions.first { $0.id == id }.map(Self.object) }
+    }
+
+    func transactions(accountId: String, after: String?, limit: Int) throws -> (items: [BankTransactionObject], hasMore: Bool) {
+        server.state.withLock { state in
+            var items = state.transactions.filter { $0.accountId == accountId }.reversed().map(Self.object)
+            if let after, let index = items.firstIndex(where: { $0.id == after }) { items = Array(items[(index + 1)...]) }
+            return (Array(items.prefix(limit)), items.count > limit)
         }
+    }
+
+    func recentTransactions(accountIds: [String], limit: Int) throws -> [BankTransactionObject] {
+        server.state.withLock { state in
+            Array(state.transactions.filter { accountIds.contains($0.accountId) }.reversed().prefix(limit).map(Self.object))
+        }
+    }
+
+    func pay(accountId: String, amount: Int, description: String) throws -> BankPaymentOutcome {
+        server.state.withLock { state in
+            guard var account = state.accounts[accountId], account.balance >= amount else { return .insufficientFunds }
+            account.balance -= amount
+            state.accounts[accountId] = account
+            let transaction = BankServer.Transaction(id: "t\(state.transactions.count + 1)", accountId: accountId, amount: -amount)
+            state.transactions.append(transaction)
+            return .paid(Self.object(account), Self.object(transaction))
+        }
+    }
+
+    static func object(_ account: BankServer.Account) -> BankAccountObject {
+        BankAccountObject(id: account.id, name: account.name, balance: account.balance, currency: "EUR")
+    }
+
+    static func object(_ transaction: BankServer.Transaction) -> BankTransactionObject {
+        BankTransactionObject(
+            id: transaction.id, accountId: transaction.accountId, amount: transaction.amount, description: "Payment",
+            date: "2026-01-15T12:00:00Z")
     }
 }
 

@@ -17,7 +17,7 @@ struct BalanceQuery: GraphQLQuery {
 struct AccountDetailsQuery: GraphQLQuery {
     static let document = """
         query AccountDetails($id: ID!) { account(id: $id) { ...Details } }
-        fragment Details on Account { id name balance transactions { id amount } }
+        fragment Details on Account { id name balance recentTransactions { id amount } }
         """
     static let feature = "accounts"
     var id: String

@@ -10,7 +10,7 @@ import Testing
 struct TransactionPageQuery: GraphQLQuery {
     static let document = """
         query TransactionPage($accountId: ID!, $after: String) {
-          account(id: $accountId) { id balance transactions(after: $after) { id amount } }
+          account(id: $accountId) { id balance transactions(after: $after) { items { id amount } hasMore nextCursor } }
         }
         """
     static let feature = "accounts"
@@ -58,7 +58,10 @@ struct TransactionPageQuery: GraphQLQuery {
                     "__typename": "Query",
                     "account": [
                         "__typename": "Account", "id": .string(account), "balance": 1_000,
-                        "transactions": [["__typename": "Transaction", "id": .string(id), "amount": -1]],
+                        "transactions": [
+                            "__typename": "TransactionPage", "hasMore": true, "nextCursor": "c",
+                            "items": [["__typename": "Transaction", "id": .string(id), "amount": -1]],
+                        ],
                     ],
                 ])
         }
