@@ -39,6 +39,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // HTTPS for the reference backend, and the pinning tests' certificates.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         .target(
@@ -57,6 +61,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Apps/ReferenceBackend"
@@ -101,6 +107,7 @@ let package = Package(
                 "MIBApp", "MIBCore", "ReferenceBackend",
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -129,6 +136,11 @@ let package = Package(
             name: "ReferenceBackendTests",
             dependencies: [
                 "ReferenceBackend", "MIBApp", "MIBCore", "mib",
+                .product(name: "APICorePinning", package: "APICore"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "SessionKit", package: "SessionKit"),
                 .product(name: "CatalogKit", package: "CatalogKit"),
                 .product(name: "AccountsKit", package: "AccountsKit"),

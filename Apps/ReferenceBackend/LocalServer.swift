@@ -1,15 +1,17 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import ServiceLifecycle
 
 /// A Hummingbird responder listening on 127.0.0.1 in its own service group: how the reference
 /// backend and `mib proxy` run, in the binary and in tests.
 public final class LocalServer: Sendable {
-    /// Where it listens: `http://127.0.0.1:<port>`.
+    /// Where it listens: `http://127.0.0.1:<port>`, or `https://` with TLS.
     public let baseURL: URL
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
@@ -27,10 +29,11 @@ public final class LocalServer: Sendable {
     ///   - keepsResponseDate: whether the responder's `Date` goes out as it is (an intermediary such as
     ///     `mib proxy` forwards the origin's); otherwise, as servers do, every response gets the
     ///     server's own `Date`.
+    ///   - tls: serve HTTPS with this configuration (certificate and key); `nil` for plain HTTP.
     ///   - logger: the server's logger.
     /// - Throws: ``LocalServerError/couldNotListen(port:)`` when the port cannot be bound.
     public static func start<Responder: HTTPResponder>(
-        responder: Responder, port: Int, keepsResponseDate: Bool = false,
+        responder: Responder, port: Int, keepsResponseDate: Bool = false, tls: TLSConfiguration? = nil,
         logger: Logger
     ) async throws
         -> LocalServer where Responder.Context: InitializableFromSource<ApplicationRequestContextSource>
@@ -44,15 +47,16 @@ public final class LocalServer: Sendable {
             keepsResponseDate
             ? DateKeepingServer(responder: responder, port: port, logger: logger, onServerRunning: onServerRunning)
             : Application(
-                responder: responder, configuration: .init(address: .hostname("127.0.0.1", port: port)),
-                onServerRunning: onServerRunning, logger: logger)
+                responder: responder, server: try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1(),
+                configuration: .init(address: .hostname("127.0.0.1", port: port)), onServerRunning: onServerRunning, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [service], gracefulShutdownSignals: [], logger: logger))
         let running = Task {
             defer { portContinuation.finish() }
             try await group.run()
         }
         var iterator = ports.makeAsyncIterator()
-        guard let bound = await iterator.next(), bound > 0, let url = URL(string: "http://127.0.0.1:\(bound)") else {
+        guard let bound = await iterator.next(), bound > 0, let url = URL(string: "\(tls == nil ? "http" : "https")://127.0.0.1:\(bound)")
+        else {
             await group.triggerGracefulShutdown()
             _ = await running.result
             throw LocalServerError.couldNotListen(port: port)

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOSSL
 
 /// The reference backend: a real HTTP server (Hummingbird) on 127.0.0.1 with its data in SQLite,
 /// implementing the server contracts (docs/requirements.md) for the demo and the end-to-end checks. Today: the funnel
@@ -34,13 +35,17 @@ public final class ReferenceBackend: Sendable {
         public var modelLatency: Duration
         /// The limits of `/auth/login` (failed attempts) and `/auth/validate` per client address; `nil` for none.
         public var authRateLimits: AuthRateLimits?
+        /// Serve HTTPS with this certificate and key; `nil` for plain HTTP.
+        public var tls: TLSConfiguration?
 
         /// Creates a configuration.
         public init(
             databaseURL: URL, port: Int = 0, funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init,
             tokenLifetime: TimeInterval = 3_600, faults: [FaultRule] = [], modelLatency: Duration = .seconds(3),
-            authRateLimits: AuthRateLimits? = AuthRateLimits(), logger: Logger = Logger(label: "ReferenceBackend")
+            authRateLimits: AuthRateLimits? = AuthRateLimits(), tls: TLSConfiguration? = nil,
+            logger: Logger = Logger(label: "ReferenceBackend")
         ) {
+            self.tls = tls
             self.modelLatency = modelLatency
             self.authRateLimits = authRateLimits
             self.tokenLifetime = tokenLifetime
@@ -97,7 +102,7 @@ public final class ReferenceBackend: Sendable {
         InsightRoutes(database: catalog, auth: auth, cache: cache, modelLatency: configuration.modelLatency).register(on: router)
         FavoriteRoutes(database: catalog, auth: auth).register(on: router)
         let server = try await LocalServer.start(
-            responder: router.buildResponder(), port: configuration.port,
+            responder: router.buildResponder(), port: configuration.port, tls: configuration.tls,
             logger: configuration.logger)
         return ReferenceBackend(server: server, catalog: catalog)
     }

@@ -21,6 +21,9 @@ let package = Package(
         .library(name: "APICoreTestServer", targets: ["APICoreTestServer"]),
         // The bank's GraphQL schema, one definition for the reference backend and APICore's tests.
         .library(name: "BankSchema", targets: ["BankSchema"]),
+        // Certificate pinning on every platform (SwiftNIO and NIOSSL): its own product, so a kit that
+        // does not use it links no SwiftNIO.
+        .library(name: "APICorePinning", targets: ["APICorePinning"]),
     ],
     dependencies: [
         .package(path: "../CacheKit"),
@@ -36,6 +39,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // APICorePinning only.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .target(
@@ -63,6 +69,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .target(
+            name: "APICorePinning",
+            dependencies: [
+                "APICore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .target(

@@ -61,8 +61,10 @@ public final class TransportConnectivity: Connectivity {
         update(to: .online)
     }
 
-    /// Records a transport failure; a cancellation says nothing about the network.
+    /// Records a transport failure; a cancellation or a pin mismatch (a server did answer) says nothing
+    /// about the network.
     public func recordFailure(_ error: TransportError) {
+        if case .pinMismatch = error { return }
         guard error != .cancelled else { return }
         update(to: .offline)
     }

@@ -64,6 +64,10 @@ public enum TransportError: Error, Sendable, Hashable {
     case connectionLost(reason: String)
     /// The caller cancelled.
     case cancelled
+    /// The server's certificate chain matched none of the host's pins (``PinningPolicy``): the connection
+    /// was closed during the handshake, before any request byte was sent. Not a network failure and not
+    /// an expired session: a man in the middle, or a certificate rotated without its pin.
+    case pinMismatch(host: String)
     /// Anything else the transport reported.
     case other(reason: String)
 }

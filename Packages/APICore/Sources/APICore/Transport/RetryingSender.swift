@@ -42,7 +42,9 @@ struct RetryingSender: Sendable {
                 failure = .other(reason: "HTTP \(response.status)")
             } catch {
                 if error == .cancelled || Task.isCancelled { throw .cancelled }
-                guard idempotent, attempt < retry.maxAttempts else {
+                // A pin mismatch is the same on every attempt: never retried.
+                let retriable: Bool = if case .pinMismatch = error { false } else { true }
+                guard idempotent, attempt < retry.maxAttempts, retriable else {
                     telemetry.recordExchange(failed: true)
                     if attempt > 1 { telemetry.recordRetry(endpoint: endpoint, attempt: attempt, outcome: .gaveUp) }
                     throw .transport(error)

@@ -1,0 +1,152 @@
+import APICore
+import APICorePinning
+import CacheKit
+import CacheKitTesting
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOSSL
+import ReferenceBackend
+import Testing
+
+/// Certificate pinning over real TLS on 127.0.0.1 (REQ SEC-1): the reference backend serves HTTPS with a
+/// certificate made for the test; a man in the middle presents another.
+@Suite(.timeLimit(.minutes(3))) struct PinningTests {
+    static var logger: Logger {
+        var logger = Logger(label: "pinning-test")
+        logger.logLevel = .critical
+        return logger
+    }
+
+    /// An HTTPS reference backend presenting `certificate`.
+    static func withHTTPSBackend(_ certificate: TestCertificate, _ body: (ReferenceBackend) async throws -> Void) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let backend = try await ReferenceBackend.start(
+            .init(
+                databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: 10, modelLatency: .zero,
+                tls: certificate.server, logger: logger))
+        do {
+            try await body(backend)
+        } catch {
+            await backend.stop()
+            throw error
+        }
+        await backend.stop()
+    }
+
+    static func health(_ base: URL) throws -> TransportRequest {
+        TransportRequest(method: .get, url: base.appendingPathComponent("health"), timeout: .seconds(10))
+    }
+
+    @Test func thePinnedKeyAndTheBackupKeyConnect() async throws {
+        let current = try TestCertificate()
+        let backup = try TestCertificate()
+        let policy = try PinningPolicy([.init(host: "127.0.0.1", pins: [current.pin, backup.pin])])
+        let transport = try PinnedTransport(policy: policy)
+        try await Self.withHTTPSBackend(current) { (backend: ReferenceBackend) async throws in
+            #expect(backend.baseURL.scheme == "https")
+            #expect(try await transport.send(Self.health(backend.baseURL)).status == 204)
+        }
+        // After the rotation the server presents the backup key: the same app still connects.
+        try await Self.withHTTPSBackend(backup) { (backend: ReferenceBackend) async throws in
+            #expect(try await transport.send(Self.health(backend.baseURL)).status == 204)
+        }
+    }
+
+    @Test func aManInTheMiddleIsRefusedBeforeAnyRequestByteAndTheSessionIsNotExpired() async throws {
+        let server = try TestCertificate()
+        let attacker = try TestCertificate()
+        let seen = Locked(0)
+        let router = Router()
+        router.on("{path+}", method: .get) { _, _ in
+            seen.withLock { $0 += 1 }
+            return Response(status: .ok)
+        }
+        router.on("{path+}", method: .post) { _, _ in
+            seen.withLock { $0 += 1 }
+            return Response(status: .ok)
+        }
+        let mitm = try await LocalServer.start(responder: router.buildResponder(), port: 0, tls: attacker.server, logger: Self.logger)
+        defer { Task { await mitm.stop() } }
+        let policy = try PinningPolicy([.init(host: "127.0.0.1", pins: [server.pin, TestCertificate.unusedPin()])])
+        let transport = try PinnedTransport(policy: policy)
+        await #expect(throws: TransportError.pinMismatch(host: "127.0.0.1")) {
+            try await transport.send(Self.health(mitm.baseURL))
+        }
+        // Through the REST client: a typed error naming the host, no auth event, nothing cached.
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let events = AuthEvents()
+        let counted = CountingTransport(base: transport)
+        let rest = RESTClient(
+            configuration: .init(
+                baseURL: mitm.baseURL, transport: counted,
+                environment: CacheEnvironment(logger: Self.logger, cachesDirectory: directory.url),
+                tokenProvider: StaticProvider(), retry: RetryPolicy(maxAttempts: 3), authEvents: events))
+        var received = events.stream().makeAsyncIterator()
+        await #expect(throws: APIError.transport(.pinMismatch(host: "127.0.0.1"))) {
+            try await rest.send(APIRequest<Data>(path: "/api/me"))
+        }
+        // A pin mismatch is not retried, and the man in the middle saw no request at all.
+        #expect(counted.sent.withLock { $0 } == 1)
+        #expect(seen.withLock { $0 } == 0)
+        events.publish(AuthEvent(kind: .forbidden, userId: "marker", path: "/marker"))
+        #expect(await received.next()?.userId == "marker", "no 401/403 event came before the marker")
+        await mitm.stop()
+    }
+
+    @Test func anExpiredPinSetFallsBackToOrdinaryCertificateValidation() async throws {
+        let server = try TestCertificate()
+        let expired = try PinningPolicy([
+            .init(
+                host: "127.0.0.1", pins: [TestCertificate.unusedPin(), TestCertificate.unusedPin()], expires: Date().addingTimeInterval(-60)
+            )
+        ])
+        try await Self.withHTTPSBackend(server) { (backend: ReferenceBackend) async throws in
+            // The pins no longer apply; ordinary validation does, and a self-signed certificate is not trusted.
+            let ordinary = try PinnedTransport(policy: expired)
+            await #expect {
+                try await ordinary.send(Self.health(backend.baseURL))
+            } throws: { error in
+                guard let error = error as? TransportError else { return false }
+                if case .pinMismatch = error { return false }
+                return true
+            }
+            // With the certificate among the trusted roots, ordinary validation accepts it.
+            let trusting = try PinnedTransport(policy: expired, trustRoots: .certificates([server.certificate]))
+            #expect(try await trusting.send(Self.health(backend.baseURL)).status == 204)
+        }
+    }
+
+    @Test func aPolicyNeedsABackupPinAndWellFormedPins() {
+        let pin = TestCertificate.unusedPin()
+        #expect(throws: PinningPolicyError.noBackupPin(host: "api.example.com")) {
+            try PinningPolicy([.init(host: "api.example.com", pins: [pin])])
+        }
+        #expect(throws: PinningPolicyError.invalidPin(host: "api.example.com", pin: "abc")) {
+            try PinningPolicy([.init(host: "api.example.com", pins: [pin, "abc"])])
+        }
+        let policy = try? PinningPolicy([.init(host: "API.example.com", pins: [pin, TestCertificate.unusedPin()])])
+        #expect(policy?.decision(host: "api.example.com", chainPins: ["other", pin], now: Date()) == .pinned)
+        #expect(policy?.decision(host: "api.example.com", chainPins: ["other"], now: Date()) == .mismatch)
+        #expect(policy?.decision(host: "cdn.example.com", chainPins: [], now: Date()) == .notPinned(expired: false))
+    }
+}
+
+/// A signed-in user, so the request carries a token the man in the middle must never see.
+private struct StaticProvider: TokenProvider {
+    func currentCredentials() async -> Credentials? { Credentials(accessToken: "secret-token", userId: "u1") }
+}
+
+/// Counts the requests handed to a transport.
+private struct CountingTransport: HTTPTransport {
+    let base: any HTTPTransport
+    let sent = Locked(0)
+
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        sent.withLock { $0 += 1 }
+        return try await base.send(request)
+    }
+}
