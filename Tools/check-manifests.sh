@@ -39,8 +39,17 @@ if block Package.swift 'name: "MIBApp"' 'path:' | grep -q 'ReferenceBackend\|hum
   failures=$((failures + 1))
 fi
 
+# Small files named after what they hold: no library or app source over 300 lines.
+while read -r lines file; do
+  [[ "$file" == total ]] && continue
+  if [[ $lines -gt 300 ]]; then
+    echo "$file has $lines lines (more than 300): split it where a concern separates"
+    failures=$((failures + 1))
+  fi
+done < <(git ls-files -co --exclude-standard 'Packages/*/Sources/*.swift' 'Apps/*.swift' | xargs wc -l)
+
 if [[ $failures -gt 0 ]]; then
   echo "check-manifests: $failures problem(s)"
   exit 1
 fi
-echo "check-manifests: $(ls Packages/*/Package.swift | wc -l) kit manifests in step, one version per dependency"
+echo "check-manifests: $(ls Packages/*/Package.swift | wc -l) kit manifests in step, one version per dependency, no source over 300 lines"

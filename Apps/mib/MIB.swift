@@ -77,55 +77,6 @@ struct DemoCommand: AsyncParsableCommand {
     }
 }
 
-/// `mib serve`.
-struct ServeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "serve", abstract: "Run the reference backend until interrupted.")
-
-    @Option(help: "The port on 127.0.0.1 (0 picks a free one).")
-    var port = 8080
-
-    @Option(help: "The SQLite file (created and seeded when missing).")
-    var database = "mib-backend.sqlite"
-
-    @Option(help: "Added latency for every request, in milliseconds.")
-    var latency: Int?
-
-    @Option(help: "The fraction of requests answered with 500 (0 to 1).")
-    var errorRate: Double?
-
-    @Option(help: "Serve HTTPS with this PEM certificate chain (with --tls-key).")
-    var tlsCertificate: String?
-
-    @Option(help: "The PEM private key of --tls-certificate.")
-    var tlsKey: String?
-
-    func validate() throws {
-        guard (tlsCertificate == nil) == (tlsKey == nil) else { throw ValidationError("--tls-certificate and --tls-key go together") }
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
-        if let errorRate, !(0...1).contains(errorRate) { throw ValidationError("--error-rate must be from 0 to 1") }
-        if let latency, latency < 0 { throw ValidationError("--latency must not be negative") }
-    }
-
-    func run() async throws {
-        var faults: [FaultRule] = []
-        if latency != nil || errorRate != nil { faults.append(FaultRule(latencyMs: latency, errorRate: errorRate)) }
-        var tls: TLSConfiguration?
-        if let tlsCertificate, let tlsKey {
-            let chain = try NIOSSLCertificate.fromPEMFile(tlsCertificate).map(NIOSSLCertificateSource.certificate)
-            tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .file(tlsKey))
-        }
-        let backend = try await ReferenceBackend.start(
-            .init(
-                databaseURL: URL(fileURLWithPath: database), port: port, faults: faults, tls: tls, logger: Logger(label: "mib.serve")))
-        print("Reference backend on \(backend.baseURL.absoluteString) (data: \(database)); Ctrl-C stops it.")
-        while !Task.isCancelled {
-            try await Task.sleep(for: .seconds(3_600))
-        }
-        await backend.stop()
-    }
-}
-
 /// `mib proxy`.
 struct ProxyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -208,71 +159,6 @@ struct EndToEndCommand: AsyncParsableCommand {
     }
 }
 
-/// `mib inspect`.
-struct InspectCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "inspect",
-        abstract: "Use the app against a backend, then print cache statistics and a redacted export of every entry.")
-
-    @Option(help: "The backend to use (default: a reference backend started for the run).")
-    var server: String?
-
-    @Flag(help: "Print the inspection as JSON.")
-    var json = false
-
-    @Flag(help: "Serve a live cache dashboard while the app runs the demo's use in a loop.")
-    var web = false
-
-    @Option(help: "The dashboard's port on 127.0.0.1 (with --web; 0 picks a free one).")
-    var port = 8088
-
-    @Option(help: "Stop after this many passes of the app's use (with --web; default: run until interrupted).")
-    var passes: Int?
-
-    func validate() throws {
-        _ = try serverURL(server)
-        guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
-        if let passes, passes < 1 { throw ValidationError("--passes must be at least 1") }
-    }
-
-    func run() async throws {
-        let directory = scratchDirectory("inspect")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        if web {
-            try await serveDashboard(in: directory)
-            return
-        }
-        let inspection = try await Inspector.run(server: try serverURL(server), in: directory)
-        if json {
-            try printJSON(inspection)
-            return
-        }
-        print("Cache statistics (\(inspection.server))")
-        for row in inspection.statistics {
-            let counts = row.counts
-            let name = "\(row.participant)/\(counts.store)".padding(toLength: 20, withPad: " ", startingAt: 0)
-            print(
-                "  \(name) \(row.usage.count) entries, \(row.usage.bytes) bytes; hits \(counts.hits), misses "
-                    + "\(counts.misses), 304s \(counts.revalidations), expirations \(counts.expirations)")
-        }
-        let budget = inspection.budget
-        print("\nBudget: \(budget.totalAfter) of \(budget.budget.totalBytes) bytes app-wide")
-        for share in budget.shares {
-            let percent = Double(share.bytesAfter) * 100 / Double(max(1, budget.budget.totalBytes))
-            print(
-                "  \(share.participant.padding(toLength: 20, withPad: " ", startingAt: 0)) \(share.bytesAfter) bytes, "
-                    + "\(String(format: "%.2f", percent))% of the budget (allowed \(share.allowance))")
-        }
-        print("\nEntries (keys, users and accounts redacted; values never shown)")
-        for entry in inspection.entries {
-            let expiry = entry.expiresAt.map { "expires \(ISO8601DateFormatter().string(from: $0))" } ?? "no expiry"
-            print(
-                "  \(entry.participant)/\(entry.store)  \(entry.key)  \(entry.bytes) bytes  user \(entry.user ?? "-")  "
-                    + "account \(entry.account ?? "-")  \(expiry)")
-        }
-    }
-}
-
 /// `text` as an http or https URL with a host, or a ``ValidationError`` naming `option`.
 func httpURL(_ text: String, option: String, example: String) throws -> URL {
     guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
@@ -297,28 +183,4 @@ func printJSON(_ value: some Encodable) throws {
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
     encoder.dateEncodingStrategy = .iso8601
     print(String(decoding: try encoder.encode(value), as: UTF8.self))
-}
-
-extension InspectCommand {
-    /// Serves the dashboard and uses the app once a second until interrupted (or `passes` are done).
-    func serveDashboard(in directory: URL) async throws {
-        var logger = Logger(label: "mib")
-        logger.logLevel = .critical
-        try await DemoComposition.withBackend(try serverURL(server), in: directory, logger: logger) { baseURL in
-            let app = try DemoComposition(baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches"), logger: logger)
-            let dashboard = try await Dashboard.start(app: app, port: port, logger: logger)
-            print("Cache dashboard: \(dashboard.baseURL.absoluteString) (against \(baseURL.absoluteString)); Ctrl-C to stop")
-            var pass = 0
-            while passes.map({ pass < $0 }) ?? true {
-                pass += 1
-                do {
-                    try await dashboard.drive()
-                } catch {
-                    print("pass \(pass) failed: \(error)")
-                }
-                try await Task.sleep(for: .seconds(1))
-            }
-            await dashboard.stop()
-        }
-    }
 }
