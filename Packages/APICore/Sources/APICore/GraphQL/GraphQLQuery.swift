@@ -84,6 +84,12 @@ extension GraphQLMutation {
 final class ParsedOperations: Sendable {
     static let shared = ParsedOperations()
     private let parsed = Locked<[ObjectIdentifier: Result<GraphQLOperation, GraphQLOperationError>]>([:])
+    private let parses = Locked<[ObjectIdentifier: Int]>([:])
+
+    /// How many times the document of `type` was parsed (1 after any number of calls; 0 before).
+    func parseCount(for type: Any.Type) -> Int {
+        parses.withLock { $0[ObjectIdentifier(type)] ?? 0 }
+    }
 
     func operation(
         for type: Any.Type, document: String, kind: GraphQLOperation.Kind,
@@ -93,6 +99,7 @@ final class ParsedOperations: Sendable {
         let result =
             parsed.withLock { $0[id] }
             ?? {
+                parses.withLock { $0[id, default: 0] += 1 }
                 var result = Result { () throws(GraphQLOperationError) in try GraphQLOperation(document) }
                 if case .success(let operation) = result, operation.kind != kind {
                     result = .failure(.unsupported("\(type) must hold a \(kind.rawValue), not a \(operation.kind.rawValue)"))
