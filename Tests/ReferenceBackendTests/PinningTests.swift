@@ -97,6 +97,29 @@ import Testing
         await mitm.stop()
     }
 
+    @Test func aCancelledRequestEndsAtOnceAsCancelled() async throws {
+        let certificate = try TestCertificate()
+        let gate = AsyncGate()
+        let arrived = Locked(false)
+        let router = Router()
+        router.get("slow") { _, _ in
+            arrived.withLock { $0 = true }
+            await gate.wait()
+            return Response(status: .ok)
+        }
+        let server = try await LocalServer.start(responder: router.buildResponder(), port: 0, tls: certificate.server, logger: Self.logger)
+        let policy = try PinningPolicy([.init(host: "127.0.0.1", pins: [certificate.pin, TestCertificate.unusedPin()])])
+        let transport = try PinnedTransport(policy: policy)
+        let request = TransportRequest(method: .get, url: server.baseURL.appendingPathComponent("slow"), timeout: .seconds(60))
+        let task = Task { try await transport.send(request) }
+        try await waitUntil("the request reached the server") { arrived.withLock { $0 } }
+        task.cancel()
+        // Not the 60 s timeout: the connection closes on cancellation.
+        await #expect(throws: TransportError.cancelled) { try await task.value }
+        gate.open()
+        await server.stop()
+    }
+
     @Test func anExpiredPinSetFallsBackToOrdinaryCertificateValidation() async throws {
         let server = try TestCertificate()
         let expired = try PinningPolicy([

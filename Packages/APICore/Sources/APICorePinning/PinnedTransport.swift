@@ -68,22 +68,25 @@ public final class PinnedTransport: HTTPTransport {
         let port = request.url.port ?? 443
         let mismatch = NIOLockedValueBox(false)
         do {
+            let cancel = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
             return try await withTaskCancellationHandler {
-                try await exchange(request, host: host, port: port, mismatch: mismatch)
+                try await exchange(request, host: host, port: port, mismatch: mismatch, cancel: cancel)
             } onCancel: {
+                // A cancelled caller is answered at once (not after TLS's graceful shutdown) and the connection closed.
+                cancel.withLockedValue { $0 }?()
             }
-        } catch let error as TransportError {
-            throw error
         } catch {
             if mismatch.withLockedValue({ $0 }) { throw .pinMismatch(host: host) }
             if Task.isCancelled { throw .cancelled }
+            if let error = error as? TransportError { throw error }
             throw Self.transportError(error)
         }
     }
 
-    private func exchange(_ request: TransportRequest, host: String, port: Int, mismatch: NIOLockedValueBox<Bool>) async throws
-        -> TransportResponse
-    {
+    private func exchange(
+        _ request: TransportRequest, host: String, port: Int, mismatch: NIOLockedValueBox<Bool>,
+        cancel: NIOLockedValueBox<(@Sendable () -> Void)?>
+    ) async throws -> TransportResponse {
         let decision = policy.decision(host: host, chainPins: [], now: now())
         let pinned: Bool
         switch decision {
@@ -122,6 +125,12 @@ public final class PinnedTransport: HTTPTransport {
                 }
             }
         let channel = try await bootstrap.connect(host: host, port: port).get()
+        let abort: @Sendable () -> Void = {
+            responsePromise.fail(TransportError.cancelled)
+            channel.close(promise: nil)
+        }
+        cancel.withLockedValue { $0 = abort }
+        if Task.isCancelled { abort() }
         let (seconds, attoseconds) = request.timeout.components
         let limit = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
         let timeout = channel.eventLoop.scheduleTask(in: limit) {
