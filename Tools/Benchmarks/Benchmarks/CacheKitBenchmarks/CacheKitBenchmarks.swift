@@ -16,6 +16,61 @@ let value = Data(repeating: 7, count: 64)
 nonisolated(unsafe) let nsValue = NSData(data: value)
 let farFuture = CacheEntryMetadata(storedAt: Date(), expiresAt: Date().addingTimeInterval(86_400))
 
+/// How a benchmark walks the keys: in order (the best case for a linked LRU, whose neighbours stay hot),
+/// shuffled (every key equally likely, in no order), or Zipf-like (s = 1: a few keys most of the time, as
+/// real screens do). Each trace holds 65,536 key indexes drawn with a fixed seed, so every run and every
+/// contender reads the same sequence.
+enum AccessOrder: String, CaseIterable {
+    case inOrder = "in order"
+    case shuffled = "shuffled"
+    case zipf = "Zipf s=1"
+
+    static let traceLength = 1 << 16
+
+    var trace: [Int] {
+        var random = SplitMix64(seed: 0x5EED)
+        switch self {
+        case .inOrder:
+            return (0..<Self.traceLength).map { $0 % keyCount }
+        case .shuffled:
+            return (0..<Self.traceLength).map { _ in Int(random.next() % UInt64(keyCount)) }
+        case .zipf:
+            // Inverse CDF of Zipf(s = 1) over keyCount ranks; ranks are spread over the key space, so hot
+            // keys are not neighbours in the store either.
+            var cumulative: [Double] = []
+            var sum = 0.0
+            for rank in 1...keyCount {
+                sum += 1 / Double(rank)
+                cumulative.append(sum)
+            }
+            let spread = (0..<keyCount).map { ($0 &* 7_919) % keyCount }
+            return (0..<Self.traceLength).map { _ in
+                let target = Double(random.next() >> 11) / Double(1 << 53) * sum
+                var low = 0
+                var high = keyCount - 1
+                while low < high {
+                    let middle = (low + high) / 2
+                    if cumulative[middle] < target { low = middle + 1 } else { high = middle }
+                }
+                return spread[low]
+            }
+        }
+    }
+}
+
+/// A small seeded generator, so traces are the same on every run.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
 /// The baseline the issue names: a Dictionary behind a Mutex.
 final class MutexDictionary: Sendable {
     let storage = Mutex<[String: Data]>([:])
@@ -66,25 +121,29 @@ let benchmarks: @Sendable () -> Void = {
         metrics: [.wallClock, .throughput, .mallocCountTotal], scalingFactor: .kilo,
         maxDuration: .seconds(2), maxIterations: 1_000_000)
 
-    // MARK: Memory: get (hit)
+    // MARK: Memory: get (hit), in three access orders
 
-    Benchmark("Memory get hit: MemoryStore", configuration: fast) { benchmark, store in
-        for index in benchmark.scaledIterations {
-            blackHole(store.get(keys[index % keyCount]))
-        }
-    } setup: { filledMemoryStore() }
+    let mask = AccessOrder.traceLength - 1
+    for order in AccessOrder.allCases {
+        let trace = order.trace
+        Benchmark("Memory get hit (\(order.rawValue)): MemoryStore", configuration: fast) { benchmark, store in
+            for index in benchmark.scaledIterations {
+                blackHole(store.get(keys[trace[index & mask]]))
+            }
+        } setup: { filledMemoryStore() }
 
-    Benchmark("Memory get hit: Mutex<Dictionary> (baseline)", configuration: fast) { benchmark, dictionary in
-        for index in benchmark.scaledIterations {
-            blackHole(dictionary.get(keys[index % keyCount]))
-        }
-    } setup: { filledDictionary() }
+        Benchmark("Memory get hit (\(order.rawValue)): Mutex<Dictionary> (baseline)", configuration: fast) { benchmark, dictionary in
+            for index in benchmark.scaledIterations {
+                blackHole(dictionary.get(keys[trace[index & mask]]))
+            }
+        } setup: { filledDictionary() }
 
-    Benchmark("Memory get hit: NSCache (baseline)", configuration: fast) { benchmark, cache in
-        for index in benchmark.scaledIterations {
-            blackHole(cache.object(forKey: nsKeys[index % keyCount]))
-        }
-    } setup: { filledNSCache() }
+        Benchmark("Memory get hit (\(order.rawValue)): NSCache (baseline)", configuration: fast) { benchmark, cache in
+            for index in benchmark.scaledIterations {
+                blackHole(cache.object(forKey: nsKeys[trace[index & mask]]))
+            }
+        } setup: { filledNSCache() }
+    }
 
     // MARK: Memory: set (replace)
 
