@@ -116,11 +116,11 @@ enum Chromium {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let reading = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
-        let deadline = ContinuousClock.now + .seconds(90)
-        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-        if process.isRunning {
+        do {
+            try await waitUntil("chromium to render the page and exit", timeout: .seconds(90)) { !process.isRunning }
+        } catch {
             process.terminate()
-            Issue.record("chromium did not finish within 90 s")
+            throw error
         }
         return String(decoding: await reading.value, as: UTF8.self)
     }

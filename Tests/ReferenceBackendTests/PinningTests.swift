@@ -6,6 +6,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import MIBCore
 import NIOSSL
 import ReferenceBackend
 import Testing
@@ -69,7 +70,17 @@ import Testing
             return Response(status: .ok)
         }
         let mitm = try await LocalServer.start(responder: router.buildResponder(), port: 0, tls: attacker.server, logger: Self.logger)
-        defer { Task { await mitm.stop() } }
+        do {
+            try await Self.refuse(mitm: mitm, server: server, seen: seen)
+        } catch {
+            await mitm.stop()
+            throw error
+        }
+        await mitm.stop()
+    }
+
+    /// The man-in-the-middle checks, against `mitm` (which presents a key other than `server`'s).
+    static func refuse(mitm: LocalServer, server: TestCertificate, seen: Locked<Int>) async throws {
         let policy = try PinningPolicy([.init(host: "127.0.0.1", pins: [server.pin, TestCertificate.unusedPin()])])
         let transport = try PinnedTransport(policy: policy)
         await #expect(throws: TransportError.pinMismatch(host: "127.0.0.1")) {
@@ -79,7 +90,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let events = AuthEvents()
-        let counted = CountingTransport(base: transport)
+        let counted = CountingTransport(transport)
         let rest = RESTClient(
             configuration: .init(
                 baseURL: mitm.baseURL, transport: counted,
@@ -90,11 +101,10 @@ import Testing
             try await rest.send(APIRequest<Data>(path: "/api/me"))
         }
         // A pin mismatch is not retried, and the man in the middle saw no request at all.
-        #expect(counted.sent.withLock { $0 } == 1)
+        #expect(counted.count() == 1)
         #expect(seen.withLock { $0 } == 0)
         events.publish(AuthEvent(kind: .forbidden, userId: "marker", path: "/marker"))
         #expect(await received.next()?.userId == "marker", "no 401/403 event came before the marker")
-        await mitm.stop()
     }
 
     @Test func aCancelledRequestEndsAtOnceAsCancelled() async throws {
@@ -161,15 +171,4 @@ import Testing
 /// A signed-in user, so the request carries a token the man in the middle must never see.
 private struct StaticProvider: TokenProvider {
     func currentCredentials() async -> Credentials? { Credentials(accessToken: "secret-token", userId: "u1") }
-}
-
-/// Counts the requests handed to a transport.
-private struct CountingTransport: HTTPTransport {
-    let base: any HTTPTransport
-    let sent = Locked(0)
-
-    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
-        sent.withLock { $0 += 1 }
-        return try await base.send(request)
-    }
 }
