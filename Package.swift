@@ -17,8 +17,9 @@ let package = Package(
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
         .executable(name: "mib", targets: ["mib"]),
-        // For Tools/Benchmarks (the backend's own figures).
+        // For Tools/Benchmarks (the backend's own figures, and the whole app's logout).
         .library(name: "ReferenceBackend", targets: ["ReferenceBackend"]),
+        .library(name: "MIBApp", targets: ["MIBApp"]),
     ],
     dependencies: [
         .package(path: "Packages/CacheKit"),

@@ -72,10 +72,12 @@ public final class Composition: Sendable {
     ///   - transport: what sends the requests (URLSession by default); wrapped so that every outcome
     ///     informs ``connectivity``.
     ///   - retry: how the REST and GraphQL clients retry idempotent requests.
+    ///   - graphQLStore: where the normalized GraphQL records live: in memory by default, or a
+    ///     ``SQLiteRecordStore`` for queries that must read offline after a relaunch.
     public init(
         baseURL: URL, cachesDirectory: URL, supportDirectory: URL? = nil, keepsQueueAtLogout: Bool = true,
         clock: any CacheClock = SystemClock(), transport: any HTTPTransport = URLSessionTransport(),
-        retry: RetryPolicy = RetryPolicy(), logger: Logger
+        retry: RetryPolicy = RetryPolicy(), logger: Logger, graphQLStore: any NormalizedRecordStore = InMemoryRecordStore()
     ) throws {
         self.baseURL = baseURL
         self.clock = clock
@@ -109,7 +111,8 @@ public final class Composition: Sendable {
         graphQL = GraphQLClient(
             configuration: .init(
                 endpoint: baseURL.appendingPathComponent("graphql"), transport: transport, environment: environment,
-                tokenProvider: session, container: container, retry: retry, authEvents: authEvents, telemetry: telemetry))
+                tokenProvider: session, container: container, store: graphQLStore, retry: retry, authEvents: authEvents,
+                telemetry: telemetry))
         queue = MutationQueue(
             configuration: .init(
                 directory: support.appendingPathComponent("mutations"), tokenProvider: session, rest: rest, graphQL: graphQL,

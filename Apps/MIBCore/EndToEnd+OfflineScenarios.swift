@@ -111,6 +111,7 @@ extension EndToEnd {
 
     /// Every regular file under `directory`, relative to it.
     static func files(under directory: URL) -> [String] {
+        DiscardedFiles.waitForDeletions()
         guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else {
             return []
         }

@@ -26,6 +26,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // A real in-process metrics backend (atomic counters), so the benchmarks count what a bootstrapped
+        // app pays for every hit and miss, not swift-metrics' no-op handler.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .executableTarget(
@@ -34,6 +37,7 @@ let package = Package(
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Benchmarks/CacheKitBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -70,6 +74,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ReferenceBackend", package: root),
+                .product(name: "MIBApp", package: root),
             ],
             path: "Benchmarks/BackendBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

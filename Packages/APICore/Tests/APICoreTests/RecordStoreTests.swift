@@ -185,7 +185,8 @@ import Testing
     @Test func aCorruptRowIsAnErrorWithItsKeyThenDroppedByTheCache() throws {
         let directory = try TemporaryDirectory()
         let url = directory.url.appendingPathComponent("records.sqlite")
-        let store = try SQLiteRecordStore(url: url)
+        // No memory front: every read is a read of the file, which this test damages behind the store's back.
+        let store = try SQLiteRecordStore(url: url, frontByteLimit: 0)
         let cache = NormalizedCache(store: store, clock: ManualClock()) { _ in BankKit.Keys() }
         let query = try GraphQLOperation("query { me { id } }")
         try cache.write(["__typename": "Query", "me": ["__typename": "User", "id": "1"]], for: query)
@@ -200,6 +201,27 @@ import Testing
             return path == "User:1"
         }
         #expect(try store.record(forKey: "User:1") == nil)
+    }
+
+    @Test func theMemoryFrontAnswersWhatTheFileHoldsThroughWritesRemovalsAndARelaunch() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("records.sqlite")
+        let store = try SQLiteRecordStore(url: url)
+        try store.merge(["User:1": record(["name": .value("Ada")]), "User:2": record(["name": .value("Bob")])])
+        #expect(try store.record(forKey: "User:1")?.fields["name"] == .value("Ada"))
+        try store.merge(["User:1": record(["name": .value("Ada L.")])])
+        #expect(try store.record(forKey: "User:1")?.fields["name"] == .value("Ada L."))
+        try store.removeFields(["User:2": ["name"]])
+        #expect(try store.record(forKey: "User:2")?.fields["name"] == nil)
+        try store.removeRecords { key, _ in key == "User:1" }
+        #expect(try store.record(forKey: "User:1") == nil)
+        // What the front answered is what the file holds: a relaunch (no front yet) reads the same.
+        let relaunched = try SQLiteRecordStore(url: url)
+        #expect(try relaunched.record(forKey: "User:1") == nil)
+        #expect(try relaunched.record(forKey: "User:2") == store.record(forKey: "User:2"))
+        try store.removeAll()
+        #expect(try store.record(forKey: "User:2") == nil)
+        #expect(try store.usage().count == 0)
     }
 
     @Test func clearingLeavesNothingReadableInTheFile() throws {

@@ -1,3 +1,4 @@
+import CacheKit
 import Foundation
 
 /// A fresh folder under the system's temporary directory, for stores that use real files in tests.
@@ -12,8 +13,15 @@ public struct TemporaryDirectory: Sendable {
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
-    /// Every regular file below the folder, recursively.
+    /// Every regular file below the folder, recursively, once the deletions a clearing queued have run
+    /// (a cleared store's files leave their paths at once and are deleted right after: ``DiscardedFiles``).
     public func files() -> [URL] {
+        DiscardedFiles.waitForDeletions()
+        return filesNow()
+    }
+
+    /// Every regular file below the folder now, discarded files waiting for deletion included.
+    public func filesNow() -> [URL] {
         guard
             let enumerator = FileManager.default.enumerator(
                 at: url, includingPropertiesForKeys: [.isRegularFileKey])

@@ -108,8 +108,28 @@ struct DiskStoreTests {
         for index in 0..<50 { try fixture.put("k\(index)", "SECRET-\(index)") }
         #expect(!fixture.directory.files().isEmpty)
         try fixture.store.removeAll()
-        #expect(fixture.directory.files().isEmpty)
+        // At once: no file is left where any store looks; the moved files wait in `.discarded`.
+        let visible = fixture.directory.filesNow().filter { !$0.path.contains("/\(DiscardedFiles.folderName)/") }
+        #expect(visible.isEmpty, "left in the store's path: \(visible)")
         #expect(try fixture.reopened().usage().count == 0)
+        // Right after, the background deletion has removed them.
+        #expect(fixture.directory.files().isEmpty)
+    }
+
+    @Test("files a clearing moved aside before a crash are deleted by the next store, and never read")
+    func discardedFilesSurviveNoCrash() throws {
+        let fixture = try StoreFixture(.disk)
+        for index in 0..<20 { try fixture.put("k\(index)", "SECRET-\(index)") }
+        try fixture.store.removeAll()
+        DiscardedFiles.waitForDeletions()
+        // What a kill -9 between the move and the deletion leaves: the old files inside `.discarded`.
+        let bin = fixture.directory.url.appendingPathComponent(DiscardedFiles.folderName).appendingPathComponent("crashed")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try Data("SECRET-LEFT-BEHIND".utf8).write(to: bin.appendingPathComponent("0-cache.sqlite"))
+        let relaunched = fixture.reopened()
+        #expect(try relaunched.usage().count == 0)
+        #expect(try relaunched.get("k1", requester: nil) == nil)
+        #expect(!fixture.directory.anyFileContains("SECRET-LEFT-BEHIND"))
     }
 
     @Test("data removed by scope is gone from the files, not only forgotten")
@@ -134,40 +154,48 @@ struct DiskStoreTests {
 
 @Suite("MemoryStore", .timeLimit(.minutes(3)))
 struct MemoryStoreTests {
-    @Test("the count limit evicts the least recently used")
+    @Test("the count limit evicts the oldest entry not read since; a read gives an entry a second chance")
     func countLimit() {
         let store = MemoryStore<Int>(limits: .init(countLimit: 3, costLimit: .max), clock: ManualClock())
         let metadata = CacheEntryMetadata(storedAt: Date(), expiresAt: nil)
         for (index, key) in ["a", "b", "c"].enumerated() { store.set(index, forKey: key, metadata: metadata) }
         _ = store.get("a")
         store.set(3, forKey: "d", metadata: metadata)
-        #expect(store.keysByRecency == ["d", "a", "c"])
+        // "a" was oldest but read: it moved to the newest end with its bit cleared, and "b" went.
+        #expect(store.keysByRecency == ["a", "d", "c"])
         #expect(store.get("b") == nil)
+        // Nothing read since: the next eviction takes the oldest, "c".
+        store.set(4, forKey: "e", metadata: metadata)
+        #expect(store.get("c") == nil)
+        #expect(store.keysByRecency.sorted() == ["a", "d", "e"])
     }
 
-    @Test("recency order stays a consistent list through removals from every position")
+    @Test("the second-chance order stays a consistent list through reads, replacements and removals")
     func listIntegrity() {
         let store = MemoryStore<Int>(limits: .init(countLimit: 1_000, costLimit: .max), clock: ManualClock())
         let metadata = CacheEntryMetadata(storedAt: Date(), expiresAt: nil)
-        var model: [String] = []  // most recent first
+        var model: [String] = []  // newest first
+        var referenced: Set<String> = []
         for step in 0..<2_000 {
             let key = "k\((step &* 7919) % 97)"
             switch step % 5 {
             case 0, 1, 2:
                 store.set(step, forKey: key, metadata: metadata)
-                model.removeAll { $0 == key }
-                model.insert(key, at: 0)
-            case 3:
-                if store.get(key) != nil {
-                    model.removeAll { $0 == key }
+                if model.contains(key) {
+                    referenced.insert(key)  // a replacement counts as a use, in place
+                } else {
                     model.insert(key, at: 0)
                 }
+            case 3:
+                if store.get(key) != nil { referenced.insert(key) }
             default:
                 store.remove(key)
                 model.removeAll { $0 == key }
+                referenced.remove(key)
             }
         }
-        #expect(store.keysByRecency == model)
+        // The order eviction spares them: the referenced newest first, then the others newest first.
+        #expect(store.keysByRecency == model.filter(referenced.contains) + model.filter { !referenced.contains($0) })
         #expect(store.usage().count == model.count)
     }
 }

@@ -65,18 +65,38 @@ func startServer() async throws -> (URL, ServiceGroup) {
     return (URL(string: "http://127.0.0.1:\(port)") ?? URL(fileURLWithPath: "/"), group)
 }
 
-/// A client whose memory already holds a fresh catalog page.
-func primedClient() async throws -> RESTClient {
+/// A client whose memory already holds a fresh catalog page; signed in, the entry is the user's own (the
+/// response is `private`) and every read checks the user.
+func primedClient(signedIn: Bool = false) async throws -> RESTClient {
     let transport = RecordingTransport()
-    transport.stub(.get, "/api/funnels/catalog", status: 200, headerFields: [.cacheControl: "max-age=86400"], body: page)
-    let client = RESTClient(configuration: .init(baseURL: URL(string: "https://api.example.com")!,
-                                                 transport: transport, environment: quietEnvironment()))
+    transport.stub(.get, "/api/funnels/catalog", status: 200,
+                   headerFields: [.cacheControl: signedIn ? "private, max-age=86400" : "max-age=86400"], body: page)
+    let client = RESTClient(configuration: .init(
+        baseURL: URL(string: "https://api.example.com")!, transport: transport, environment: quietEnvironment(),
+        tokenProvider: signedIn ? StaticTokenProvider(Credentials(accessToken: "token", userId: "user-1")) : nil))
     _ = try await client.send(request)
     return client
 }
 
+/// Counts the bytes of every response that crosses the wire: the status line, the header fields and the body.
+final class WireBytes: HTTPTransport {
+    private let base = URLSessionTransport()
+    private let total = Locked(0)
+
+    var bytes: Int { total.withLock { $0 } }
+
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        let response = try await base.send(request)
+        let headerBytes = response.headerFields.reduce(17) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count + 4 }
+        total.withLock { $0 += headerBytes + response.body.count }
+        return response
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     graphQLBenchmarks()
+    contactsMemoryBenchmarks()
+    recordStoreMergeBenchmarks()
     jsonBenchmarks()
     budgetBenchmarks()
     mutationQueueBenchmarks()
@@ -90,6 +110,15 @@ let benchmarks: @Sendable () -> Void = {
         }
     } setup: {
         try await primedClient()
+    }
+
+    Benchmark("REST cache hit: RESTClient.send, fresh in memory, signed in", configuration: fast) {
+        (benchmark: Benchmark, client: RESTClient) in
+        for _ in benchmark.scaledIterations {
+            blackHole(try await client.send(request).value)
+        }
+    } setup: {
+        try await primedClient(signedIn: true)
     }
 
     Benchmark("REST cache hit: RESTClient.send, raw bytes (the cache path alone)", configuration: fast) {
@@ -111,29 +140,38 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: 304 against 200 from a local server
 
-    let network = Benchmark.Configuration(metrics: [.wallClock, .throughput], maxDuration: .seconds(5), maxIterations: 5_000)
+    // Each also reports the response bytes that crossed the wire per request (status line, header fields
+    // and body), counted by the transport: the per-304 saving is the difference.
+    let wireBytes = BenchmarkMetric.custom("response bytes on the wire per request", polarity: .prefersSmaller, useScalingFactor: false)
+    let network = Benchmark.Configuration(metrics: [.wallClock, .throughput, wireBytes], maxDuration: .seconds(5), maxIterations: 5_000)
 
     Benchmark("REST from local server: full 200 (\(page.count) body bytes)", configuration: network) {
-        (benchmark: Benchmark, setup: (RESTClient, ServiceGroup)) in
+        (benchmark: Benchmark, setup: (RESTClient, WireBytes, ServiceGroup)) in
+        let before = setup.1.bytes
         for _ in benchmark.scaledIterations {
             blackHole(try await setup.0.send(request, policy: .fetchIgnoringCacheData).value)
         }
+        benchmark.measurement(wireBytes, (setup.1.bytes - before) / max(1, benchmark.scaledIterations.count))
     } setup: {
         let (url, group) = try await startServer()
-        return (RESTClient(configuration: .init(baseURL: url, environment: quietEnvironment())), group)
+        let wire = WireBytes()
+        return (RESTClient(configuration: .init(baseURL: url, transport: wire, environment: quietEnvironment())), wire, group)
     }
 
     Benchmark("REST from local server: 304 revalidation (0 body bytes)", configuration: network) {
-        (benchmark: Benchmark, setup: (RESTClient, ServiceGroup)) in
+        (benchmark: Benchmark, setup: (RESTClient, WireBytes, ServiceGroup)) in
+        let before = setup.1.bytes
         for _ in benchmark.scaledIterations {
             let response = try await setup.0.send(request)
             guard response.source == .revalidated else { fatalError("expected a 304 revalidation") }
             blackHole(response.value)
         }
+        benchmark.measurement(wireBytes, (setup.1.bytes - before) / max(1, benchmark.scaledIterations.count))
     } setup: {
         let (url, group) = try await startServer()
-        let client = RESTClient(configuration: .init(baseURL: url, environment: quietEnvironment()))
+        let wire = WireBytes()
+        let client = RESTClient(configuration: .init(baseURL: url, transport: wire, environment: quietEnvironment()))
         _ = try await client.send(request)
-        return (client, group)
+        return (client, wire, group)
     }
 }

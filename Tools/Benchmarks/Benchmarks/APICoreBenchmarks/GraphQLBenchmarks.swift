@@ -24,6 +24,20 @@ struct TransactionsResponse: Codable, Sendable {
     var data: Payload
 }
 
+/// What a kit decodes the query into (as AccountsKit does): the selected fields, no typenames. The typed
+/// baseline decodes the same structs from the response bytes with `JSONDecoder`.
+struct TransactionsData: Decodable, Sendable {
+    struct Merchant: Decodable, Sendable { var id: String; var name: String }
+    struct Transaction: Decodable, Sendable {
+        var id: String; var amount: Int; var description: String; var date: String; var pending: Bool; var merchant: Merchant
+    }
+    struct Account: Decodable, Sendable { var id: String; var balance: Int; var transactions: [Transaction] }
+    var account: Account
+}
+
+/// The response envelope around ``TransactionsData``, for the typed baseline.
+struct TransactionsEnvelope: Decodable, Sendable { var data: TransactionsData }
+
 struct TransactionsQuery: GraphQLQuery {
     static let document = """
         query Transactions($id: ID!) {
@@ -97,6 +111,27 @@ func graphQLBenchmarks() {
             let decoder = JSONDecoder()
             for _ in benchmark.scaledIterations {
                 blackHole(try decoder.decode(TransactionsResponse.self, from: body))
+            }
+        }
+
+        Benchmark("\(label): JSONDecoder into the kit's structs (typed baseline)", configuration: fast) { benchmark in
+            let decoder = JSONDecoder()
+            for _ in benchmark.scaledIterations {
+                blackHole(try decoder.decode(TransactionsEnvelope.self, from: body))
+            }
+        }
+
+        for (storeName, makeStore) in [
+            ("in-memory store", { () throws -> any NormalizedRecordStore in InMemoryRecordStore() }),
+            ("SQLite store", { () throws -> any NormalizedRecordStore in try temporarySQLiteStore() }),
+        ] {
+            Benchmark("\(label): typed read, fetch cache hit + decode into the kit's structs, \(storeName)", configuration: fast) {
+                (benchmark: Benchmark, client: GraphQLClient) in
+                for _ in benchmark.scaledIterations {
+                    blackHole(try await client.fetch(TransactionsQuery()).decode(TransactionsData.self))
+                }
+            } setup: {
+                try await primedGraphQLClient(body, store: try makeStore())
             }
         }
 

@@ -2,6 +2,7 @@ import Benchmark
 import CacheKit
 import Foundation
 import GRDB
+import Prometheus
 import Synchronization
 
 
@@ -78,8 +79,13 @@ final class MutexDictionary: Sendable {
     func set(_ value: Data, _ key: String) { storage.withLock { $0[key] = value } }
 }
 
-func filledMemoryStore() -> MemoryStore<Data> {
-    let store = MemoryStore<Data>(limits: .init(countLimit: keyCount * 2, costLimit: .max), cost: { $0.count })
+/// A real in-process metrics backend (Prometheus' atomic counters), for the variant that counts what an
+/// app that bootstrapped metrics pays; the other stores count into swift-metrics' no-op handler.
+let prometheus = PrometheusMetricsFactory()
+
+func filledMemoryStore(metrics: CacheMetrics? = nil) -> MemoryStore<Data> {
+    let store = MemoryStore<Data>(
+        limits: .init(countLimit: keyCount * 2, costLimit: .max), metrics: metrics, cost: { $0.count })
     for key in keys { store.set(value, forKey: key, metadata: farFuture) }
     return store
 }
@@ -131,6 +137,12 @@ let benchmarks: @Sendable () -> Void = {
                 blackHole(store.get(keys[trace[index & mask]]))
             }
         } setup: { filledMemoryStore() }
+
+        Benchmark("Memory get hit (\(order.rawValue)): MemoryStore, Prometheus metrics", configuration: fast) { benchmark, store in
+            for index in benchmark.scaledIterations {
+                blackHole(store.get(keys[trace[index & mask]]))
+            }
+        } setup: { filledMemoryStore(metrics: CacheMetrics(store: "memory", feature: "bench", factory: prometheus)) }
 
         Benchmark("Memory get hit (\(order.rawValue)): Mutex<Dictionary> (baseline)", configuration: fast) { benchmark, dictionary in
             for index in benchmark.scaledIterations {

@@ -23,11 +23,12 @@ public struct GraphQLResult: Sendable, Hashable {
     /// Whether the data is older than its timeout (stale or offline).
     public var isStale: Bool { freshness.isStale }
 
-    /// The data decoded into your own `Decodable` type (shaped like the operation, aliases as keys).
+    /// The data decoded into your own `Decodable` type (shaped like the operation, aliases as keys), straight
+    /// from the tree by ``JSONValueDecoder`` (no JSON text in between), with `JSONDecoder`'s default strategies.
     /// - Throws: ``APIError/decoding(path:reason:)`` with the coding path (`account.transactions[2].amount`).
     public func decode<T: Decodable>(_ type: T.Type = T.self) throws(APIError) -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: JSONValue.object(data).serialized())
+            return try JSONValueDecoder().decode(T.self, from: .object(data))
         } catch let error as DecodingError {
             throw APIError(error)
         } catch {

@@ -9,12 +9,21 @@ import GRDB
 ///
 /// Evicting a record leaves the fields that referenced it pointing nowhere; reading one is a miss,
 /// so the query is fetched again.
+///
+/// Reads go through a bounded memory front (the packed records, 4 MB unless told): a record read or
+/// written recently is answered without SQLite. The front is filled and changed only inside the
+/// database's serial queue, so it never holds a record the file has not. Writes use a write-ahead log
+/// with `synchronous=NORMAL`: a transaction is in the file or not at all when the process dies.
+/// Clearing everything moves the file out of the way at once (``DiscardedFiles``) and starts a new one.
 public final class SQLiteRecordStore: NormalizedRecordStore {
     /// The file.
     public let url: URL
     /// The most bytes of records kept.
     public let byteLimit: Int
-    private let queue: DatabaseQueue
+    /// The open database; replaced by a new file when everything is cleared.
+    let connection: Locked<DatabaseQueue>
+    /// Recently read or written records, at most `frontByteLimit` bytes of them.
+    let front: MemoryStore<NormalizedRecord>
     /// Recency of reads, written with the next write (a read never writes).
     private let recency = Locked(Recency())
 
@@ -29,11 +38,18 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     }
 
     /// Opens (or creates) the store at `url`.
-    /// - Parameter byteLimit: 20 MB unless given.
+    /// - Parameters:
+    ///   - byteLimit: 20 MB unless given.
+    ///   - frontByteLimit: the most bytes of records the memory front keeps (4 MB unless given; 0 for none).
     /// - Throws: ``RecordStoreError/database(_:)`` when the folder cannot hold a database at all.
-    public init(url: URL, byteLimit: Int = 20 * 1024 * 1024) throws(RecordStoreError) {
+    public init(url: URL, byteLimit: Int = 20 * 1024 * 1024, frontByteLimit: Int = 4 * 1024 * 1024) throws(RecordStoreError) {
         self.url = url
         self.byteLimit = byteLimit
+        front = MemoryStore(
+            name: "sqlite-front", limits: .init(countLimit: .max, costLimit: frontByteLimit),
+            metrics: CacheMetrics(store: "sqlite-front", feature: "-"), cost: { $0.estimatedBytes })
+        DiscardedFiles.sweep(url.deletingLastPathComponent())
+        let queue: DatabaseQueue
         do {
             queue = try Self.open(url)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
@@ -50,6 +66,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
         }
         let last = (try? queue.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(accessed), 0) FROM record") }) ?? 0
         recency.withLock { $0.counter = last }
+        connection = Locked(queue)
     }
 
     private static func open(_ url: URL) throws -> DatabaseQueue {
@@ -61,6 +78,11 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
             try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+        // A write-ahead log: a commit appends, and a process that dies mid-write leaves the last commit.
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
         try migrator.migrate(queue)
         return queue
     }
@@ -89,10 +111,26 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     /// The record under `key`.
     /// - Throws: ``RecordStoreError/corrupt(key:reason:)`` when its row does not decode.
     public func record(forKey key: String) throws -> NormalizedRecord? {
-        let row = try database { db in try Row.fetchOne(try db.cachedStatement(sql: Self.selectSQL), arguments: [key]) }
-        guard let row else { return nil }
+        if let cached = front.get(key) {
+            recency.withLock { $0.touched[key] = $0.next() }
+            return cached.value
+        }
+        let record: NormalizedRecord? = try database { db in
+            guard let row = try Row.fetchOne(try db.cachedStatement(sql: Self.selectSQL), arguments: [key]) else { return nil }
+            let record = try Self.decode(row, key: key)
+            remember(record, key: key)
+            return record
+        }
+        guard let record else { return nil }
         recency.withLock { $0.touched[key] = $0.next() }
-        return try Self.decode(row, key: key)
+        return record
+    }
+
+    private static let frontMetadata = CacheEntryMetadata(storedAt: .distantPast, expiresAt: nil)
+
+    /// Keeps `record` in the memory front; called inside the database's queue only.
+    private func remember(_ record: NormalizedRecord, key: String) {
+        front.set(record, forKey: key, metadata: Self.frontMetadata)
     }
 
     /// Merges field by field; returns the changed fields. Evicts the least recently used records
@@ -105,27 +143,36 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
             for key in incoming.keys { touched[key] = recency.next() }
             return touched
         }
-        return try write { db in
-            var changed: Set<FieldPath> = []
-            for (key, record) in incoming {
-                let row = try Row.fetchOne(try db.cachedStatement(sql: Self.selectSQL), arguments: [key])
-                var existing = (row.flatMap { try? Self.decode($0, key: key) }) ?? NormalizedRecord(accountId: record.accountId)
-                for field in existing.merge(record) { changed.insert(FieldPath(key, field)) }
-                try Self.save(existing, key: key, accessed: touched[key] ?? 0, db)
+        do {
+            return try write { db in
+                var changed: Set<FieldPath> = []
+                for (key, record) in incoming {
+                    var existing =
+                        try front.peek(key)?.value ?? Self.stored(key, db) ?? NormalizedRecord(accountId: record.accountId)
+                    for field in existing.merge(record) { changed.insert(FieldPath(key, field)) }
+                    try Self.save(existing, key: key, accessed: touched[key] ?? 0, db)
+                    remember(existing, key: key)
+                }
+                try Self.apply(touched, db)
+                try self.evict(db)
+                return changed
             }
-            try Self.apply(touched, db)
-            try self.evict(db)
-            return changed
+        } catch {
+            // The front may hold what the rolled-back transaction wrote: start it afresh.
+            front.removeAll()
+            throw error
         }
     }
 
     /// Removes the selected records and the references to them; returns the removed fields.
     @discardableResult
     public func removeRecords(where predicate: @Sendable (String, NormalizedRecord) -> Bool) throws -> Set<FieldPath> {
-        try write { db in
+        defer { truncateLog() }
+        return try write { db in
             let all = try Self.all(db)
             let removed = all.filter { predicate($0.key, $0.value) }
             guard !removed.isEmpty else { return [] }
+            front.removeAll()
             var changed: Set<FieldPath> = []
             for (key, record) in removed {
                 try db.execute(sql: "DELETE FROM record WHERE key = ?", arguments: [key])
@@ -148,7 +195,8 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     /// Removes these fields; returns those that were present.
     @discardableResult
     public func removeFields(_ fields: [String: Set<String>]) throws -> Set<FieldPath> {
-        try write { db in
+        defer { truncateLog() }
+        return try write { db in
             var changed: Set<FieldPath> = []
             for (key, names) in fields {
                 guard let row = try Row.fetchOne(try db.cachedStatement(sql: Self.selectSQL), arguments: [key]),
@@ -157,6 +205,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
                 for name in names where record.remove(name) {
                     changed.insert(FieldPath(key, name))
                 }
+                front.remove(key)
                 try Self.save(record, key: key, accessed: nil, db)
             }
             return changed
@@ -166,6 +215,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     /// Marks every field as written at the distant past.
     public func expireAll() throws {
         try write { db in
+            front.removeAll()
             for (key, var record) in try Self.all(db) {
                 record.restamp(.distantPast)
                 try Self.save(record, key: key, accessed: nil, db)
@@ -173,11 +223,21 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
         }
     }
 
-    /// Deletes every record (and, with `secure_delete`, overwrites their pages).
+    /// Deletes every record at once: the file (with its log) is moved out of the way and deleted in the
+    /// background (``DiscardedFiles``), and a new, empty file takes its place.
     public func removeAll() throws {
         recency.withLock { $0.touched = [:] }
-        try write { db in try db.execute(sql: "DELETE FROM record") }
-        try database { db in try db.execute(sql: "VACUUM") }
+        try connection.withLock { queue in
+            front.removeAll()
+            try? queue.close()
+            do {
+                try DiscardedFiles.discard(
+                    ["", "-wal", "-shm", "-journal"].map { url.path + $0 }, in: url.deletingLastPathComponent())
+                queue = try Self.open(url)
+            } catch {
+                throw RecordStoreError.database("\(error)")
+            }
+        }
     }
 
     /// The number of records and the bytes they take.
@@ -195,88 +255,6 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
                 let key: String = row[0]
                 return (try? Self.decode(row, key: key))?.description(key: key)
             }
-        }
-    }
-
-    // MARK: Rows
-
-    private static let selectSQL = "SELECT body FROM record WHERE key = ?"
-
-    private func database<T>(_ body: (Database) throws -> T) throws -> T {
-        do {
-            return try queue.inDatabase(body)
-        } catch let error as RecordStoreError {
-            throw error
-        } catch {
-            throw RecordStoreError.database("\(error)")
-        }
-    }
-
-    private func write<T>(_ body: (Database) throws -> T) throws -> T {
-        do {
-            return try queue.write(body)
-        } catch let error as RecordStoreError {
-            throw error
-        } catch {
-            throw RecordStoreError.database("\(error)")
-        }
-    }
-
-    private static func all(_ db: Database) throws -> [String: NormalizedRecord] {
-        var records: [String: NormalizedRecord] = [:]
-        var corrupt: [String] = []
-        for row in try Row.fetchAll(db, sql: "SELECT key, body FROM record") {
-            let key: String = row[0]
-            if let record = try? decode(row, key: key) {
-                records[key] = record
-            } else {
-                corrupt.append(key)
-            }
-        }
-        for key in corrupt { try db.execute(sql: "DELETE FROM record WHERE key = ?", arguments: [key]) }
-        return records
-    }
-
-    private static func save(_ record: NormalizedRecord, key: String, accessed: Int64?, _ db: Database) throws {
-        let body = RecordCoding.encode(record)
-        try db.execute(
-            sql: """
-                INSERT INTO record (key, body, account, size, accessed) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET body = excluded.body, account = excluded.account, size = excluded.size,
-                    accessed = COALESCE(?, accessed)
-                """, arguments: [key, body, record.accountId, key.utf8.count + body.count, accessed ?? 0, accessed])
-    }
-
-    private static func apply(_ touched: [String: Int64], _ db: Database) throws {
-        for (key, accessed) in touched {
-            try db.execute(sql: "UPDATE record SET accessed = MAX(accessed, ?) WHERE key = ?", arguments: [accessed, key])
-        }
-    }
-
-    /// Evicts least recently used records until they take at most `bytes` (the app-wide budget).
-    public func trim(toBytes bytes: Int) throws {
-        try write { db in try evict(db, toBytes: max(0, bytes)) }
-    }
-
-    private func evict(_ db: Database, toBytes limit: Int? = nil) throws {
-        let limit = limit ?? byteLimit
-        var total = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0) FROM record") ?? 0
-        guard total > limit else { return }
-        let rows = try Row.fetchCursor(db, sql: "SELECT key, size FROM record ORDER BY accessed")
-        var victims: [String] = []
-        while total > limit, let row = try rows.next() {
-            victims.append(row[0])
-            total -= row[1] as Int
-        }
-        for key in victims { try db.execute(sql: "DELETE FROM record WHERE key = ?", arguments: [key]) }
-    }
-
-    private static func decode(_ row: Row, key: String) throws -> NormalizedRecord {
-        guard let body = row["body"] as Data? else { throw RecordStoreError.corrupt(key: key, reason: "no body") }
-        do {
-            return try RecordCoding.decode(body)
-        } catch {
-            throw RecordStoreError.corrupt(key: key, reason: "\(error)")
         }
     }
 }

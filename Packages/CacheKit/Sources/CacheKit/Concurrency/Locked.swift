@@ -18,13 +18,18 @@
 /// ```
 ///
 /// Not recursive: calling `withLock` again from inside `body` deadlocks.
+///
+/// The value lives behind a pointer, not in a stored `var`: the lock already makes access exclusive, and a
+/// class's stored `var` would add a dynamic exclusivity check (`swift_beginAccess`, `swift_endAccess`) to
+/// every use, on the memory cache's hit path too.
 public final class Locked<Value>: @unchecked Sendable {
     @usableFromInline let lock: UnsafeMutablePointer<pthread_mutex_t>
-    @usableFromInline var value: Value
+    @usableFromInline let value: UnsafeMutablePointer<Value>
 
     /// Creates a lock guarding `value`.
     public init(_ value: Value) {
-        self.value = value
+        self.value = .allocate(capacity: 1)
+        self.value.initialize(to: value)
         lock = .allocate(capacity: 1)
         lock.initialize(to: pthread_mutex_t())
         let status = pthread_mutex_init(lock, nil)
@@ -35,6 +40,8 @@ public final class Locked<Value>: @unchecked Sendable {
         pthread_mutex_destroy(lock)
         lock.deinitialize(count: 1)
         lock.deallocate()
+        value.deinitialize(count: 1)
+        value.deallocate()
     }
 
     /// Runs `body` with exclusive access to the value and returns what it returns.
@@ -43,6 +50,6 @@ public final class Locked<Value>: @unchecked Sendable {
     public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }
-        return try body(&value)
+        return try body(&value.pointee)
     }
 }

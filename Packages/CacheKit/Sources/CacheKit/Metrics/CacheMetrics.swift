@@ -35,18 +35,30 @@ public final class CacheMetrics: Sendable {
 
     /// Creates counters for one store of one feature. Prefer ``CacheMetricsRegistry/metrics(store:feature:)``,
     /// which keeps them for snapshots.
-    public init(store: String, feature: String) {
+    ///
+    /// - Parameter factory: the swift-metrics backend; by default the one the app bootstrapped.
+    public init(store: String, feature: String, factory: any MetricsFactory = MetricsSystem.factory) {
         self.store = store
         self.feature = feature
         let dimensions = [("store", store), ("feature", feature)]
-        hitCounter = Counter(label: "cache_hits_total", dimensions: dimensions)
-        missCounter = Counter(label: "cache_misses_total", dimensions: dimensions)
-        expirationCounter = Counter(label: "cache_expirations_total", dimensions: dimensions)
-        evictionCounter = Counter(label: "cache_evictions_total", dimensions: dimensions)
-        writeCounter = Counter(label: "cache_writes_total", dimensions: dimensions)
-        revalidationCounter = Counter(label: "cache_revalidations_total", dimensions: dimensions)
-        requestsSavedCounter = Counter(label: "cache_requests_saved_total", dimensions: dimensions)
-        bytesSavedCounter = Counter(label: "cache_bytes_saved_total", dimensions: dimensions)
+        hitCounter = Counter(label: "cache_hits_total", dimensions: dimensions, factory: factory)
+        missCounter = Counter(label: "cache_misses_total", dimensions: dimensions, factory: factory)
+        expirationCounter = Counter(label: "cache_expirations_total", dimensions: dimensions, factory: factory)
+        evictionCounter = Counter(label: "cache_evictions_total", dimensions: dimensions, factory: factory)
+        writeCounter = Counter(label: "cache_writes_total", dimensions: dimensions, factory: factory)
+        revalidationCounter = Counter(label: "cache_revalidations_total", dimensions: dimensions, factory: factory)
+        requestsSavedCounter = Counter(label: "cache_requests_saved_total", dimensions: dimensions, factory: factory)
+        bytesSavedCounter = Counter(label: "cache_bytes_saved_total", dimensions: dimensions, factory: factory)
+    }
+
+    /// Records what a store's `get` found.
+    @usableFromInline
+    func record(_ status: LookupStatus) {
+        switch status {
+        case .hit: recordHit()
+        case .miss: recordMiss()
+        case .expired: recordExpiration()
+        }
     }
 
     /// Records a hit.

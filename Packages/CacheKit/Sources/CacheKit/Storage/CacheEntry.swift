@@ -64,6 +64,14 @@ public struct CacheEntryDescription: Sendable, Hashable {
 
 /// What a store's `get` found, before it is counted.
 @usableFromInline
+enum LookupStatus {
+    case hit
+    case miss
+    case expired
+}
+
+/// What a store's `get` found, with the entry for a hit.
+@usableFromInline
 enum LookupOutcome<Value> {
     case hit(CacheEntry<Value>)
     case miss
@@ -74,13 +82,13 @@ enum LookupOutcome<Value> {
     func recorded(in metrics: CacheMetrics) -> CacheEntry<Value>? {
         switch self {
         case .hit(let entry):
-            metrics.recordHit()
+            metrics.record(.hit)
             return entry
         case .miss:
-            metrics.recordMiss()
+            metrics.record(.miss)
             return nil
         case .expired:
-            metrics.recordExpiration()
+            metrics.record(.expired)
             return nil
         }
     }

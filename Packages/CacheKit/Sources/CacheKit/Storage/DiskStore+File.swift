@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import Logging
 
-// The database file: opened lazily, recreated when it cannot be read, deleted with its WAL.
+// The database file: opened lazily, recreated when it cannot be read, discarded with its WAL.
 extension DiskStore {
     /// The open database, opening (and with `creating`, creating) it on first use. A file that is not
     /// a database, or whose schema cannot be migrated, is discarded and created afresh.
@@ -56,6 +56,20 @@ extension DiskStore {
         }
     }
 
+    /// Drops a corrupt entry, or the whole file when SQLite says it is damaged; logs any other failure.
+    func handleReadFailure(_ error: any Error, key: String) {
+        switch error {
+        case is DiskStoreCorruption, is RowDecodingError:
+            logger.warning("Dropped a corrupt cache entry", metadata: ["key": "\(key.redacted)", "error": "\(error)"])
+            _ = try? remove(key)
+        case let error as DatabaseError where error.isCorruption:
+            logger.error("Cache database is damaged; discarding it", metadata: ["error": "\(error)"])
+            discardDatabase()
+        default:
+            logger.error("Cache read failed", metadata: ["key": "\(key.redacted)", "error": "\(error)"])
+        }
+    }
+
     /// Forgets the open database and deletes its files after damage was found.
     func discardDatabase() {
         do {
@@ -65,11 +79,11 @@ extension DiskStore {
         }
     }
 
+    /// Moves the database and its WAL out of the store's path at once; they are deleted in the background
+    /// (``DiscardedFiles``).
     func deleteDatabaseFiles() throws {
         let base = configuration.databaseURL.path
-        for path in [base, base + "-wal", base + "-shm"] where FileManager.default.fileExists(atPath: path) {
-            try FileManager.default.removeItem(atPath: path)
-        }
+        try DiscardedFiles.discard([base, base + "-wal", base + "-shm"], in: configuration.directory)
     }
 }
 

@@ -77,6 +77,8 @@ public final class DiskStore: CacheStore {
         self.clock = clock
         self.metrics = metrics ?? CacheMetrics(store: name, feature: "-")
         self.logger = logger
+        // Files a clearing moved aside before the process died are deleted before anything is opened.
+        DiscardedFiles.sweep(configuration.directory)
     }
 
     // MARK: Reading
@@ -122,28 +124,16 @@ public final class DiskStore: CacheStore {
 
     private func read(_ key: String) throws -> CacheEntry<Data>? {
         guard let pool = try database(creating: false) else { return nil }
-        let row = try pool.read { db in
-            try Row.fetchOne(db.cachedStatement(sql: Self.selectEntrySQL), arguments: [key])
-        }
-        guard let row else { return nil }
-        let value = try row.decode(Data.self, atIndex: 0)
-        let checksum = try row.decode(Int64.self, atIndex: 1)
-        guard UInt32(truncatingIfNeeded: checksum) == CRC32.checksum(value) else {
-            throw DiskStoreCorruption.checksumMismatch
-        }
-        return CacheEntry(value: value, metadata: try Self.metadata(from: row, startingAt: 2))
-    }
-
-    private func handleReadFailure(_ error: any Error, key: String) {
-        switch error {
-        case is DiskStoreCorruption, is RowDecodingError:
-            logger.warning("Dropped a corrupt cache entry", metadata: ["key": "\(key.redacted)", "error": "\(error)"])
-            _ = try? remove(key)
-        case let error as DatabaseError where error.isCorruption:
-            logger.error("Cache database is damaged; discarding it", metadata: ["error": "\(error)"])
-            discardDatabase()
-        default:
-            logger.error("Cache read failed", metadata: ["key": "\(key.redacted)", "error": "\(error)"])
+        // A cursor's row reads the statement's columns in place, with no copy of the whole row.
+        return try pool.read { db in
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectEntrySQL), arguments: [key])
+            guard let row = try rows.next() else { return nil }
+            let value = try row.decode(Data.self, atIndex: 0)
+            let checksum = try row.decode(Int64.self, atIndex: 1)
+            guard UInt32(truncatingIfNeeded: checksum) == CRC32.checksum(value) else {
+                throw DiskStoreCorruption.checksumMismatch
+            }
+            return CacheEntry(value: value, metadata: try Self.metadata(from: row, startingAt: 2))
         }
     }
 

@@ -1,10 +1,13 @@
 import Foundation
 
-/// An in-memory cache store: a true LRU with O(1) get, set and remove, a count limit, a cost limit in
-/// bytes and an expiry date per entry.
+/// An in-memory cache store with O(1) get, set and remove, a count limit, a cost limit in bytes and an
+/// expiry date per entry. It evicts by the second-chance rule (CLOCK), an approximation of least recently
+/// used whose hit never re-links the list: a read sets one bit, eviction spares entries read since it last
+/// passed them (see `BENCHMARKS.md` for its hit rate against a true LRU on the same traces).
 ///
-/// Thread-safe: one `Mutex` guards the table, so any task can use it without an actor hop. Values are
-/// kept as they are (no encoding), so a hit costs a hash lookup, a recency update and a copy.
+/// Thread-safe: one lock guards the table, so any task can use it without an actor hop. Values are
+/// kept as they are (no encoding), so a hit costs a hash lookup, a bit, and a copy; the clock is read only
+/// for entries that expire.
 ///
 /// ```swift
 /// let store = MemoryStore<Data>(limits: .init(countLimit: 1_000, costLimit: 10_000_000), cost: { $0.count })
@@ -32,7 +35,7 @@ public final class MemoryStore<Value: Sendable>: CacheStore {
     @usableFromInline let clock: any CacheClock
     @usableFromInline let cost: @Sendable (Value) -> Int
     @usableFromInline let metrics: CacheMetrics
-    @usableFromInline let table = Locked(LRUTable<Value>())
+    @usableFromInline let table = Locked(SecondChanceTable<Value>())
 
     /// Creates an empty store.
     ///
@@ -59,16 +62,23 @@ public final class MemoryStore<Value: Sendable>: CacheStore {
     /// The fresh entry for `key` if `requester` may see it; see ``CacheStore/get(_:requester:)``.
     @inlinable
     public func get(_ key: String, requester: String? = nil) -> CacheEntry<Value>? {
-        let now = clock.now()
-        let outcome: LookupOutcome<Value> = table.withLock { table in
-            guard let slot = table.slot(of: key) else { return .miss }
-            guard table.nodes[slot].metadata.scope.isVisible(to: requester) else { return .miss }
-            // An expired entry stays, readable as stale through `peek`, until evicted or cleared.
-            guard table.nodes[slot].metadata.isFresh(at: now) else { return .expired }
-            table.touch(slot)
-            return .hit(CacheEntry(value: table.nodes[slot].value, metadata: table.nodes[slot].metadata))
+        var outcome = LookupStatus.miss
+        let entry: CacheEntry<Value>? = table.withLock { table in
+            guard let slot = table.slot(of: key) else { return nil }
+            return table.nodes.withUnsafeMutableBufferPointer { nodes in
+                guard nodes[slot].metadata.scope.isVisible(to: requester) else { return nil }
+                // An expired entry stays, readable as stale through `peek`, until evicted or cleared.
+                if let expiresAt = nodes[slot].metadata.expiresAt, clock.coarseNow() >= expiresAt {
+                    outcome = .expired
+                    return nil
+                }
+                if !nodes[slot].referenced { nodes[slot].referenced = true }
+                outcome = .hit
+                return CacheEntry(value: nodes[slot].value, metadata: nodes[slot].metadata)
+            }
         }
-        return outcome.recorded(in: metrics)
+        metrics.record(outcome)
+        return entry
     }
 
     /// The entry for `key`, fresh or stale, without touching recency or metrics.
@@ -82,7 +92,7 @@ public final class MemoryStore<Value: Sendable>: CacheStore {
         }
     }
 
-    /// Stores `value`, then evicts least recently used entries until within ``limits``. A value whose
+    /// Stores `value`, then evicts entries (second chance, oldest first) until within ``limits``. A value whose
     /// cost alone exceeds the cost limit is not stored (and any older entry under `key` is removed).
     @inlinable
     public func set(_ value: Value, forKey key: String, metadata: CacheEntryMetadata) {
@@ -102,9 +112,9 @@ public final class MemoryStore<Value: Sendable>: CacheStore {
             table.upsert(key, value: value, metadata: metadata, cost: cost)
             var evicted = 0
             while table.count > limits.countLimit || table.totalCost > limits.costLimit,
-                let oldest = table.oldestSlot
+                let victim = table.victimSlot()
             {
-                table.remove(at: oldest)
+                table.remove(at: victim)
                 evicted += 1
             }
             return evicted
@@ -113,14 +123,14 @@ public final class MemoryStore<Value: Sendable>: CacheStore {
         metrics.recordEvictions(evicted)
     }
 
-    /// Evicts least recently used entries until the total cost is at most `bytes` (the app-wide
+    /// Evicts entries (second chance, oldest first) until the total cost is at most `bytes` (the app-wide
     /// budget); returns how many were evicted.
     @discardableResult
     public func trim(toBytes bytes: Int) -> Int {
         let evicted: Int = table.withLock { table in
             var evicted = 0
-            while table.totalCost > max(0, bytes), let oldest = table.oldestSlot {
-                table.remove(at: oldest)
+            while table.totalCost > max(0, bytes), let victim = table.victimSlot() {
+                table.remove(at: victim)
                 evicted += 1
             }
             return evicted
@@ -165,7 +175,7 @@ public final class MemoryStore<Value: Sendable>: CacheStore {
         table.withLock { CacheStoreUsage(count: $0.count, bytes: $0.totalCost) }
     }
 
-    /// Every entry's key, cost and metadata, most recently used first.
+    /// Every entry's key, cost and metadata, the last to be evicted first.
     public func describeEntries() -> [CacheEntryDescription] {
         table.withLock { table in
             table.keysByRecency.compactMap { key in
@@ -176,7 +186,7 @@ public final class MemoryStore<Value: Sendable>: CacheStore {
         }
     }
 
-    /// Keys from most to least recently used (for tests and debugging).
+    /// Keys in the order eviction would spare them, the last to go first (for tests and debugging).
     public var keysByRecency: [String] {
         table.withLock { $0.keysByRecency }
     }
