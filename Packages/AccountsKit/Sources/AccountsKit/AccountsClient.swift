@@ -90,15 +90,13 @@ public final class AccountsClient: Sendable {
     /// new balance shows here at once; the server's total follows with the background refetch.
     /// - Throws: ``AccountsError/api(_:)``.
     public func dashboard(policy: CachePolicy? = nil) async throws(AccountsError) -> Loaded<Dashboard> {
-        let result = try await fetch(DashboardQuery(), policy: policy, accountId: nil)
-        return try decode(result, as: DashboardFields.self, feature: DashboardQuery.feature).map(\.dashboard)
+        try await load(DashboardQuery(), as: DashboardFields.self, policy: policy, accountId: nil).map(\.dashboard)
     }
 
     /// The signed-in user's profile (15 min).
     /// - Throws: ``AccountsError/api(_:)``.
     public func profile(policy: CachePolicy? = nil) async throws(AccountsError) -> Loaded<UserProfile> {
-        let result = try await fetch(UserProfileQuery(), policy: policy, accountId: nil)
-        return try decode(result, as: ProfileFields.self, feature: UserProfileQuery.feature).map(\.me)
+        try await load(UserProfileQuery(), as: ProfileFields.self, policy: policy, accountId: nil).map(\.me)
     }
 
     /// Checks, against the server and never the cache, that an account can pay `amount`.
@@ -144,25 +142,27 @@ public final class AccountsClient: Sendable {
 
     // MARK: Steps
 
-    private func fetch<Q: GraphQLQuery>(_ query: Q, policy: CachePolicy?, accountId: String?) async throws(AccountsError)
-        -> GraphQLResult
-    {
+    /// The query decoded into the kit's fields (a fresh cache hit straight from the normalized records), with
+    /// the label its feature's ``StaleIndicator`` gives it.
+    private func load<Q: GraphQLQuery, T: Decodable & Sendable>(
+        _ query: Q, as type: T.Type, policy: CachePolicy?, accountId: String?
+    ) async throws(AccountsError) -> Loaded<T> {
+        let loaded: GraphQLValue<T>
         do {
-            return try await graphQL.fetch(query, policy: policy ?? .returnCacheDataElseFetch)
+            loaded = try await graphQL.fetch(query, as: T.self, policy: policy ?? .returnCacheDataElseFetch)
         } catch {
             throw AccountsError(error, accountId: accountId)
         }
+        let indicator = graphQL.configuration.container?.staleIndicator(forFeature: Q.feature) ?? .none
+        return Loaded(value: loaded.value, source: loaded.source, status: DataStatus(loaded.freshness, indicator: indicator))
     }
 
     private func account<Q: GraphQLQuery, Fields: Decodable & Sendable>(
         _ query: Q, accountId: String, policy: CachePolicy?, as type: Fields.Type
     ) async throws(AccountsError) -> Loaded<Fields> {
-        let result = try await fetch(query, policy: policy, accountId: accountId)
-        guard let account = result.data["account"], account != .null else { throw .unknownAccount(accountId) }
-        return try decode(
-            GraphQLResult(data: ["account": account], source: result.source, freshness: result.freshness),
-            as: AccountEnvelope<Fields>.self, feature: Q.feature
-        ).map(\.account)
+        let loaded = try await load(query, as: AccountEnvelope<Fields>.self, policy: policy, accountId: accountId)
+        guard let account = loaded.value.account else { throw .unknownAccount(accountId) }
+        return loaded.map { _ in account }
     }
 
     /// The result decoded, with the label its feature's ``StaleIndicator`` gives it.
@@ -181,7 +181,7 @@ public final class AccountsClient: Sendable {
 }
 
 // The operations' data shapes.
-private struct AccountEnvelope<Fields: Decodable & Sendable>: Decodable, Sendable { var account: Fields }
+private struct AccountEnvelope<Fields: Decodable & Sendable>: Decodable, Sendable { var account: Fields? }
 private struct BalanceFields: Decodable, Sendable {
     var id: String
     var balance: Int

@@ -245,7 +245,7 @@ public final class GraphQLClient: Sendable {
 
     /// Keeps the query for refetch rules that name its operation: the 20 most recently used variable
     /// sets per name (the least recently used is forgotten first).
-    private func remember<Q: GraphQLQuery>(_ query: Q, _ operation: GraphQLOperation) {
+    func remember<Q: GraphQLQuery>(_ query: Q, _ operation: GraphQLOperation) {
         guard let name = operation.name else { return }
         let variables = query.variables
         // Mutated in place (no copy of the inner dictionary, no key string built): this runs on every hit.

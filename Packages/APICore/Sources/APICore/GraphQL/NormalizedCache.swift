@@ -86,6 +86,27 @@ public final class NormalizedCache: Sendable {
         }
     }
 
+    /// Decodes a query's data into `T` straight from the records (``RecordDecoding``): only the fields `T`
+    /// decodes are read. Returns the value and the oldest write among those fields.
+    /// - Throws: ``CacheReadMiss`` when a record or field `T` needs is not stored; `DecodingError` when a
+    ///   stored value does not fit `T`.
+    func decode<T: Decodable>(_ type: T.Type, _ operation: GraphQLOperation, variables: [String: JSONValue]) throws -> (
+        value: T, oldestWrite: Date?
+    ) {
+        let store = self.store
+        let progress = RecordDecoding.Progress(variables: variables) { key throws(CacheReadMiss) in
+            do {
+                return try store.record(forKey: key)
+            } catch RecordStoreError.corrupt(_, let reason) {
+                throw .corrupt(path: key, reason: reason)
+            } catch {
+                throw .missing(path: key)
+            }
+        }
+        let value = try RecordDecoding.decode(T.self, from: RootKey.query, selections: operation.selections, progress: progress)
+        return (value, progress.oldestWrite)
+    }
+
     /// Removes every record owned by exactly this account, and the fields that referenced them;
     /// returns the removed fields.
     @discardableResult

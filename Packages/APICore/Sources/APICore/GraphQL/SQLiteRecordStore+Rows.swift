@@ -49,17 +49,19 @@ extension SQLiteRecordStore {
 
     static func save(_ record: NormalizedRecord, key: String, accessed: Int64?, _ db: Database) throws {
         let body = RecordCoding.encode(record)
-        try db.execute(
-            sql: """
-                INSERT INTO record (key, body, account, size, accessed) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET body = excluded.body, account = excluded.account, size = excluded.size,
-                    accessed = COALESCE(?, accessed)
-                """, arguments: [key, body, record.accountId, key.utf8.count + body.count, accessed ?? 0, accessed])
+        try db.cachedStatement(sql: saveSQL).execute(
+            arguments: [key, body, record.accountId, key.utf8.count + body.count, accessed ?? 0, accessed])
     }
+
+    private static let saveSQL = """
+        INSERT INTO record (key, body, account, size, accessed) VALUES (?, ?, ?, ?, ?)
+        ON CONFLICT(key) DO UPDATE SET body = excluded.body, account = excluded.account, size = excluded.size,
+            accessed = COALESCE(?, accessed)
+        """
 
     static func apply(_ touched: [String: Int64], _ db: Database) throws {
         for (key, accessed) in touched {
-            try db.execute(sql: "UPDATE record SET accessed = MAX(accessed, ?) WHERE key = ?", arguments: [accessed, key])
+            try db.cachedStatement(sql: "UPDATE record SET accessed = MAX(accessed, ?) WHERE key = ?").execute(arguments: [accessed, key])
         }
     }
 

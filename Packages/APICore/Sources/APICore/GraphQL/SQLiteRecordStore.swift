@@ -143,6 +143,8 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
             for key in incoming.keys { touched[key] = recency.next() }
             return touched
         }
+        // Records read since the last write get their recency here; written ones get it with their row.
+        let readOnly = touched.filter { incoming[$0.key] == nil }
         do {
             return try write { db in
                 var changed: Set<FieldPath> = []
@@ -153,7 +155,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
                     try Self.save(existing, key: key, accessed: touched[key] ?? 0, db)
                     remember(existing, key: key)
                 }
-                try Self.apply(touched, db)
+                try Self.apply(readOnly, db)
                 try self.evict(db)
                 return changed
             }

@@ -25,7 +25,7 @@ public struct JSONValueDecoder: Sendable {
 
 /// One position in the tree being decoded. Its coding path is built only when asked for (a nested
 /// container or an error), so a scalar member costs no allocation.
-private struct ValueDecoder: Decoder {
+struct ValueDecoder: Decoder {
     let value: JSONValue
     let parentPath: [any CodingKey]
     let key: (any CodingKey)?
@@ -228,7 +228,7 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
 }
 
 /// A coding-path element for an array index or `super`.
-private struct JSONIndexKey: CodingKey {
+struct JSONIndexKey: CodingKey {
     var stringValue: String
     var intValue: Int?
 
