@@ -24,6 +24,8 @@ public struct GraphQLOperation: Sendable, Hashable {
     public let kind: Kind
     /// The root selections, named fragments inlined.
     public let selections: [QuerySelection]
+    /// The same selections flattened for decoding from records, built once with the operation.
+    let plan: SelectionPlan
     /// Variables that must be given: non-null and without a default.
     public let requiredVariables: Set<String>
     /// The document sent to the server: the operation with `__typename` in every selection set and
@@ -59,6 +61,7 @@ public struct GraphQLOperation: Sendable, Hashable {
         name = operation.name?.value
         var converter = Converter(fragments: fragments)
         selections = try converter.convert(operation.selectionSet)
+        plan = SelectionPlan(selections)
         requiredVariables = Set(
             operation.variableDefinitions.compactMap { definition in
                 definition.type is NonNullType && definition.defaultValue == nil ? definition.variable.name.value : nil

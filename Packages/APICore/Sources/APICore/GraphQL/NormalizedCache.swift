@@ -103,7 +103,7 @@ public final class NormalizedCache: Sendable {
                 throw .missing(path: key)
             }
         }
-        let value = try RecordDecoding.decode(T.self, from: RootKey.query, selections: operation.selections, progress: progress)
+        let value = try RecordDecoding.decode(T.self, from: RootKey.query, plan: operation.plan, progress: progress)
         return (value, progress.oldestWrite)
     }
 

@@ -26,20 +26,16 @@ struct RecordDecoding {
         }
     }
 
-    /// Decodes `type` from the record under `key`, read with `selections`.
-    static func decode<T: Decodable>(
-        _ type: T.Type, from key: String, selections: [QuerySelection], progress: Progress
-    ) throws -> T {
-        let decoder = RecordValueDecoder(
-            value: .reference(key), selections: selections, progress: progress, parentPath: [], key: nil)
-        return try T(from: decoder)
+    /// Decodes `type` from the record under `key`, read with `plan`.
+    static func decode<T: Decodable>(_ type: T.Type, from key: String, plan: SelectionPlan, progress: Progress) throws -> T {
+        try T(from: RecordValueDecoder(value: .reference(key), plan: plan, progress: progress, parentPath: [], key: nil))
     }
 }
 
 /// One value of a record (a scalar, a reference, or a list of those) as a `Decoder`.
 struct RecordValueDecoder: Decoder {
     let value: RecordValue
-    let selections: [QuerySelection]
+    let plan: SelectionPlan?
     let progress: RecordDecoding.Progress
     let parentPath: [any CodingKey]
     let key: (any CodingKey)?
@@ -54,10 +50,13 @@ struct RecordValueDecoder: Decoder {
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         switch value {
         case .reference(let recordKey):
+            guard let plan else {
+                throw DecodingError.typeMismatch(
+                    [String: JSONValue].self, .init(codingPath: codingPath, debugDescription: "The query selects no fields here."))
+            }
             let record = try progress.load(recordKey)
             return KeyedDecodingContainer(
-                RecordContainer<Key>(
-                    recordKey: recordKey, record: record, selections: selections, progress: progress, codingPath: codingPath))
+                RecordContainer<Key>(recordKey: recordKey, record: record, plan: plan, progress: progress, codingPath: codingPath))
         case .value(let json):
             return try ValueDecoder(value: json, parentPath: parentPath, key: key).container(keyedBy: Key.self)
         case .list:
@@ -69,7 +68,7 @@ struct RecordValueDecoder: Decoder {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         switch value {
         case .list(let items):
-            return RecordListContainer(items: items, selections: selections, progress: progress, codingPath: codingPath)
+            return RecordListContainer(items: items, plan: plan, progress: progress, codingPath: codingPath)
         case .value(let json):
             return try ValueDecoder(value: json, parentPath: parentPath, key: key).unkeyedContainer()
         case .reference:
@@ -117,88 +116,56 @@ extension RecordValueDecoder: SingleValueDecodingContainer {
 private struct RecordContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let recordKey: String
     let record: NormalizedRecord
-    let selections: [QuerySelection]
+    let plan: SelectionPlan
     let progress: RecordDecoding.Progress
     let codingPath: [any CodingKey]
 
     var allKeys: [Key] {
-        var keys: [Key] = []
-        forEachField { field in
-            if record.entry(FieldKey.make(field, variables: progress.variables)) != nil, let key = Key(stringValue: field.responseKey) {
-                keys.append(key)
-            }
-            return false
+        plan.fields.compactMap { field in
+            record.entry(field.key(variables: progress.variables)) != nil ? Key(stringValue: field.responseKey) : nil
         }
-        return keys
     }
 
     func contains(_ key: Key) -> Bool {
-        guard let field = field(key) else { return false }
-        return record.entry(FieldKey.make(field, variables: progress.variables)) != nil
-    }
-
-    /// Calls `body` with every field the selections apply to this record, until it returns true.
-    @discardableResult
-    private func forEachField(_ selections: [QuerySelection]? = nil, _ body: (QueryField) -> Bool) -> Bool {
-        for selection in selections ?? self.selections {
-            switch selection {
-            case .field(let field):
-                if body(field) { return true }
-            case .fragment(_, let inner):
-                // Read like the tree reader: a fragment on another type (or an interface) applies when its
-                // fields are stored, and the type's own keys decide which are asked for.
-                if forEachField(inner, body) { return true }
-            }
-        }
-        return false
-    }
-
-    private func field(_ key: Key) -> QueryField? {
-        var found: QueryField?
-        let name = key.stringValue
-        forEachField { field in
-            guard field.responseKey == name else { return false }
-            found = field
-            return true
-        }
-        return found
+        guard let field = plan.field(key.stringValue) else { return false }
+        return record.entry(field.key(variables: progress.variables)) != nil
     }
 
     /// The stored value of the field the query names `key`, its write time counted.
-    private func member(_ key: Key) throws -> RecordValueDecoder {
-        guard let field = field(key) else {
+    private func stored(_ key: Key) throws -> (value: RecordValue, field: SelectionPlan.Field) {
+        guard let field = plan.field(key.stringValue) else {
             throw DecodingError.keyNotFound(
                 key, .init(codingPath: codingPath, debugDescription: "The query does not select \(key.stringValue)."))
         }
-        let fieldKey = FieldKey.make(field, variables: progress.variables)
-        guard let (value, written) = record.entry(fieldKey) else {
-            throw CacheReadMiss.missing(path: "\(recordKey).\(fieldKey)")
-        }
-        progress.oldestWrite = min(progress.oldestWrite ?? written, written)
-        return RecordValueDecoder(value: value, selections: field.selections, progress: progress, parentPath: codingPath, key: key)
+        let fieldKey = field.key(variables: progress.variables)
+        guard let (value, written) = record.entry(fieldKey) else { throw CacheReadMiss.missing(path: "\(recordKey).\(fieldKey)") }
+        if let oldest = progress.oldestWrite, oldest <= written {} else { progress.oldestWrite = written }
+        return (value, field)
+    }
+
+    private func member(_ key: Key) throws -> RecordValueDecoder {
+        let (value, field) = try stored(key)
+        return RecordValueDecoder(value: value, plan: field.child, progress: progress, parentPath: codingPath, key: key)
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        if case .value(.null) = try member(key).value { return true }
+        if case .value(.null) = try stored(key).value { return true }
         return false
     }
 
     func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        let member = try member(key)
-        if case .value(.string(let string)) = member.value { return string }
-        return try member.unbox(String.self)
+        if case .value(.string(let string)) = try stored(key).value { return string }
+        return try member(key).unbox(String.self)
     }
 
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        let member = try member(key)
-        if case .value(.int(let int)) = member.value { return int }
-        return try member.unbox(Int.self)
+        if case .value(.int(let int)) = try stored(key).value { return int }
+        return try member(key).unbox(Int.self)
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        let member = try member(key)
-        if case .value(.bool(let bool)) = member.value { return bool }
-        return try member.unbox(Bool.self)
+        if case .value(.bool(let bool)) = try stored(key).value { return bool }
+        return try member(key).unbox(Bool.self)
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try member(key).unbox(T.self) }
@@ -206,7 +173,7 @@ private struct RecordContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// `nil` for a stored null or a field the query does not select; a selected field that is not stored
     /// is a miss, as for any other type.
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard field(key) != nil else { return nil }
+        guard plan.field(key.stringValue) != nil else { return nil }
         let member = try member(key)
         if case .value(.null) = member.value { return nil }
         return try member.unbox(T.self)
@@ -232,14 +199,14 @@ private struct RecordContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 /// A stored list's items, in order.
 private struct RecordListContainer: UnkeyedDecodingContainer {
     let items: [RecordValue]
-    let selections: [QuerySelection]
+    let plan: SelectionPlan?
     let progress: RecordDecoding.Progress
     let codingPath: [any CodingKey]
     private(set) var currentIndex = 0
 
-    init(items: [RecordValue], selections: [QuerySelection], progress: RecordDecoding.Progress, codingPath: [any CodingKey]) {
+    init(items: [RecordValue], plan: SelectionPlan?, progress: RecordDecoding.Progress, codingPath: [any CodingKey]) {
         self.items = items
-        self.selections = selections
+        self.plan = plan
         self.progress = progress
         self.codingPath = codingPath
     }
@@ -255,8 +222,7 @@ private struct RecordListContainer: UnkeyedDecodingContainer {
         }
         defer { currentIndex += 1 }
         return RecordValueDecoder(
-            value: items[currentIndex], selections: selections, progress: progress, parentPath: codingPath,
-            key: JSONIndexKey(intValue: currentIndex))
+            value: items[currentIndex], plan: plan, progress: progress, parentPath: codingPath, key: JSONIndexKey(intValue: currentIndex))
     }
 
     mutating func decodeNil() throws -> Bool {
