@@ -134,6 +134,7 @@ public struct NormalizedRecord: Sendable, Hashable {
             self = incoming
             return incoming.keys
         }
+        if let changed = sameFieldsMerge(incoming, mine, theirs) { return changed }
         var packer = RecordPacker(accountId: theirs.accountId ?? mine.accountId)
         var changed: [String] = []
         var left = mine.isAtEnd ? nil : try? mine.nextRawEntry()
@@ -154,6 +155,23 @@ public struct NormalizedRecord: Sendable, Hashable {
             }
         }
         bytes = packer.packed
+        return changed
+    }
+
+    /// The common refetch: `incoming` carries exactly this record's fields. The result is then `incoming`'s
+    /// bytes as they are (with this account when it names none), without repacking; returns the fields whose
+    /// value changed, or `nil` when the field sets differ.
+    private mutating func sameFieldsMerge(_ incoming: NormalizedRecord, _ mine: RecordUnpacker, _ theirs: RecordUnpacker) -> [String]? {
+        var mine = mine
+        var theirs = theirs
+        guard theirs.accountId != nil || mine.accountId == nil else { return nil }
+        var changed: [String] = []
+        while !mine.isAtEnd || !theirs.isAtEnd {
+            guard !mine.isAtEnd, !theirs.isAtEnd, let l = try? mine.nextRawEntry(), let r = try? theirs.nextRawEntry(), l.key == r.key
+            else { return nil }
+            if !bytes[l.valueRange].elementsEqual(incoming.bytes[r.valueRange]) { changed.append(r.key) }
+        }
+        self = incoming
         return changed
     }
 

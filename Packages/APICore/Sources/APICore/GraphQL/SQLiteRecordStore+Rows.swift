@@ -67,12 +67,24 @@ extension SQLiteRecordStore {
 
     /// Evicts least recently used records until they take at most `bytes` (the app-wide budget).
     public func trim(toBytes bytes: Int) throws {
-        try write { db in try evict(db, toBytes: max(0, bytes)) }
+        do {
+            try write { db in try evict(db, toBytes: max(0, bytes)) }
+        } catch {
+            totalBytes.withLock { $0 = nil }
+            throw error
+        }
+    }
+
+    /// What a record's row counts in `size`: its key and its stored form.
+    static func size(_ record: NormalizedRecord, key: String) -> Int {
+        key.utf8.count + record.bytes.count + 1
     }
 
     func evict(_ db: Database, toBytes limit: Int? = nil) throws {
         let limit = limit ?? byteLimit
-        var total = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0) FROM record") ?? 0
+        let known = totalBytes.withLock { $0 }
+        var total = try known ?? Int.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0) FROM record") ?? 0
+        defer { totalBytes.withLock { $0 = total } }
         guard total > limit else { return }
         let rows = try Row.fetchCursor(db, sql: "SELECT key, size FROM record ORDER BY accessed")
         var victims: [String] = []

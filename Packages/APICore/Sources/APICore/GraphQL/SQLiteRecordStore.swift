@@ -24,6 +24,9 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     let connection: Locked<DatabaseQueue>
     /// Recently read or written records, at most `frontByteLimit` bytes of them.
     let front: MemoryStore<NormalizedRecord>
+    /// The bytes the records take, kept by writes so eviction need not sum the table; `nil` when unknown
+    /// (after a removal or a failed write), summed again at the next write.
+    let totalBytes = Locked<Int?>(nil)
     /// Recency of reads, written with the next write (a read never writes).
     private let recency = Locked(Recency())
 
@@ -148,20 +151,24 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
         do {
             return try write { db in
                 var changed: Set<FieldPath> = []
+                var growth = 0
                 for (key, record) in incoming {
-                    var existing =
-                        try front.peek(key)?.value ?? Self.stored(key, db) ?? NormalizedRecord(accountId: record.accountId)
+                    let found = try front.peek(key)?.value ?? Self.stored(key, db)
+                    var existing = found ?? NormalizedRecord(accountId: record.accountId)
                     for field in existing.merge(record) { changed.insert(FieldPath(key, field)) }
+                    growth += Self.size(existing, key: key) - (found.map { Self.size($0, key: key) } ?? 0)
                     try Self.save(existing, key: key, accessed: touched[key] ?? 0, db)
                     remember(existing, key: key)
                 }
+                totalBytes.withLock { total in total = total.map { $0 + growth } }
                 try Self.apply(readOnly, db)
                 try self.evict(db)
                 return changed
             }
         } catch {
-            // The front may hold what the rolled-back transaction wrote: start it afresh.
+            // The front and the total may hold what the rolled-back transaction wrote: start them afresh.
             front.removeAll()
+            totalBytes.withLock { $0 = nil }
             throw error
         }
     }
@@ -175,6 +182,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
             let removed = all.filter { predicate($0.key, $0.value) }
             guard !removed.isEmpty else { return [] }
             front.removeAll()
+            totalBytes.withLock { $0 = nil }
             var changed: Set<FieldPath> = []
             for (key, record) in removed {
                 try db.execute(sql: "DELETE FROM record WHERE key = ?", arguments: [key])
@@ -218,6 +226,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     public func expireAll() throws {
         try write { db in
             front.removeAll()
+            totalBytes.withLock { $0 = nil }
             for (key, var record) in try Self.all(db) {
                 record.restamp(.distantPast)
                 try Self.save(record, key: key, accessed: nil, db)
@@ -231,6 +240,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
         recency.withLock { $0.touched = [:] }
         try connection.withLock { queue in
             front.removeAll()
+            totalBytes.withLock { $0 = nil }
             try? queue.close()
             do {
                 try DiscardedFiles.discard(
