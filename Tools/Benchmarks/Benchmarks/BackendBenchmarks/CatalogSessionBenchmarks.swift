@@ -85,6 +85,11 @@ struct SessionOutcome {
     var revalidated = 0
     /// Lookups of a URL the session had not read before: misses whatever the cache does.
     var firstTime = 0
+    /// Lookups that transferred a body, by why: first-time page, first-time detail or definition, or a
+    /// repeat whose stored response had changed on the server (a 200 to a revalidation).
+    var firstTimePages = 0
+    var firstTimeFunnels = 0
+    var changedOnServer = 0
     var wire = MeasuringTransport.Tally()
 }
 
@@ -105,7 +110,17 @@ func replay(_ actions: [BrowsingAction], backend: ReferenceBackend, cached: Bool
     var seen: Set<String> = []
     func count(_ source: ResponseSource, _ identity: String) {
         outcome.lookups += 1
-        if seen.insert(identity).inserted { outcome.firstTime += 1 }
+        let isFirst = seen.insert(identity).inserted
+        if isFirst { outcome.firstTime += 1 }
+        if source == .network {
+            if !isFirst {
+                outcome.changedOnServer += 1
+            } else if identity.hasPrefix("page:") {
+                outcome.firstTimePages += 1
+            } else {
+                outcome.firstTimeFunnels += 1
+            }
+        }
         if source == .cache { outcome.hits += 1 }
         if source == .revalidated { outcome.revalidated += 1 }
     }
@@ -153,8 +168,12 @@ let catalogSessionBenchmarks: @Sendable () -> Void = {
     let requests = BenchmarkMetric.custom("requests sent", polarity: .prefersSmaller, useScalingFactor: false)
     let notModified = BenchmarkMetric.custom("of which 304", polarity: .prefersLarger, useScalingFactor: false)
     let kilobytes = BenchmarkMetric.custom("response KB received", polarity: .prefersSmaller, useScalingFactor: false)
+    let missPages = BenchmarkMetric.custom("body transferred: first-time page", polarity: .prefersSmaller, useScalingFactor: false)
+    let missFunnels = BenchmarkMetric.custom("body transferred: first-time detail or definition", polarity: .prefersSmaller, useScalingFactor: false)
+    let missChanged = BenchmarkMetric.custom("body transferred: changed on the server", polarity: .prefersSmaller, useScalingFactor: false)
     let session = Benchmark.Configuration(metrics: [.wallClock, lookups, firstTime, hitRate, repeatHitRate,
-                                                                    reused, requests, notModified, kilobytes],
+                                                                    reused, requests, notModified, kilobytes,
+                                                                    missPages, missFunnels, missChanged],
                                           maxDuration: .seconds(60), maxIterations: 5)
 
     for cached in [true, false] {
@@ -170,6 +189,9 @@ let catalogSessionBenchmarks: @Sendable () -> Void = {
                 benchmark.measurement(requests, outcome.wire.requests)
                 benchmark.measurement(notModified, outcome.wire.notModified)
                 benchmark.measurement(kilobytes, outcome.wire.bytes / 1_000)
+                benchmark.measurement(missPages, outcome.firstTimePages)
+                benchmark.measurement(missFunnels, outcome.firstTimeFunnels)
+                benchmark.measurement(missChanged, outcome.changedOnServer)
             }
         } setup: {
             try await startCatalogBackend()
