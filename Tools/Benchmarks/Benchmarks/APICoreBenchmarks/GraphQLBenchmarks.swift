@@ -93,9 +93,10 @@ func primedGraphQLClient(_ body: Data, store: any NormalizedRecordStore) async t
     return client
 }
 
-func temporarySQLiteStore() throws -> SQLiteRecordStore {
+func temporarySQLiteStore(frontByteLimit: Int = 4 * 1024 * 1024) throws -> SQLiteRecordStore {
     try SQLiteRecordStore(url: FileManager.default.temporaryDirectory
-        .appendingPathComponent("APICoreBench-\(UUID().uuidString)/records.sqlite"), byteLimit: 200 * 1024 * 1024)
+        .appendingPathComponent("APICoreBench-\(UUID().uuidString)/records.sqlite"), byteLimit: 200 * 1024 * 1024,
+                          frontByteLimit: frontByteLimit)
 }
 
 /// Bytes the allocator holds now, to size what the stores keep.
@@ -182,6 +183,16 @@ func graphQLBenchmarks() {
             }
         } setup: {
             try await primedGraphQLClient(body, store: try temporarySQLiteStore())
+        }
+
+        // The read after a relaunch, before the memory front holds anything: every record from the file.
+        Benchmark("\(label): GraphQLClient.fetch cache hit, SQLite store, no memory front (cold)", configuration: fast) {
+            (benchmark: Benchmark, client: GraphQLClient) in
+            for _ in benchmark.scaledIterations {
+                blackHole(try await client.fetch(TransactionsQuery()).data)
+            }
+        } setup: {
+            try await primedGraphQLClient(body, store: try temporarySQLiteStore(frontByteLimit: 0))
         }
     }
 

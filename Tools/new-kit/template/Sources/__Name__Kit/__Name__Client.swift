@@ -45,12 +45,12 @@ public final class __Name__Client: Sendable {
         await rest.lastKnown(APIRequest<[__Name__Item]>(path: "/api/__name__", feature: Self.feature))
     }
 
-    /// One item over GraphQL, cache first (the feature's timeout), stored once under `__Name__Item:<id>`.
+    /// One item over GraphQL, cache first (the feature's timeout), stored once under `__Name__Item:<id>`; a
+    /// cache hit decodes straight from the stored records (`fetch(_:as:)`).
     /// - Throws: ``APIError``; `.notCached` under `.returnCacheDataDontFetch` when it is not stored.
     public func item(id: String, policy: CachePolicy = .default) async throws(APIError) -> __Name__Item {
         guard let graphQL else { throw .notCached() }
-        let result = try await graphQL.fetch(__Name__ItemQuery(id: id), policy: policy)
-        return try result.decode(__Name__ItemData.self).__name__Item
+        return try await graphQL.fetch(__Name__ItemQuery(id: id), as: __Name__ItemData.self, policy: policy).value.__name__Item
     }
 
     /// Keeps the signed-in user's draft (their own entry: another user never reads it).
@@ -84,6 +84,6 @@ public final class __Name__Client: Sendable {
 }
 
 /// The GraphQL answer of ``__Name__ItemQuery``.
-struct __Name__ItemData: Decodable {
+struct __Name__ItemData: Decodable, Sendable {
     var __name__Item: __Name__Item
 }
