@@ -98,6 +98,30 @@ extension SQLiteRecordStore {
         }
     }
 
+    /// Loads the records `record` references into the memory front, up to 500 per statement: a query then
+    /// reads each level of its tree with a statement or two instead of one per record (an account's 1,000
+    /// transactions after a relaunch). A row that does not decode is left for its own read to report.
+    func prefetchReferences(of record: NormalizedRecord, _ db: Database) throws {
+        guard front.limits.costLimit > 0 else { return }
+        var wanted: [String] = []
+        var seen: Set<String> = []
+        record.forEachEntry { _, value, _ in
+            for key in value.references where seen.insert(key).inserted && front.peek(key) == nil { wanted.append(key) }
+        }
+        var start = 0
+        while start < wanted.count {
+            let keys = Array(wanted[start..<min(start + 500, wanted.count)])
+            start += keys.count
+            let marks = Array(repeating: "?", count: keys.count).joined(separator: ",")
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT key, body FROM record WHERE key IN (\(marks))", arguments: StatementArguments(keys))
+            while let row = try rows.next() {
+                let key: String = row[0]
+                if let found = try? Self.decode(row, key: key) { front.set(found, forKey: key, metadata: Self.frontMetadata) }
+            }
+        }
+    }
+
     /// The stored record under `key`; one that does not decode counts as absent.
     static func stored(_ key: String, _ db: Database) throws -> NormalizedRecord? {
         try Row.fetchOne(try db.cachedStatement(sql: selectSQL), arguments: [key]).flatMap { try? decode($0, key: key) }

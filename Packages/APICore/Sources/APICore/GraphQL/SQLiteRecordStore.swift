@@ -122,6 +122,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
             guard let row = try Row.fetchOne(try db.cachedStatement(sql: Self.selectSQL), arguments: [key]) else { return nil }
             let record = try Self.decode(row, key: key)
             remember(record, key: key)
+            try prefetchReferences(of: record, db)
             return record
         }
         guard let record else { return nil }
@@ -129,7 +130,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
         return record
     }
 
-    private static let frontMetadata = CacheEntryMetadata(storedAt: .distantPast, expiresAt: nil)
+    static let frontMetadata = CacheEntryMetadata(storedAt: .distantPast, expiresAt: nil)
 
     /// Keeps `record` in the memory front; called inside the database's queue only.
     private func remember(_ record: NormalizedRecord, key: String) {
