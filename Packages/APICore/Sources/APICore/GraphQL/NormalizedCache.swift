@@ -65,16 +65,7 @@ public final class NormalizedCache: Sendable {
         _ operation: GraphQLOperation, variables: [String: JSONValue] = [:],
         trackingDependencies: Bool = true
     ) throws(CacheReadMiss) -> ReadResult {
-        let store = self.store
-        var reader = RecordReader(variables: variables, tracksDependencies: trackingDependencies) { key throws(CacheReadMiss) in
-            do {
-                return try store.record(forKey: key)
-            } catch RecordStoreError.corrupt(_, let reason) {
-                throw .corrupt(path: key, reason: reason)
-            } catch {
-                throw .missing(path: key)
-            }
-        }
+        var reader = RecordReader(variables: variables, tracksDependencies: trackingDependencies, record: recordLoader)
         do {
             let data = try reader.read(operation.selections, from: RootKey.query)
             return ReadResult(data: data, oldestWrite: reader.oldestWrite, dependencies: reader.dependencies)
@@ -93,8 +84,15 @@ public final class NormalizedCache: Sendable {
     func decode<T: Decodable>(_ type: T.Type, _ operation: GraphQLOperation, variables: [String: JSONValue]) throws -> (
         value: T, oldestWrite: Date?
     ) {
+        let progress = RecordDecoding.Progress(variables: variables, record: recordLoader)
+        let value = try RecordDecoding.decode(T.self, from: RootKey.query, plan: operation.plan, progress: progress)
+        return (value, progress.oldestWrite)
+    }
+
+    /// Reads one record for a reader: a store failure is a miss, a corrupt row names its record.
+    private var recordLoader: (String) throws(CacheReadMiss) -> NormalizedRecord? {
         let store = self.store
-        let progress = RecordDecoding.Progress(variables: variables) { key throws(CacheReadMiss) in
+        return { key throws(CacheReadMiss) in
             do {
                 return try store.record(forKey: key)
             } catch RecordStoreError.corrupt(_, let reason) {
@@ -103,8 +101,6 @@ public final class NormalizedCache: Sendable {
                 throw .missing(path: key)
             }
         }
-        let value = try RecordDecoding.decode(T.self, from: RootKey.query, plan: operation.plan, progress: progress)
-        return (value, progress.oldestWrite)
     }
 
     /// Removes every record owned by exactly this account, and the fields that referenced them;
