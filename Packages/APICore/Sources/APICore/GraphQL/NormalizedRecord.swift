@@ -32,13 +32,14 @@ public struct NormalizedRecord: Sendable, Hashable {
         bytes = packer.packed
     }
 
-    /// Wraps packed bytes read from disk after checking every entry.
+    /// Wraps packed bytes read from disk after checking every entry: its key, its write time and its value's
+    /// structure (tags and lengths, walked without building the values).
     /// - Throws: ``RecordPackingError`` when they are not a packed record.
     init(packed: [UInt8]) throws(RecordPackingError) {
         var reader = try RecordUnpacker(bytes: packed)
         var previous: String?
         while !reader.isAtEnd {
-            let entry = try reader.nextEntry()
+            let entry = try reader.nextRawEntry()
             if let previous, previous >= entry.key { throw RecordPackingError(reason: "fields out of order", offset: reader.offset) }
             previous = entry.key
         }
