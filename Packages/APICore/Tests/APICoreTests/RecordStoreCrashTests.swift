@@ -1,0 +1,95 @@
+import CacheKit
+import CacheKitTesting
+import Foundation
+import Testing
+
+@testable import APICore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// `SQLiteRecordStore` writes through a write-ahead log with `synchronous=NORMAL` and clears by moving its
+/// file aside. A child process (this test binary, filtered to ``childMerges()``) merges generations of
+/// records, and now and then clears everything, until it is killed with SIGKILL at a random moment. Whatever
+/// the moment, the relaunched store reads every record it has, and they all come from one merge: a
+/// transaction is in the file whole or not at all.
+@Suite(.timeLimit(.minutes(5))) struct RecordStoreCrashTests {
+    static let childVariable = "APICORE_RECORD_STORE_CRASH_CHILD"
+    static let recordCount = 40
+
+    static func records(generation: Int) -> [String: NormalizedRecord] {
+        var records: [String: NormalizedRecord] = [:]
+        for index in 0..<recordCount {
+            records["Item:\(index)"] = NormalizedRecord(
+                fields: [
+                    "generation": .value(.int(generation)),
+                    "text": .value(.string(String(repeating: "x", count: 200 + index))),
+                ],
+                writtenAt: [:])
+        }
+        return records
+    }
+
+    @Test func aStoreKilledAtAnyMomentReopensWithOneWholeMerge() async throws {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0])
+        var empty = 0
+        for trial in 0..<15 {
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let url = directory.url.appendingPathComponent("records.sqlite")
+            let started = directory.url.appendingPathComponent("started")
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = ["--testing-library", "swift-testing", "--filter", "childMerges"]
+            process.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: url.path]) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var running = false
+            for _ in 0..<6_000 where !running {
+                running = FileManager.default.fileExists(atPath: started.path)
+                if !running { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            try #require(running, "the child never merged (is \(executable.path) the test binary?)")
+            try await Task.sleep(for: .milliseconds(Int.random(in: 5...60)))
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+
+            let store = try SQLiteRecordStore(url: url)
+            var generations: Set<Int> = []
+            var found = 0
+            for index in 0..<Self.recordCount {
+                guard let record = try store.record(forKey: "Item:\(index)") else { continue }
+                found += 1
+                if case .value(.int(let generation))? = record.fields["generation"] { generations.insert(generation) }
+            }
+            #expect(found == 0 || found == Self.recordCount, "trial \(trial): \(found) of \(Self.recordCount) records")
+            #expect(generations.count <= 1, "trial \(trial): records from merges \(generations.sorted())")
+            if found == 0 { empty += 1 }
+            try store.merge(Self.records(generation: -1))
+            #expect(try store.usage().count == Self.recordCount)
+        }
+        print("SQLiteRecordStore crash trials: 15 kills, \(empty) found the store just cleared")
+    }
+
+    /// Only in the child process: merges generation after generation, clearing every 25th, until killed
+    /// (at most 60 s).
+    @Test func childMerges() throws {
+        guard let path = ProcessInfo.processInfo.environment[Self.childVariable] else { return }
+        let url = URL(fileURLWithPath: path)
+        let store = try SQLiteRecordStore(url: url)
+        let deadline = Date().addingTimeInterval(60)
+        var generation = 0
+        while Date() < deadline {
+            try store.merge(Self.records(generation: generation))
+            if generation == 0 {
+                try Data().write(to: url.deletingLastPathComponent().appendingPathComponent("started"))
+            }
+            if generation % 25 == 24 { try store.removeAll() }
+            generation += 1
+        }
+    }
+}
