@@ -160,17 +160,20 @@ public struct NormalizedRecord: Sendable, Hashable {
     }
 
     /// The common refetch: `incoming` carries exactly this record's fields. The result is then `incoming`'s
-    /// bytes as they are (with this account when it names none), without repacking; returns the fields whose
+    /// bytes as they are, without repacking (taken only when `incoming` names the account, or neither does); returns the fields whose
     /// value changed, or `nil` when the field sets differ.
     private mutating func sameFieldsMerge(_ incoming: NormalizedRecord, _ mine: RecordUnpacker, _ theirs: RecordUnpacker) -> [String]? {
         var mine = mine
         var theirs = theirs
-        guard theirs.accountId != nil || mine.accountId == nil else { return nil }
+        guard theirs.accountRange != nil || mine.accountRange == nil else { return nil }
         var changed: [String] = []
         while !mine.isAtEnd || !theirs.isAtEnd {
-            guard !mine.isAtEnd, !theirs.isAtEnd, let l = try? mine.nextRawEntry(), let r = try? theirs.nextRawEntry(), l.key == r.key
+            guard !mine.isAtEnd, !theirs.isAtEnd, let l = try? mine.nextEntryRanges(), let r = try? theirs.nextEntryRanges(),
+                bytes[l.key].elementsEqual(incoming.bytes[r.key])
             else { return nil }
-            if !bytes[l.valueRange].elementsEqual(incoming.bytes[r.valueRange]) { changed.append(r.key) }
+            if !bytes[l.value].elementsEqual(incoming.bytes[r.value]) {
+                changed.append(String(decoding: incoming.bytes[r.key], as: UTF8.self))
+            }
         }
         self = incoming
         return changed

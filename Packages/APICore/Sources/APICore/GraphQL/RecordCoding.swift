@@ -8,9 +8,11 @@ enum RecordCoding {
     }
 
     static func encode(_ record: NormalizedRecord) -> Data {
-        var data = Data(capacity: record.bytes.count + 1)
-        data.append(2)
-        data.append(contentsOf: record.bytes)
+        var data = Data(count: record.bytes.count + 1)
+        data.withUnsafeMutableBytes { target in
+            target[0] = 2
+            record.bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: target[1...]).copyMemory(from: $0) }
+        }
         return data
     }
 

@@ -53,6 +53,18 @@ struct RecordUnpacker {
         return RawEntry(key: key, writtenAt: date, valueRange: valueStart..<offset)
     }
 
+    /// Where the next entry's key and value lie, without decoding either (its write time index is checked).
+    mutating func nextEntryRanges() throws(RecordPackingError) -> (key: Range<Int>, value: Range<Int>) {
+        let raw = try varint()
+        guard raw <= UInt64(bytes.count - offset) else { throw fail("truncated string") }
+        let key = offset..<offset + Int(raw)
+        offset += Int(raw)
+        guard try varint() < UInt64(timeCount) else { throw fail("write time out of range") }
+        let valueStart = offset
+        try skipValue()
+        return (key, valueStart..<offset)
+    }
+
     /// The entry's value and write time when its key is `wanted`; otherwise skips it and returns `nil`.
     mutating func entry(ifKeyIs wanted: UnsafeBufferPointer<UInt8>) throws(RecordPackingError)
         -> (value: RecordValue, writtenAt: Date)?

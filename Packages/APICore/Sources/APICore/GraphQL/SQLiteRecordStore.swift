@@ -141,24 +141,25 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     /// when the file grows past ``byteLimit``.
     @discardableResult
     public func merge(_ incoming: [String: NormalizedRecord]) throws -> Set<FieldPath> {
-        let touched = recency.withLock { recency in
+        // Records read since the last write get their recency here; written ones get theirs with their row,
+        // numbered from a block reserved for this merge.
+        let (read, first) = recency.withLock { recency in
             defer { recency.touched = [:] }
-            var touched = recency.touched
-            for key in incoming.keys { touched[key] = recency.next() }
-            return touched
+            let first = recency.counter + 1
+            recency.counter += Int64(incoming.count)
+            return (recency.touched, first)
         }
-        // Records read since the last write get their recency here; written ones get it with their row.
-        let readOnly = touched.filter { incoming[$0.key] == nil }
+        let readOnly = read.filter { incoming[$0.key] == nil }
         do {
             return try write { db in
                 var changed: Set<FieldPath> = []
                 var growth = 0
-                for (key, record) in incoming {
+                for (position, (key, record)) in incoming.enumerated() {
                     let found = try front.peek(key)?.value ?? Self.stored(key, db)
                     var existing = found ?? NormalizedRecord(accountId: record.accountId)
                     for field in existing.merge(record) { changed.insert(FieldPath(key, field)) }
                     growth += Self.size(existing, key: key) - (found.map { Self.size($0, key: key) } ?? 0)
-                    try Self.save(existing, key: key, accessed: touched[key] ?? 0, db)
+                    try Self.save(existing, key: key, accessed: first + Int64(position), db)
                     remember(existing, key: key)
                 }
                 totalBytes.withLock { total in total = total.map { $0 + growth } }
