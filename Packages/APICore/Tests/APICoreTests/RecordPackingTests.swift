@@ -36,6 +36,25 @@ import Testing
         #expect(record.accountId == "9" && record.writtenAt == ["b": later, "c": later])
     }
 
+    @Test func aRefetchOfTheSameFieldsReportsChangedValuesTakesTheNewTimesAndKeepsTheAccount() {
+        let later = Self.date.addingTimeInterval(60)
+        var record = NormalizedRecord(
+            fields: ["a": .value(1), "b": .value("x")], writtenAt: ["a": Self.date, "b": Self.date], accountId: "7")
+        // The same fields, one value changed, no account named: the stored account stays.
+        let changed = record.merge(NormalizedRecord(fields: ["a": .value(1), "b": .value("y")], writtenAt: ["a": later, "b": later]))
+        #expect(changed == ["b"])
+        #expect(record.fields == ["a": .value(1), "b": .value("y")])
+        #expect(record.writtenAt == ["a": later, "b": later])
+        #expect(record.accountId == "7")
+        // The same fields and values under another account: nothing changed but the account and the times.
+        let evenLater = later.addingTimeInterval(60)
+        #expect(
+            record.merge(
+                NormalizedRecord(fields: ["a": .value(1), "b": .value("y")], writtenAt: ["a": evenLater, "b": evenLater], accountId: "8"))
+                == [])
+        #expect(record.accountId == "8" && record.writtenAt == ["a": evenLater, "b": evenLater])
+    }
+
     @Test func truncatedOrForeignBytesAreRejected() {
         let record = NormalizedRecord(fields: Self.fields, writtenAt: [:])
         for length in [1, 5, 17, record.bytes.count - 1] {

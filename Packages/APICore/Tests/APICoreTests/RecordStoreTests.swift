@@ -224,6 +224,19 @@ import Testing
         #expect(try store.usage().count == 0)
     }
 
+    @Test func aRecordReadFromTheFileBringsTheRecordsItReferencesIntoTheFront() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("records.sqlite")
+        let transactions = (1...3).map { "Transaction:t\($0)" }
+        try SQLiteRecordStore(url: url).merge(
+            ["Account:1": record(["transactions": .list(transactions.map(RecordValue.reference))])]
+                .merging(transactions.map { ($0, record(["amount": .value(5)])) }) { $1 })
+        let relaunched = try SQLiteRecordStore(url: url)
+        #expect(transactions.allSatisfy { relaunched.front.peek($0) == nil })
+        _ = try relaunched.record(forKey: "Account:1")
+        #expect(transactions.allSatisfy { relaunched.front.peek($0)?.value.fields["amount"] == .value(5) })
+    }
+
     @Test func clearingLeavesNothingReadableInTheFile() throws {
         let directory = try TemporaryDirectory()
         let store = try SQLiteRecordStore(url: directory.url.appendingPathComponent("records.sqlite"))

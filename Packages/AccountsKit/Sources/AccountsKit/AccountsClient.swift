@@ -153,8 +153,7 @@ public final class AccountsClient: Sendable {
         } catch {
             throw AccountsError(error, accountId: accountId)
         }
-        let indicator = graphQL.configuration.container?.staleIndicator(forFeature: Q.feature) ?? .none
-        return Loaded(value: loaded.value, source: loaded.source, status: DataStatus(loaded.freshness, indicator: indicator))
+        return labelled(loaded.value, source: loaded.source, freshness: loaded.freshness, feature: Q.feature)
     }
 
     private func account<Q: GraphQLQuery, Fields: Decodable & Sendable>(
@@ -169,14 +168,17 @@ public final class AccountsClient: Sendable {
     private func decode<T: Decodable & Sendable>(_ result: GraphQLResult, as type: T.Type, feature: String)
         throws(AccountsError) -> Loaded<T>
     {
-        let indicator = graphQL.configuration.container?.staleIndicator(forFeature: feature) ?? .none
         do throws(APIError) {
-            return Loaded(
-                value: try result.decode(T.self), source: result.source,
-                status: DataStatus(result.freshness, indicator: indicator))
+            return labelled(try result.decode(T.self), source: result.source, freshness: result.freshness, feature: feature)
         } catch {
             throw .api(error)
         }
+    }
+
+    /// `value` with the label its feature's ``StaleIndicator`` gives data of this freshness.
+    private func labelled<T: Sendable>(_ value: T, source: ResponseSource, freshness: Freshness, feature: String) -> Loaded<T> {
+        let indicator = graphQL.configuration.container?.staleIndicator(forFeature: feature) ?? .none
+        return Loaded(value: value, source: source, status: DataStatus(freshness, indicator: indicator))
     }
 }
 

@@ -67,18 +67,11 @@ extension GraphQLClient {
         } catch {
             return nil
         }
-        let declared = CacheTimeout.declared(
-            callSite: timeout, type: Q.cacheTimeout, kit: configuration.container?.defaultTimeout(forFeature: Q.feature))
-        let now = environment.clock.now()
-        let storedAt = read.oldestWrite ?? now
-        if let expiry = read.oldestWrite.flatMap({ environment.timeouts.expiry(for: declared, feature: Q.feature, storedAt: $0) }),
-            now >= expiry
-        {
-            return nil
-        }
+        let freshness = freshness(of: Q.self, oldestWrite: read.oldestWrite, timeout: timeout)
+        guard !freshness.isStale else { return nil }
         remember(query, operation)
         environment.metrics.metrics(store: "normalized", feature: Q.feature).recordHit()
         environment.metrics.latency(feature: Q.feature, source: .cache).record(ContinuousClock.now - started)
-        return GraphQLValue(value: read.value, source: .cache, freshness: Freshness(.fresh, storedAt: storedAt, now: now))
+        return GraphQLValue(value: read.value, source: .cache, freshness: freshness)
     }
 }

@@ -208,18 +208,22 @@ public final class GraphQLClient: Sendable {
                 return .miss(path: path)
             }
         }
+        let result = GraphQLResult(
+            data: read.data, source: .cache, freshness: freshness(of: Q.self, oldestWrite: read.oldestWrite, timeout: timeout))
+        return result.isStale ? .stale(result) : .fresh(result)
+    }
+
+    /// How fresh cached data of `Q` is: fresh while its oldest field is younger than the timeout (call
+    /// site, then type, then kit, then global; the settings file's per-feature override first), else stale.
+    func freshness<Q: GraphQLQuery>(of query: Q.Type, oldestWrite: Date?, timeout: CacheTimeout?) -> Freshness {
         let declared = CacheTimeout.declared(
             callSite: timeout, type: Q.cacheTimeout,
             kit: configuration.container?.defaultTimeout(forFeature: Q.feature))
-        let expiry = read.oldestWrite.flatMap {
-            environment.timeouts.expiry(for: declared, feature: Q.feature, storedAt: $0)
-        }
+        let expiry = oldestWrite.flatMap { environment.timeouts.expiry(for: declared, feature: Q.feature, storedAt: $0) }
         let now = environment.clock.now()
-        let storedAt = read.oldestWrite ?? now
-        if let expiry, now >= expiry {
-            return .stale(GraphQLResult(data: read.data, source: .cache, freshness: Freshness(.stale, storedAt: storedAt, now: now)))
-        }
-        return .fresh(GraphQLResult(data: read.data, source: .cache, freshness: Freshness(.fresh, storedAt: storedAt, now: now)))
+        let storedAt = oldestWrite ?? now
+        if let expiry, now >= expiry { return Freshness(.stale, storedAt: storedAt, now: now) }
+        return Freshness(.fresh, storedAt: storedAt, now: now)
     }
 
     private func refreshInBackground<Q: GraphQLQuery>(_ query: Q, _ operation: GraphQLOperation) {

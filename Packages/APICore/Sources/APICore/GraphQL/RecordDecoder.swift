@@ -8,7 +8,7 @@ import Foundation
 /// field the type never decodes is neither required nor dated. A record or field the type needs that is
 /// not stored throws ``CacheReadMiss``; a stored value of the wrong kind throws `DecodingError`, as
 /// `JSONDecoder` would for the same data.
-struct RecordDecoding {
+enum RecordDecoding {
     /// What the reading found so far: the oldest write among the fields read.
     final class Progress {
         var oldestWrite: Date?
@@ -139,7 +139,7 @@ private struct RecordContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         }
         let fieldKey = field.key(variables: progress.variables)
         guard let (value, written) = record.entry(fieldKey) else { throw CacheReadMiss.missing(path: "\(recordKey).\(fieldKey)") }
-        if let oldest = progress.oldestWrite, oldest <= written {} else { progress.oldestWrite = written }
+        progress.oldestWrite = min(progress.oldestWrite ?? written, written)
         return (value, field)
     }
 

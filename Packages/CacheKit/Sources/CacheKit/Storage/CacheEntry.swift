@@ -69,27 +69,3 @@ enum LookupStatus {
     case miss
     case expired
 }
-
-/// What a store's `get` found, with the entry for a hit.
-@usableFromInline
-enum LookupOutcome<Value> {
-    case hit(CacheEntry<Value>)
-    case miss
-    case expired
-
-    /// Counts the outcome and returns the entry for a hit.
-    @inlinable
-    func recorded(in metrics: CacheMetrics) -> CacheEntry<Value>? {
-        switch self {
-        case .hit(let entry):
-            metrics.record(.hit)
-            return entry
-        case .miss:
-            metrics.record(.miss)
-            return nil
-        case .expired:
-            metrics.record(.expired)
-            return nil
-        }
-    }
-}

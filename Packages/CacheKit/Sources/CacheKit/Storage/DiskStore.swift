@@ -87,13 +87,14 @@ public final class DiskStore: CacheStore {
     /// and reported as misses.
     public func get(_ key: String, requester: String? = nil) -> CacheEntry<Data>? {
         let now = clock.now()
-        let outcome: LookupOutcome<Data>
+        var outcome = LookupStatus.miss
+        var found: CacheEntry<Data>?
         do {
             switch try read(key) {
             case nil:
-                outcome = .miss
+                break
             case let entry? where !entry.metadata.scope.isVisible(to: requester):
-                outcome = .miss
+                break
             case let entry? where !entry.metadata.isFresh(at: now):
                 // Kept, readable as stale through `peek`, until evicted or cleared.
                 outcome = .expired
@@ -102,13 +103,14 @@ public final class DiskStore: CacheStore {
                     state.nextAccess += 1
                     state.pendingAccess[key] = state.nextAccess
                 }
-                outcome = .hit(entry)
+                outcome = .hit
+                found = entry
             }
         } catch {
             handleReadFailure(error, key: key)
-            outcome = .miss
         }
-        return outcome.recorded(in: metrics)
+        metrics.record(outcome)
+        return found
     }
 
     /// The entry for `key`, fresh or stale, without touching recency or metrics.
