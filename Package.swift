@@ -78,6 +78,7 @@ let package = Package(
                 .product(name: "AccountsKit", package: "AccountsKit"),
                 .product(name: "ChatHistoryKit", package: "ChatHistoryKit"),
                 .product(name: "APICore", package: "APICore"),
+                .product(name: "APICorePinning", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -89,6 +90,7 @@ let package = Package(
             name: "MIBCore",
             dependencies: [
                 "MIBApp", "ReferenceBackend",
+                .product(name: "APICorePinning", package: "APICore"),
                 .product(name: "SessionKit", package: "SessionKit"),
                 .product(name: "CatalogKit", package: "CatalogKit"),
                 .product(name: "AccountsKit", package: "AccountsKit"),
@@ -108,6 +110,7 @@ let package = Package(
                 "MIBApp", "MIBCore", "ReferenceBackend",
                 .product(name: "APICore", package: "APICore"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "Logging", package: "swift-log"),

@@ -22,17 +22,17 @@ public final class DemoComposition: Sendable {
     /// Counts what reaches the network, by path.
     public let transport: CountingTransport
 
-    /// Wires the app against `baseURL`, as ``Composition/init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:transport:retry:logger:)``
-    /// does, with the demo's clock and counting transport and no retries.
+    /// Wires the app against `baseURL`, as ``Composition/init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:pinning:transport:retry:logger:graphQLStore:)``
+    /// does, with the demo's clock and counting transport (pinned when `pinning` is given) and no retries.
     public init(
         baseURL: URL, cachesDirectory: URL, supportDirectory: URL? = nil, keepsQueueAtLogout: Bool = true,
-        logger: Logger
+        pinning: PinningPolicy? = nil, logger: Logger
     ) throws {
         let clock = DemoClock()
-        let transport = CountingTransport(URLSessionTransport())
+        let transport = CountingTransport(try Composition.transport(pinning: pinning))
         composition = try Composition(
             baseURL: baseURL, cachesDirectory: cachesDirectory, supportDirectory: supportDirectory,
-            keepsQueueAtLogout: keepsQueueAtLogout, clock: clock, transport: transport,
+            keepsQueueAtLogout: keepsQueueAtLogout, clock: clock, pinning: pinning, transport: transport,
             retry: .none, logger: logger)
         self.clock = clock
         self.transport = transport

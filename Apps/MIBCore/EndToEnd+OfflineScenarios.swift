@@ -67,7 +67,7 @@ extension EndToEnd {
                 await app.queue.stop()
             }
             let relaunched = try DemoComposition(
-                baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory,
+                baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory, pinning: app.pinning,
                 logger: DemoComposition.quietLogger)
             await relaunched.session.launch()
             let report = await relaunched.queue.replay()

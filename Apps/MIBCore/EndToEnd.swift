@@ -41,17 +41,21 @@ public enum EndToEnd {
 
     /// Runs every scenario against `server`, or against a reference backend started for the run
     /// (its data in `directory`) when `server` is `nil`.
-    /// - Parameter progress: sees each outcome as it is known.
+    /// - Parameters:
+    ///   - pinning: the server's certificate pins: every scenario then sends through a `PinnedTransport`.
+    ///   - progress: sees each outcome as it is known.
     /// - Throws: only when the backend cannot be started; a failing scenario is a failed ``Result``.
-    public static func run(server: URL?, in directory: URL, progress: @escaping @Sendable (Result) -> Void = { _ in })
-        async throws -> Report
-    {
+    public static func run(
+        server: URL?, pinning: PinningPolicy? = nil, in directory: URL, progress: @escaping @Sendable (Result) -> Void = { _ in }
+    ) async throws -> Report {
         try await DemoComposition.withBackend(server, in: directory, logger: DemoComposition.quietLogger) { baseURL in
-            await run(against: baseURL, in: directory, progress: progress)
+            await run(against: baseURL, pinning: pinning, in: directory, progress: progress)
         }
     }
 
-    private static func run(against baseURL: URL, in directory: URL, progress: @Sendable (Result) -> Void) async -> Report {
+    private static func run(
+        against baseURL: URL, pinning: PinningPolicy?, in directory: URL, progress: @Sendable (Result) -> Void
+    ) async -> Report {
         var results: [Result] = []
         for (index, scenario) in scenarios.enumerated() {
             let clock = ContinuousClock.now
@@ -59,7 +63,7 @@ public enum EndToEnd {
             var detail: String
             do {
                 let app = try DemoComposition(
-                    baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches-\(index)"),
+                    baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches-\(index)"), pinning: pinning,
                     logger: DemoComposition.quietLogger)
                 detail = try await withDeadline(scenarioLimit, "the scenario \"\(scenario.name)\"") {
                     try await scenario.run(app)

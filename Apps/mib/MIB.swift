@@ -120,45 +120,6 @@ struct ProxyCommand: AsyncParsableCommand {
     }
 }
 
-/// `mib e2e`.
-struct EndToEndCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "e2e",
-        abstract: "Run the end-to-end scenarios against a fresh reference backend or the given one.",
-        discussion: "Prints PASS or FAIL per scenario with what it saw; exits with 1 when any failed.")
-
-    @Option(help: "The backend to check (default: a reference backend started for the run).")
-    var server: String?
-
-    @Flag(help: "Print the report as JSON.")
-    var json = false
-
-    func validate() throws {
-        _ = try serverURL(server)
-    }
-
-    func run() async throws {
-        let directory = scratchDirectory("e2e")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let json = self.json
-        let report = try await EndToEnd.run(server: try serverURL(server), in: directory) { result in
-            guard !json else { return }
-            let mark = result.passed ? "PASS" : "FAIL"
-            print(
-                String(
-                    format: "%@  %@: %@ (%.1f ms)\n      %@", mark, result.kit, result.name, result.milliseconds,
-                    result.detail))
-        }
-        if json {
-            try printJSON(report)
-        } else {
-            let failed = report.results.filter { !$0.passed }.count
-            print("\n\(report.results.count - failed) passed, \(failed) failed against \(report.server)")
-        }
-        if !report.passed { throw ExitCode(1) }
-    }
-}
-
 /// `text` as an http or https URL with a host, or a ``ValidationError`` naming `option`.
 func httpURL(_ text: String, option: String, example: String) throws -> URL {
     guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {

@@ -1,3 +1,4 @@
+import APICore
 import ArgumentParser
 import Testing
 
@@ -52,6 +53,17 @@ import Testing
         #expect(try InspectCommand.parse([]).server == nil)
         expectRefused(EndToEndCommand.self, ["--server", "127.0.0.1:8080"], "--server must be an http or https URL")
         expectRefused(InspectCommand.self, ["--server", "mailto:a@b.c"], "--server must be an http or https URL")
+    }
+
+    @Test func e2ePinsAnHTTPSServerWithABackupPin() throws {
+        let pin = "W5O3C15WUZOl2srRXBt9x+I6P1RkaGZNGI0OnTn3Ers="
+        let backup = "QAZyDI6sm7C4dKh+XUNuF7weLjsMRpejRFRpp+2f+fs="
+        let command = try EndToEndCommand.parse(["--server", "https://127.0.0.1:8443", "--pin", pin, "--pin", backup])
+        #expect(try command.pinning()?.pinSets["127.0.0.1"]?.pins == [pin, backup])
+        expectRefused(EndToEndCommand.self, ["--server", "https://127.0.0.1:8443", "--pin", pin], "has a single pin")
+        expectRefused(
+            EndToEndCommand.self, ["--server", "http://127.0.0.1:8080", "--pin", pin, "--pin", backup], "--pin needs an https --server")
+        expectRefused(EndToEndCommand.self, ["--pin", pin, "--pin", backup], "--pin needs an https --server")
     }
 
     @Test func unknownSubcommandsAreRefused() {

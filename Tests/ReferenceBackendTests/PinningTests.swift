@@ -21,12 +21,14 @@ import Testing
     }
 
     /// An HTTPS reference backend presenting `certificate`.
-    static func withHTTPSBackend(_ certificate: TestCertificate, _ body: (ReferenceBackend) async throws -> Void) async throws {
+    static func withHTTPSBackend(
+        _ certificate: TestCertificate, funnelCount: Int = 10, _ body: (ReferenceBackend) async throws -> Void
+    ) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let backend = try await ReferenceBackend.start(
             .init(
-                databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: 10, modelLatency: .zero,
+                databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, modelLatency: .zero,
                 tls: certificate.server, logger: logger))
         do {
             try await body(backend)
@@ -107,6 +109,25 @@ import Testing
         #expect(await received.next()?.userId == "marker", "no 401/403 event came before the marker")
     }
 
+    @Test func theEndToEndScenariosRunThroughThePinnedTransportAndFailClosedOnAnotherKey() async throws {
+        let current = try TestCertificate()
+        let backup = try TestCertificate()
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // The catalog's scenarios need several pages.
+        try await Self.withHTTPSBackend(current, funnelCount: 60) { (backend: ReferenceBackend) async throws in
+            let pinned = try PinningPolicy([.init(host: "127.0.0.1", pins: [current.pin, backup.pin])])
+            let report = try await EndToEnd.run(server: backend.baseURL, pinning: pinned, in: directory.url)
+            #expect(report.passed, "\(report.results.filter { !$0.passed })")
+            #expect(report.results.count == EndToEnd.scenarios.count)
+            // Pinned to other keys, every scenario fails on the pin, and none reaches a cache or a session.
+            let other = try PinningPolicy([.init(host: "127.0.0.1", pins: [backup.pin, TestCertificate.unusedPin()])])
+            let refused = try await EndToEnd.run(server: backend.baseURL, pinning: other, in: directory.url.appendingPathComponent("other"))
+            #expect(refused.results.allSatisfy { !$0.passed })
+            #expect(refused.results.first?.detail.contains("pinMismatch") == true, "\(refused.results.first?.detail ?? "")")
+        }
+    }
+
     @Test func aCancelledRequestEndsAtOnceAsCancelled() async throws {
         let certificate = try TestCertificate()
         let gate = AsyncGate()
@@ -161,10 +182,12 @@ import Testing
         #expect(throws: PinningPolicyError.invalidPin(host: "api.example.com", pin: "abc")) {
             try PinningPolicy([.init(host: "api.example.com", pins: [pin, "abc"])])
         }
-        let policy = try? PinningPolicy([.init(host: "API.example.com", pins: [pin, TestCertificate.unusedPin()])])
-        #expect(policy?.decision(host: "api.example.com", chainPins: ["other", pin], now: Date()) == .pinned)
-        #expect(policy?.decision(host: "api.example.com", chainPins: ["other"], now: Date()) == .mismatch)
-        #expect(policy?.decision(host: "cdn.example.com", chainPins: [], now: Date()) == .notPinned(expired: false))
+        let set = PinningPolicy.PinSet(
+            host: "API.example.com", pins: [pin, TestCertificate.unusedPin()], expires: Date(timeIntervalSince1970: 2_000))
+        let policy = try? PinningPolicy([set])
+        #expect(policy?.decision(host: "api.EXAMPLE.com", now: Date(timeIntervalSince1970: 1_000)) == .pinned(set))
+        #expect(policy?.decision(host: "api.example.com", now: Date(timeIntervalSince1970: 2_000)) == .notPinned(expired: true))
+        #expect(policy?.decision(host: "cdn.example.com", now: Date()) == .notPinned(expired: false))
     }
 }
 

@@ -29,6 +29,11 @@ let package = Package(
         // A real in-process metrics backend (atomic counters), so the benchmarks count what a bootstrapped
         // app pays for every hit and miss, not swift-metrics' no-op handler.
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // The pinned transport's benchmark: the HTTPS backend's certificate.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         .executableTarget(
@@ -75,6 +80,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ReferenceBackend", package: root),
                 .product(name: "MIBApp", package: root),
+                .product(name: "APICorePinning", package: "APICore"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             path: "Benchmarks/BackendBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

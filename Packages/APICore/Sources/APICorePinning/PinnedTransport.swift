@@ -8,39 +8,76 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import NIOTLS
 
 /// An ``HTTPTransport`` that enforces a ``PinningPolicy`` on every HTTPS connection, on Linux and Apple
 /// platforms alike (REQ SEC-1). Built on SwiftNIO and NIOSSL, because FoundationNetworking's URLSession
 /// on Linux offers no server-trust hook; it lives in its own product so a kit that does not use it links
 /// no SwiftNIO.
 ///
-/// The pins are checked in NIOSSL's verification callback, during the handshake: on a mismatch the
-/// connection closes before the request is written, and the caller gets
-/// ``TransportError/pinMismatch(host:)``. One connection per request (HTTP/1.1, `Connection: close`).
+/// The pins are checked once per connection, during the handshake, against what the handshake proved
+/// (see ``PinningPolicy`` for the trust model): a pinned leaf key, or a pinned intermediate or root key on a
+/// verified path from a leaf that names the host. On a mismatch the connection closes before any request
+/// byte is written, and the caller gets ``TransportError/pinMismatch(host:)``.
+///
+/// Connections are HTTP/1.1 and kept alive: a few idle ones per host (``Configuration``) are reused, so a
+/// screen's requests cost one TCP and TLS handshake, not one each. A connection is filed under the pin set
+/// its handshake was checked against and never reused once the host's pins expire.
 ///
 /// ```swift
-/// let policy = try PinningPolicy([.init(host: "api.example.com", pins: [currentKeyPin, backupKeyPin])])
-/// let rest = RESTClient(configuration: .init(baseURL: url, transport: PinnedTransport(policy: policy)))
+/// let policy = try PinningPolicy([.init(host: "api.example.com", pins: [intermediatePin, backupPin])])
+/// let rest = RESTClient(configuration: .init(baseURL: url, transport: try PinnedTransport(policy: policy)))
 /// ```
 public final class PinnedTransport: HTTPTransport {
+    /// How connections are kept.
+    public struct Configuration: Sendable {
+        /// Idle connections kept per host and port for reuse; 0 opens a connection per request.
+        public var maximumIdleConnectionsPerHost: Int
+        /// How long an idle connection is kept before it is closed.
+        public var idleTimeout: Duration
+
+        /// Creates a configuration: 4 idle connections per host, closed after 60 s unused.
+        public init(maximumIdleConnectionsPerHost: Int = 4, idleTimeout: Duration = .seconds(60)) {
+            self.maximumIdleConnectionsPerHost = maximumIdleConnectionsPerHost
+            self.idleTimeout = idleTimeout
+        }
+    }
+
+    /// What the transport did, for tests and benchmarks.
+    public struct Statistics: Sendable, Hashable {
+        /// Connections opened, each with one TLS handshake.
+        public var connectionsOpened: Int
+        /// Requests sent on a connection an earlier request had opened.
+        public var connectionsReused: Int
+
+        /// Creates statistics.
+        public init(connectionsOpened: Int, connectionsReused: Int) {
+            self.connectionsOpened = connectionsOpened
+            self.connectionsReused = connectionsReused
+        }
+    }
+
     private let policy: PinningPolicy
     private let group: any EventLoopGroup
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let pinnedContext: NIOSSLContext
     private let ordinaryContext: NIOSSLContext
+    private let pool: ConnectionPool
 
     /// Creates a transport.
     /// - Parameters:
     ///   - policy: the pins.
     ///   - trustRoots: what ordinary validation trusts, for hosts without (or past) their pin set.
-    ///   - now: the clock the pin sets' expiry is read against.
+    ///   - configuration: how connections are kept for reuse.
+    ///   - now: the clock the pin sets' expiry and the certificates' validity dates are read against.
     ///   - group: the event loops (NIO's shared ones by default).
     ///   - logger: where an expired pin set is reported.
     /// - Throws: when TLS cannot be set up.
     public init(
-        policy: PinningPolicy, trustRoots: NIOSSLTrustRoots = .default, now: @escaping @Sendable () -> Date = Date.init,
-        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = Logger(label: "APICorePinning")
+        policy: PinningPolicy, trustRoots: NIOSSLTrustRoots = .default, configuration: Configuration = Configuration(),
+        now: @escaping @Sendable () -> Date = Date.init, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "APICorePinning")
     ) throws {
         self.policy = policy
         self.group = group
@@ -53,6 +90,14 @@ public final class PinnedTransport: HTTPTransport {
         var ordinary = TLSConfiguration.makeClientConfiguration()
         ordinary.trustRoots = trustRoots
         ordinaryContext = try NIOSSLContext(configuration: ordinary)
+        let (seconds, attoseconds) = configuration.idleTimeout.components
+        pool = ConnectionPool(
+            maximumIdlePerHost: max(0, configuration.maximumIdleConnectionsPerHost),
+            idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+    }
+
+    deinit {
+        pool.shutDown()
     }
 
     /// The pin of a certificate's key: base64 SHA-256 of its SubjectPublicKeyInfo DER.
@@ -60,97 +105,126 @@ public final class PinnedTransport: HTTPTransport {
         Data(SHA256.hash(data: try certificate.extractPublicKey().toSPKIBytes())).base64EncodedString()
     }
 
-    /// Sends `request` over a new connection, checking the server's keys against the policy first.
+    /// Connections opened and reused so far.
+    public var statistics: Statistics {
+        let counts = pool.counts
+        return Statistics(connectionsOpened: counts.opened, connectionsReused: counts.reused)
+    }
+
+    /// Closes every idle connection. Requests sent afterwards open new ones.
+    public func closeIdleConnections() {
+        pool.shutDown()
+    }
+
+    /// Sends `request` on a kept connection to its host, or a new one whose handshake proved a pinned key.
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
-        guard request.url.scheme?.lowercased() == "https", let host = request.url.host else {
+        guard request.url.scheme?.lowercased() == "https", let host = request.url.host?.lowercased() else {
             throw .other(reason: "a pinned transport sends https requests only")
         }
-        let port = request.url.port ?? 443
-        let mismatch = NIOLockedValueBox(false)
+        let head = try RequestHead.make(request, host: host, port: request.url.port)
+        let key: ConnectionPool.Key
+        switch policy.decision(host: host, now: now()) {
+        case .pinned(let set):
+            key = .init(host: host, port: request.url.port ?? 443, pins: set)
+        case .notPinned(let expired):
+            if expired { logger.warning("The pin set has expired: ordinary certificate validation", metadata: ["host": "\(host)"]) }
+            key = .init(host: host, port: request.url.port ?? 443, pins: nil)
+        }
+        let idempotent = [.get, .head, .options, .put, .delete].contains(request.method)
         do {
-            let cancel = NIOLockedValueBox<(@Sendable () -> Void)?>(nil)
-            return try await withTaskCancellationHandler {
-                try await exchange(request, host: host, port: port, mismatch: mismatch, cancel: cancel)
-            } onCancel: {
-                // A cancelled caller is answered at once (not after TLS's graceful shutdown) and the connection closed.
-                cancel.withLockedValue { $0 }?()
+            if let kept = pool.take(key) {
+                do {
+                    return try await exchange(head, body: request.body, on: kept, key: key, timeout: request.timeout)
+                } catch TransportError.connectionLost where idempotent && !Task.isCancelled {
+                    // The server closed the kept connection as the request went out: once more, on a new one.
+                }
             }
+            let channel = try await connect(key, timeout: request.timeout)
+            return try await exchange(head, body: request.body, on: channel, key: key, timeout: request.timeout)
         } catch {
-            if mismatch.withLockedValue({ $0 }) { throw .pinMismatch(host: host) }
             if Task.isCancelled { throw .cancelled }
             if let error = error as? TransportError { throw error }
             throw Self.transportError(error)
         }
     }
 
+    /// Sends one request on `channel` and files the channel for reuse when the response allows it.
     private func exchange(
-        _ request: TransportRequest, host: String, port: Int, mismatch: NIOLockedValueBox<Bool>,
-        cancel: NIOLockedValueBox<(@Sendable () -> Void)?>
+        _ head: HTTPRequestHead, body: Data?, on channel: any Channel, key: ConnectionPool.Key, timeout: Duration
     ) async throws -> TransportResponse {
-        let decision = policy.decision(host: host, chainPins: [], now: now())
-        let pinned: Bool
-        switch decision {
-        case .notPinned(let expired):
-            pinned = false
-            if expired { logger.warning("The pin set has expired: ordinary certificate validation", metadata: ["host": "\(host)"]) }
-        case .pinned, .mismatch:
-            pinned = true
+        let promise = channel.eventLoop.makePromise(of: HTTP1Exchange.self)
+        let (seconds, attoseconds) = timeout.components
+        let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+            promise.fail(TransportError.timedOut)
+            channel.close(promise: nil)
         }
-        let policy = self.policy
-        let now = self.now
-        let context = pinned ? pinnedContext : ordinaryContext
-        let isAddress = host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" }
-        let responsePromise = group.next().makePromise(of: TransportResponse.self)
+        defer { deadline.cancel() }
+        let result = try await withTaskCancellationHandler {
+            channel.writeAndFlush(HTTP1Request(head: head, body: body, promise: promise), promise: nil)
+            return try await promise.futureResult.get()
+        } onCancel: {
+            // A cancelled caller is answered at once (not after TLS's graceful shutdown) and the connection closed.
+            promise.fail(TransportError.cancelled)
+            channel.close(promise: nil)
+        }
+        if result.keepAlive && channel.isActive {
+            pool.giveBack(channel, as: key)
+        } else {
+            channel.close(promise: nil)
+        }
+        return result.response
+    }
+
+    /// Opens a connection and completes its TLS handshake: for a pinned host, the pins are checked here.
+    private func connect(_ key: ConnectionPool.Key, timeout: Duration) async throws -> any Channel {
+        let mismatch = NIOLockedValueBox(false)
+        let handshake = group.next().makePromise(of: Void.self)
+        let context = key.pins == nil ? ordinaryContext : pinnedContext
+        let serverName = IPAddressText.isAddress(key.host) ? nil : key.host
+        let verifier = key.pins.map { PinVerifier(pins: $0.pins, host: key.host, now: now()) }
         let bootstrap = ClientBootstrap(group: group)
-            .connectTimeout(.seconds(max(1, request.timeout.components.seconds)))
+            .connectTimeout(.seconds(max(1, timeout.components.seconds)))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let tls: NIOSSLClientHandler
-                    if pinned {
-                        tls = try NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : host) { certificates, promise in
-                            let pins = certificates.compactMap { try? PinnedTransport.pin(of: $0) }
-                            if policy.decision(host: host, chainPins: pins, now: now()) == .pinned {
-                                promise.succeed(.certificateVerified)
-                            } else {
-                                mismatch.withLockedValue { $0 = true }
-                                promise.succeed(.failed)
+                    if let verifier {
+                        tls = try NIOSSLClientHandler(context: context, serverHostname: serverName) { certificates, promise in
+                            Task {
+                                let proven = await verifier.verify(certificates)
+                                if !proven { mismatch.withLockedValue { $0 = true } }
+                                promise.succeed(proven ? .certificateVerified : .failed)
                             }
                         }
                     } else {
-                        tls = try NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : host)
+                        tls = try NIOSSLClientHandler(context: context, serverHostname: serverName)
                     }
                     try channel.pipeline.syncOperations.addHandler(tls)
+                    try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(promise: handshake))
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(ResponseCollector(promise: responsePromise))
+                    try channel.pipeline.syncOperations.addHandler(HTTP1ClientHandler())
                 }
             }
-        let channel = try await bootstrap.connect(host: host, port: port).get()
-        let abort: @Sendable () -> Void = {
-            responsePromise.fail(TransportError.cancelled)
-            channel.close(promise: nil)
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(host: key.host, port: key.port).get()
+        } catch {
+            handshake.fail(error)
+            throw error
         }
-        cancel.withLockedValue { $0 = abort }
-        if Task.isCancelled { abort() }
-        let (seconds, attoseconds) = request.timeout.components
-        let limit = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-        let timeout = channel.eventLoop.scheduleTask(in: limit) {
-            responsePromise.fail(TransportError.timedOut)
+        pool.recordOpened()
+        do {
+            try await withTaskCancellationHandler {
+                try await handshake.futureResult.get()
+            } onCancel: {
+                handshake.fail(TransportError.cancelled)
+                channel.close(promise: nil)
+            }
+        } catch {
             channel.close(promise: nil)
+            if mismatch.withLockedValue({ $0 }) { throw TransportError.pinMismatch(host: key.host) }
+            throw error
         }
-        defer { timeout.cancel() }
-        var headers = HTTPHeaders()
-        headers.add(name: "Host", value: request.url.port.map { "\(host):\($0)" } ?? host)
-        headers.add(name: "Connection", value: "close")
-        for field in request.headerFields { headers.add(name: field.name.rawName, value: field.value) }
-        if let body = request.body { headers.replaceOrAdd(name: "Content-Length", value: String(body.count)) }
-        var path = request.url.path.isEmpty ? "/" : request.url.path
-        if let query = request.url.query { path += "?" + query }
-        let head = HTTPRequestHead(version: .http1_1, method: HTTPMethod(rawValue: request.method.rawValue), uri: path, headers: headers)
-        channel.write(HTTPClientRequestPart.head(head), promise: nil)
-        if let body = request.body { channel.write(HTTPClientRequestPart.body(.byteBuffer(ByteBuffer(bytes: body))), promise: nil) }
-        channel.writeAndFlush(HTTPClientRequestPart.end(nil), promise: nil)
-        defer { channel.close(promise: nil) }
-        return try await responsePromise.futureResult.get()
+        return channel
     }
 
     private static func transportError(_ error: any Error) -> TransportError {
@@ -169,42 +243,29 @@ public final class PinnedTransport: HTTPTransport {
     }
 }
 
-/// Collects one HTTP/1.1 response.
-private final class ResponseCollector: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = HTTPClientResponsePart
+/// Completes when the TLS handshake does (for a pinned host: when the pins were proven) and fails when
+/// the handshake or the connection does.
+private final class HandshakeWaiter: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = NIOAny
 
-    private let promise: EventLoopPromise<TransportResponse>
-    private var head: HTTPResponseHead?
-    private var body = ByteBuffer()
+    private let promise: EventLoopPromise<Void>
 
-    init(promise: EventLoopPromise<TransportResponse>) {
+    init(promise: EventLoopPromise<Void>) {
         self.promise = promise
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let head):
-            self.head = head
-        case .body(var part):
-            body.writeBuffer(&part)
-        case .end:
-            guard let head else { return }
-            var fields = HTTPFields()
-            for (name, value) in head.headers {
-                if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
-            }
-            promise.succeed(TransportResponse(status: Int(head.status.code), headerFields: fields, body: Data(body.readableBytesView)))
-            context.close(promise: nil)
-        }
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted = event { promise.succeed(()) }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         promise.fail(error)
-        context.close(promise: nil)
+        context.fireErrorCaught(error)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        promise.fail(TransportError.connectionLost(reason: "the server closed the connection before the response ended"))
+        promise.fail(TransportError.connectionLost(reason: "the connection closed during the TLS handshake"))
         context.fireChannelInactive()
     }
 }

@@ -114,4 +114,5 @@ let benchmarks: @Sendable () -> Void = {
     catalogSessionBenchmarks()
     chatCacheBenchmarks()
     logoutBenchmarks()
+    pinnedTransportBenchmarks()
 }

@@ -61,12 +61,13 @@ public final class TransportConnectivity: Connectivity {
         update(to: .online)
     }
 
-    /// Records a transport failure; a cancellation or a pin mismatch (a server did answer) says nothing
-    /// about the network.
+    /// Records a transport failure; a cancellation, a pin mismatch (a server did answer) or a request that
+    /// could not be written says nothing about the network.
     public func recordFailure(_ error: TransportError) {
-        if case .pinMismatch = error { return }
-        guard error != .cancelled else { return }
-        update(to: .offline)
+        switch error {
+        case .pinMismatch, .invalidRequest, .cancelled: return
+        default: update(to: .offline)
+        }
     }
 
     private func update(to status: ConnectivityStatus) {

@@ -40,7 +40,7 @@ public enum APIError: Error, Sendable, Hashable {
     /// cancellation). What a screen shows its last known data for, and what marks the app offline.
     public var reachedNoServer: Bool {
         switch self {
-        case .transport(.cancelled): false
+        case .transport(.cancelled), .transport(.invalidRequest): false
         case .transport: true
         default: false
         }

@@ -15,7 +15,7 @@ public enum APITelemetryEvent: Sendable, Hashable {
 
 /// One ``APIError``, reduced to what may leave the device.
 public struct APIErrorEvent: Sendable, Hashable {
-    /// The error's kind: `transport.offline`, `transport.timedOut`, `transport.connectionLost`, `transport.pinMismatch`, `transport.other`, `unauthorized`,
+    /// The error's kind: `transport.offline`, `transport.timedOut`, `transport.connectionLost`, `transport.pinMismatch`, `transport.invalidRequest`, `transport.other`, `unauthorized`,
     /// `forbidden`, `server`, `status`, `decoding`, `notCached`, `invalidRequest`, `invalidOperation`,
     /// `graphQL`, `requiresConnection` or `rateLimited`.
     public var kind: String
@@ -80,6 +80,7 @@ extension APIError {
         case .transport(.timedOut): "transport.timedOut"
         case .transport(.connectionLost): "transport.connectionLost"
         case .transport(.pinMismatch): "transport.pinMismatch"
+        case .transport(.invalidRequest): "transport.invalidRequest"
         case .transport: "transport.other"
         case .cancelled: "cancelled"
         case .unauthorized: "unauthorized"

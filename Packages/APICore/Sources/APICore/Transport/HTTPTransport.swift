@@ -68,6 +68,9 @@ public enum TransportError: Error, Sendable, Hashable {
     /// was closed during the handshake, before any request byte was sent. Not a network failure and not
     /// an expired session: a man in the middle, or a certificate rotated without its pin.
     case pinMismatch(host: String)
+    /// The request cannot be written as asked (a control character or a line break in its target or a
+    /// header field): nothing was sent. A bug of the caller's, never retried.
+    case invalidRequest(reason: String)
     /// Anything else the transport reported.
     case other(reason: String)
 }

@@ -5,9 +5,21 @@ import Foundation
 /// | openssl dgst -sha256 -binary | base64`). Each host needs at least two pins: the key in use and a backup
 /// key kept offline, so a rotation never locks users out.
 ///
-/// The rule is **fail closed**: a chain with no pinned key is refused during the handshake, before any
-/// request byte is sent (``TransportError/pinMismatch(host:)``). A pinned host is trusted by its pins alone:
-/// a chain need not lead to a system root, so a private CA or a self-signed key can be pinned.
+/// The rule is **fail closed**: a connection that does not prove a pinned key is refused during the
+/// handshake, before any request byte is sent (``TransportError/pinMismatch(host:)``). A pinned host is
+/// trusted by its pins alone: a chain need not lead to a system root, so a private CA or a self-signed key
+/// can be pinned.
+///
+/// What counts as proven (the trust model, enforced by `APICorePinning`'s `PinnedTransport`): the TLS
+/// handshake proves possession of the **leaf's** key only; the other certificates a server presents are
+/// bytes anyone can copy. So a pinned leaf key counts when it is the leaf's (valid now, naming the host),
+/// and a pinned intermediate or root key counts only when a verified path (signatures, validity dates,
+/// basic constraints) leads from the leaf, which must name the host, to the certificate carrying it.
+/// A certificate merely appended to the chain counts for nothing.
+///
+/// **Rotation**: pin the key of your issuing intermediate (or your private CA) and a backup key kept
+/// offline; leaf certificates can then be renewed without an app update. Pinning the leaf key works too,
+/// but each renewal must keep the key or ship the new pin first.
 ///
 /// A pin set may expire (`expires`). After that date the host is **no longer pinned**: the connection
 /// falls back to the platform's ordinary certificate validation (system roots and host name) and a warning
@@ -31,12 +43,10 @@ public struct PinningPolicy: Sendable, Hashable {
         }
     }
 
-    /// What the policy decides for one handshake.
+    /// What the policy decides for a host, before any handshake.
     public enum Decision: Sendable, Hashable {
-        /// A key of the chain is pinned: connect.
-        case pinned
-        /// The host is pinned and no key of the chain is: refuse.
-        case mismatch
+        /// The host is pinned: a connection must prove one of these keys, on a verified path from the leaf.
+        case pinned(PinSet)
         /// The host has no pin set, or it expired: ordinary certificate validation applies.
         case notPinned(expired: Bool)
     }
@@ -60,12 +70,11 @@ public struct PinningPolicy: Sendable, Hashable {
         self.pinSets = byHost
     }
 
-    /// The decision for a handshake with `host` presenting keys whose SPKI hashes are `chainPins` (base64
-    /// SHA-256, leaf first), at `now`.
-    public func decision(host: String, chainPins: [String], now: Date) -> Decision {
+    /// The decision for a connection to `host` at `now`.
+    public func decision(host: String, now: Date) -> Decision {
         guard let set = pinSets[host.lowercased()] else { return .notPinned(expired: false) }
         if let expires = set.expires, now >= expires { return .notPinned(expired: true) }
-        return chainPins.contains(where: set.pins.contains) ? .pinned : .mismatch
+        return .pinned(set)
     }
 }
 

@@ -42,8 +42,12 @@ struct RetryingSender: Sendable {
                 failure = .other(reason: "HTTP \(response.status)")
             } catch {
                 if error == .cancelled || Task.isCancelled { throw .cancelled }
-                // A pin mismatch is the same on every attempt: never retried.
-                let retriable: Bool = if case .pinMismatch = error { false } else { true }
+                // A pin mismatch or a request that cannot be written is the same on every attempt: never retried.
+                let retriable: Bool =
+                    switch error {
+                    case .pinMismatch, .invalidRequest: false
+                    default: true
+                    }
                 guard idempotent, attempt < retry.maxAttempts, retriable else {
                     telemetry.recordExchange(failed: true)
                     if attempt > 1 { telemetry.recordRetry(endpoint: endpoint, attempt: attempt, outcome: .gaveUp) }

@@ -1,0 +1,91 @@
+import APICore
+import APICorePinning
+import CacheKit
+import Foundation
+import HTTPTypes
+import NIOSSL
+import Testing
+
+/// `PinnedTransport` keeps connections alive (one handshake for a screen's requests, the pins checked once
+/// per connection), never reuses one across a change of the host's pins, and writes the request line as
+/// given (REQ SEC-1).
+@Suite(.timeLimit(.minutes(3))) struct PinnedConnectionTests {
+    @Test func aHundredSequentialRequestsShareOneHandshake() async throws {
+        let certificate = try TestCertificate()
+        try await RecordingTLSServer.with(certificate.server) { server in
+            let policy = try PinningPolicy([.init(host: "127.0.0.1", pins: [certificate.pin, TestCertificate.unusedPin()])])
+            let transport = try PinnedTransport(policy: policy)
+            for index in 0..<100 {
+                #expect(try await transport.send(server.request("item/\(index)")).status == 204)
+            }
+            #expect(transport.statistics == .init(connectionsOpened: 1, connectionsReused: 99))
+            #expect(server.received.count == 100)
+            // Closed idle connections are not reused: the next request opens (and checks) a new one.
+            transport.closeIdleConnections()
+            #expect(try await transport.send(server.request("after")).status == 204)
+            #expect(transport.statistics.connectionsOpened == 2)
+        }
+    }
+
+    @Test func withNoIdleConnectionsKeptEveryRequestOpensItsOwn() async throws {
+        let certificate = try TestCertificate()
+        try await RecordingTLSServer.with(certificate.server) { server in
+            let policy = try PinningPolicy([.init(host: "127.0.0.1", pins: [certificate.pin, TestCertificate.unusedPin()])])
+            let transport = try PinnedTransport(policy: policy, configuration: .init(maximumIdleConnectionsPerHost: 0))
+            for _ in 0..<3 { #expect(try await transport.send(server.request("health")).status == 204) }
+            #expect(transport.statistics == .init(connectionsOpened: 3, connectionsReused: 0))
+        }
+    }
+
+    @Test func aConnectionIsNeverReusedOnceTheHostsPinsExpire() async throws {
+        let certificate = try TestCertificate()
+        // The certificate is valid around the real time, so the injected clock starts there.
+        let expiry = Date().addingTimeInterval(600)
+        let now = Locked(expiry.addingTimeInterval(-60))
+        try await RecordingTLSServer.with(certificate.server) { server in
+            let policy = try PinningPolicy([
+                .init(host: "127.0.0.1", pins: [certificate.pin, TestCertificate.unusedPin()], expires: expiry)
+            ])
+            // Ordinary validation (after the expiry) trusts the certificate; the pin set's clock is injected.
+            let transport = try PinnedTransport(
+                policy: policy, trustRoots: .certificates([certificate.certificate]), now: { now.withLock { $0 } })
+            #expect(try await transport.send(server.request("one")).status == 204)
+            #expect(try await transport.send(server.request("two")).status == 204)
+            #expect(transport.statistics == .init(connectionsOpened: 1, connectionsReused: 1))
+            now.withLock { $0 = expiry }
+            #expect(try await transport.send(server.request("three")).status == 204)
+            #expect(transport.statistics == .init(connectionsOpened: 2, connectionsReused: 1))
+        }
+    }
+
+    @Test func theRequestTargetGoesOutPercentEncodedAsGiven() async throws {
+        let certificate = try TestCertificate()
+        try await RecordingTLSServer.with(certificate.server) { server in
+            let policy = try PinningPolicy([.init(host: "127.0.0.1", pins: [certificate.pin, TestCertificate.unusedPin()])])
+            let transport = try PinnedTransport(policy: policy)
+            // Decoded, %2F and %3F would change the route, %23 would cut the query, %0D%0A would start a header.
+            let path = "files/a%2Fb%3Fc%23d%0D%0AX-Injected:%20yes?q=%23x%0D%0A&r=1"
+            #expect(try await transport.send(server.request(path)).status == 204)
+            let received = try #require(server.received.first)
+            #expect(received.target == "/" + path)
+            #expect(received.fields[HTTPField.Name("X-Injected")!] == nil)
+            #expect(received.authority == "127.0.0.1:\(server.baseURL.port ?? 0)")
+        }
+    }
+
+    @Test func aFieldValueCannotStartAFieldOfItsOwn() async throws {
+        let certificate = try TestCertificate()
+        try await RecordingTLSServer.with(certificate.server) { server in
+            let policy = try PinningPolicy([.init(host: "127.0.0.1", pins: [certificate.pin, TestCertificate.unusedPin()])])
+            let transport = try PinnedTransport(policy: policy)
+            var fields = HTTPFields()
+            fields[HTTPField.Name("X-Note")!] = "a\r\nX-Injected: yes"
+            do {
+                _ = try await transport.send(server.request("note", fields: fields))
+            } catch let error as TransportError {
+                #expect(error == .invalidRequest(reason: "the header field X-Note holds a control character"))
+            }
+            #expect(server.received.allSatisfy { $0.fields[HTTPField.Name("X-Injected")!] == nil })
+        }
+    }
+}
