@@ -91,25 +91,55 @@ extension BackendDatabase {
         }
     }
 
-    /// Creates a thread, or returns the existing one with this id (a retried create).
+    /// Creates a thread for `userId`, or returns the existing one with this id (a retried create).
+    /// - Throws: ``ChatOwnershipError`` when the id is another user's thread: nothing of it is returned.
     public func createThread(id: String, userId: String, title: String, area: String) throws -> (thread: ChatThread, created: Bool) {
         try queue.write { db in
-            if let existing = try ChatThread.fetchOne(db, key: id) { return (existing, false) }
+            if let existing = try ChatThread.fetchOne(db, key: id) {
+                guard existing.userId == userId else { throw ChatOwnershipError() }
+                return (existing, false)
+            }
             let thread = ChatThread(id: id, userId: userId, title: title, area: area, createdAt: now(), updatedAt: now())
             try thread.insert(db)
             return (thread, true)
         }
     }
 
-    /// Adds a message, or returns the existing one with this id (a retried send never duplicates).
-    public func addMessage(id: String, threadId: String, role: String, text: String) throws -> (message: ChatMessage, created: Bool) {
+    /// Adds a message to `userId`'s thread, or returns the existing one with this id **in this thread** (a
+    /// retried send never duplicates). Messages are keyed by thread and id: an id used in another thread,
+    /// another user's included, is a different message, and nothing of that one is ever returned.
+    /// - Throws: ``ChatOwnershipError`` when the thread is not `userId`'s.
+    public func addMessage(
+        id: String, threadId: String, userId: String, role: String, text: String
+    ) throws -> (message: ChatMessage, created: Bool) {
         try queue.write { db in
-            if let existing = try ChatMessage.fetchOne(db, key: id) { return (existing, false) }
+            guard try ChatThread.filter(key: threadId).filter(Column("userId") == userId).fetchCount(db) == 1 else {
+                throw ChatOwnershipError()
+            }
+            if let existing = try ChatMessage.filter(Column("threadId") == threadId && Column("id") == id).fetchOne(db) {
+                return (existing, false)
+            }
             let message = ChatMessage(id: id, threadId: threadId, role: role, text: text, createdAt: now())
             try message.insert(db)
             try db.execute(sql: "UPDATE chat_thread SET updatedAt = ? WHERE id = ?", arguments: [message.createdAt, threadId])
             return (message, true)
         }
+    }
+
+    /// Messages were keyed by id alone, so an id from another thread found that thread's message: key them
+    /// by thread and id.
+    static func keyMessagesByThread(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE chat_message_new (id TEXT NOT NULL,
+                                               threadId TEXT NOT NULL REFERENCES chat_thread(id) ON DELETE CASCADE,
+                                               role TEXT NOT NULL, text TEXT NOT NULL, createdAt DATETIME NOT NULL,
+                                               PRIMARY KEY (threadId, id));
+                INSERT INTO chat_message_new SELECT id, threadId, role, text, createdAt FROM chat_message;
+                DROP TABLE chat_message;
+                ALTER TABLE chat_message_new RENAME TO chat_message;
+                CREATE INDEX chat_message_by_thread ON chat_message(threadId, createdAt, id);
+                """)
     }
 
     /// Deletes a thread and its messages.
@@ -120,3 +150,6 @@ extension BackendDatabase {
         }
     }
 }
+
+/// The thread belongs to another user: refused, and nothing of it is returned.
+public struct ChatOwnershipError: Error, Sendable {}

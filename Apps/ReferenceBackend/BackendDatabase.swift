@@ -120,6 +120,7 @@ public final class BackendDatabase: Sendable {
             try db.execute(sql: "ALTER TABLE funnel ADD COLUMN tier TEXT NOT NULL DEFAULT 'free'")
         }
         migrator.registerMigration("v5-favorites", migrate: createFavorites)
+        migrator.registerMigration("v6-chat-message-key", migrate: keyMessagesByThread)
         return migrator
     }
 

@@ -116,10 +116,13 @@ struct ChatRoutes: Sendable {
                 guard let body, !body.id.isEmpty, ["chat", "compatibility"].contains(body.area ?? "chat") else {
                     return Envelope.failure(.badRequest, code: "INVALID_REQUEST", message: "Send {id, title, area: chat|compatibility}.")
                 }
-                if let existing = try database.thread(id: body.id), existing.userId != user.id { return Self.forbidden() }
-                let (thread, created) = try database.createThread(
-                    id: body.id, userId: user.id, title: body.title, area: body.area ?? "chat")
-                return try Envelope.success(ThreadJSON(thread), status: created ? .created : .ok)
+                do {
+                    let (thread, created) = try database.createThread(
+                        id: body.id, userId: user.id, title: body.title, area: body.area ?? "chat")
+                    return try Envelope.success(ThreadJSON(thread), status: created ? .created : .ok)
+                } catch is ChatOwnershipError {
+                    return Self.forbidden()
+                }
             }
         }
         router.get("chat-history/threads/:id/messages") { request, context in
@@ -133,8 +136,13 @@ struct ChatRoutes: Sendable {
                 guard let body, !body.id.isEmpty, ["user", "assistant"].contains(body.role) else {
                     return Envelope.failure(.badRequest, code: "INVALID_REQUEST", message: "Send {id, role: user|assistant, text}.")
                 }
-                let (message, created) = try database.addMessage(id: body.id, threadId: thread.id, role: body.role, text: body.text)
-                return try Envelope.success(MessageJSON(message), status: created ? .created : .ok)
+                do {
+                    let (message, created) = try database.addMessage(
+                        id: body.id, threadId: thread.id, userId: thread.userId, role: body.role, text: body.text)
+                    return try Envelope.success(MessageJSON(message), status: created ? .created : .ok)
+                } catch is ChatOwnershipError {
+                    return Self.forbidden()
+                }
             }
         }
         router.delete("chat-history/threads/:id") { request, context in

@@ -109,9 +109,8 @@ struct InsightRoutes: Sendable {
         else {
             return Envelope.failure(.badRequest, code: "INVALID_REQUEST", message: "Send {threadId, messageId, question|partner}.")
         }
-        if let thread = try database.thread(id: body.threadId), thread.userId != user.id {
-            return Envelope.failure(.forbidden, code: "FORBIDDEN", message: "This belongs to another user.")
-        }
+        let forbidden = Envelope.failure(.forbidden, code: "FORBIDDEN", message: "This belongs to another user.")
+        if let thread = try database.thread(id: body.threadId), thread.userId != user.id { return forbidden }
         let replyId = body.messageId + "-reply"
         if let existing = try database.messages(threadId: body.threadId).first(where: { $0.id == replyId }) {
             return try Envelope.success(
@@ -133,9 +132,13 @@ struct InsightRoutes: Sendable {
             reply = generated
         }
         let text = reply ?? ""
-        _ = try database.createThread(id: body.threadId, userId: user.id, title: String(question.prefix(40)), area: area)
-        _ = try database.addMessage(id: body.messageId, threadId: body.threadId, role: "user", text: question)
-        _ = try database.addMessage(id: replyId, threadId: body.threadId, role: "assistant", text: text)
+        do {
+            _ = try database.createThread(id: body.threadId, userId: user.id, title: String(question.prefix(40)), area: area)
+            _ = try database.addMessage(id: body.messageId, threadId: body.threadId, userId: user.id, role: "user", text: question)
+            _ = try database.addMessage(id: replyId, threadId: body.threadId, userId: user.id, role: "assistant", text: text)
+        } catch is ChatOwnershipError {
+            return forbidden
+        }
         return try Envelope.success(
             Answer(
                 threadId: body.threadId, messageId: body.messageId, reply: text, replyId: replyId,

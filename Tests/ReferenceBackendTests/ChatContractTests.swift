@@ -59,6 +59,35 @@ import Testing
         }
     }
 
+    /// The attack of the security review: Bob posts to his own thread with the id of one of Alice's
+    /// messages, hoping the idempotent send answers with the stored message.
+    @Test func aMessageIdFromAnotherUsersThreadNeverReturnsTheirMessage() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await token(fixture)
+            let bob = try await token(fixture, "bob@example.com", "Password2")
+            _ = try await fixture.send(.post, "/chat-history/threads", json: #"{"id":"alice-t","title":"Private","area":"chat"}"#, token: alice)
+            let secret = try await fixture.send(
+                .post, "/chat-history/threads/alice-t/messages", json: #"{"id":"m-secret","role":"user","text":"my diagnosis"}"#,
+                token: alice)
+            #expect(secret.status == 201)
+            _ = try await fixture.send(.post, "/chat-history/threads", json: #"{"id":"bob-t","title":"Mine","area":"chat"}"#, token: bob)
+            let replayed = try await fixture.send(
+                .post, "/chat-history/threads/bob-t/messages", json: #"{"id":"m-secret","role":"user","text":"guess"}"#, token: bob)
+            #expect(replayed.status == 201)
+            #expect(String(decoding: replayed.body, as: UTF8.self).contains("my diagnosis") == false)
+            #expect(try data(replayed)?["text"]?.stringValue == "guess")
+            // Bob's thread holds his message; Alice's still holds hers, unchanged.
+            let bobs = try data(try await fixture.get("/chat-history/threads/bob-t/messages", token: bob))
+            #expect(String(describing: bobs).contains("my diagnosis") == false)
+            let alices = try data(try await fixture.get("/chat-history/threads/alice-t/messages", token: alice))
+            #expect(alices?.arrayValue?.first?["text"]?.stringValue == "my diagnosis")
+            // A thread id of Alice's is refused to Bob, at creation and through the insight route alike.
+            let taken = try await fixture.send(.post, "/chat-history/threads", json: #"{"id":"alice-t","title":"x","area":"chat"}"#, token: bob)
+            #expect(taken.status == 403)
+            #expect(String(decoding: taken.body, as: UTF8.self).contains("Private") == false)
+        }
+    }
+
     @Test func updatedSinceReturnsOnlyNewerThreads() async throws {
         let clock = Locked(Date(timeIntervalSince1970: 1_800_000_000))
         try await withBackend(5, now: { clock.withLock { $0 } }) { fixture in
