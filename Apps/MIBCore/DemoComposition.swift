@@ -44,7 +44,8 @@ public final class DemoComposition: Sendable {
     }
 
     /// Runs `body` against `server`, or against a reference backend started for the call (its data in
-    /// `directory`, stopped afterwards) when `server` is `nil`.
+    /// `directory`, stopped afterwards) when `server` is `nil`: a throwaway backend holding only the
+    /// documented demo accounts, so its password checks are ``PasswordWork/light``.
     public static func withBackend<T>(
         _ server: URL?, in directory: URL, logger: Logger,
         _ body: (URL) async throws -> T
@@ -52,7 +53,7 @@ public final class DemoComposition: Sendable {
         if let server { return try await body(server) }
         let backend = try await ReferenceBackend.start(
             .init(
-                databaseURL: directory.appendingPathComponent("backend.sqlite"), logger: logger))
+                databaseURL: directory.appendingPathComponent("backend.sqlite"), passwordWork: .light, logger: logger))
         do {
             let result = try await body(backend.baseURL)
             await backend.stop()

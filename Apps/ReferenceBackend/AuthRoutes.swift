@@ -40,9 +40,13 @@ struct AuthRoutes: Sendable {
 
     func register(on router: Router<BackendContext>) {
         router.post("auth/login") { request, context in
-            guard let loginLimiter else { return try await self.login(request, context) }
-            return try await loginLimiter.limit(request, context, spends: { $0.status == .unauthorized }) { request, context in
-                try await self.login(request, context)
+            let body = try? await request.decode(as: Login.self, context: context)
+            guard let loginLimiter else { return try self.login(body) }
+            // Per client and per account: a token of each is taken before the password is checked.
+            var keys = [RateLimiter.client(context)]
+            if let email = body?.email.lowercased() { keys.append("account:" + email) }
+            return try await loginLimiter.limit(request, context, keys: keys, spends: { $0.status == .unauthorized }) { _, _ in
+                try self.login(body)
             }
         }
         router.get("auth/validate") { request, context in
@@ -91,8 +95,8 @@ struct AuthRoutes: Sendable {
         }
     }
 
-    private func login(_ request: Request, _ context: BackendContext) async throws -> Response {
-        guard let body = try? await request.decode(as: Login.self, context: context) else {
+    private func login(_ body: Login?) throws -> Response {
+        guard let body else {
             return Envelope.failure(.badRequest, code: "INVALID_REQUEST", message: "Send {\"email\", \"password\"} as JSON.")
         }
         guard CredentialRules.isValidEmail(body.email) else {

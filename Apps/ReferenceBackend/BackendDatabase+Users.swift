@@ -55,16 +55,13 @@ extension BackendDatabase {
         ("alice@example.com", "Password1"), ("bob@example.com", "Password2"), ("carol@example.com", "Password3"),
     ]
 
-    static func seedUsers(_ db: Database) throws {
+    static func seedUsers(_ db: Database, work: PasswordWork) throws {
         let names = ["Alice", "Bob", "Carol"]
         let accountIds = [["100", "1002"], ["200", "2001"], ["300"]]
         var transactionNumber = 0
         for (index, demo) in demoUsers.enumerated() {
-            let salt = "salt-\(index + 1)"
-            try User(
-                id: "u\(index + 1)", email: demo.email, name: names[index], salt: salt,
-                passwordHash: hash(demo.password, salt: salt)
-            ).insert(db)
+            let (salt, hash) = try PasswordHash.make(demo.password, work: work)
+            try User(id: "u\(index + 1)", email: demo.email, name: names[index], salt: salt, passwordHash: hash).insert(db)
             for (position, accountId) in accountIds[index].enumerated() {
                 try BankAccount(
                     id: accountId, userId: "u\(index + 1)", name: position == 0 ? "Checking" : "Savings",
@@ -82,18 +79,24 @@ extension BackendDatabase {
         }
     }
 
-    static func hash(_ password: String, salt: String) -> String {
-        SHA256.hash(data: Data((salt + ":" + password).utf8)).map { String(format: "%02x", $0) }.joined()
+    /// The demo users were stored with one SHA-256 of a predictable salt: store them with scrypt and random
+    /// salts (their passwords are the documented demo ones; any other such row can no longer sign in).
+    static func rehashDemoPasswords(_ db: Database, work: PasswordWork) throws {
+        for demo in demoUsers {
+            let (salt, hash) = try PasswordHash.make(demo.password, work: work)
+            try db.execute(sql: "UPDATE user SET salt = ?, passwordHash = ? WHERE email = ?", arguments: [salt, hash, demo.email])
+        }
     }
 
-    /// The user whose e-mail and password match, or `nil`.
+    /// The user whose e-mail and password match, or `nil`. The password is checked outside the database
+    /// queue, and an unknown e-mail costs the same work as a known one.
     public func authenticate(email: String, password: String) throws -> User? {
-        try queue.read { db in
-            guard let user = try User.filter(Column("email") == email.lowercased()).fetchOne(db),
-                Self.hash(password, salt: user.salt) == user.passwordHash
-            else { return nil }
-            return user
+        let found = try queue.read { db in try User.filter(Column("email") == email.lowercased()).fetchOne(db) }
+        guard let user = found else {
+            _ = PasswordHash.verify(password, salt: decoy.salt, against: decoy.hash)
+            return nil
         }
+        return PasswordHash.verify(password, salt: user.salt, against: user.passwordHash) ? user : nil
     }
 
     /// The user with this id.

@@ -43,6 +43,8 @@ public struct Pillar: Codable, Sendable, Hashable, FetchableRecord, PersistableR
 public final class BackendDatabase: Sendable {
     let queue: DatabaseQueue
     let now: @Sendable () -> Date
+    /// A stored password nobody knows, checked for e-mails nobody has.
+    let decoy: (salt: String, hash: String)
 
     /// The catalog's version and last change: the ETag's `v<version>` and its timestamp.
     public struct Revision: Sendable, Hashable {
@@ -56,21 +58,26 @@ public final class BackendDatabase: Sendable {
     /// - Parameters:
     ///   - funnelCount: how many funnels a new database is seeded with.
     ///   - now: the clock stamping changes.
-    public init(url: URL, funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init) throws {
+    ///   - passwordWork: what one password check costs (scrypt), for the users a new database is seeded with.
+    public init(
+        url: URL, funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, passwordWork: PasswordWork = .standard
+    ) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         queue = try DatabaseQueue(path: url.path)
         self.now = now
-        try Self.migrator.migrate(queue)
+        // An unknown e-mail is checked against this, so it costs the same work as a known one.
+        decoy = try PasswordHash.make(UUID().uuidString, work: passwordWork)
+        try Self.migrator(passwordWork: passwordWork).migrate(queue)
         try queue.write { db in
             if try Funnel.fetchCount(db) == 0 { try Self.seed(db, funnelCount: funnelCount) }
             if try Row.fetchOne(db, sql: "SELECT COUNT(*) FROM user")?[0] == 0 {
-                try Self.seedUsers(db)
+                try Self.seedUsers(db, work: passwordWork)
                 try Self.seedChats(db)
             }
         }
     }
 
-    static var migrator: DatabaseMigrator {
+    static func migrator(passwordWork: PasswordWork) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(
@@ -121,6 +128,7 @@ public final class BackendDatabase: Sendable {
         }
         migrator.registerMigration("v5-favorites", migrate: createFavorites)
         migrator.registerMigration("v6-chat-message-key", migrate: keyMessagesByThread)
+        migrator.registerMigration("v7-scrypt-passwords") { db in try rehashDemoPasswords(db, work: passwordWork) }
         return migrator
     }
 

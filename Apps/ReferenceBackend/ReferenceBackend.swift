@@ -37,15 +37,18 @@ public final class ReferenceBackend: Sendable {
         public var authRateLimits: AuthRateLimits?
         /// Serve HTTPS with this certificate and key; `nil` for plain HTTP.
         public var tls: TLSConfiguration?
+        /// What one password check costs (scrypt) for the users a new database is seeded with.
+        public var passwordWork: PasswordWork
 
         /// Creates a configuration.
         public init(
             databaseURL: URL, port: Int = 0, funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init,
             tokenLifetime: TimeInterval = 3_600, faults: [FaultRule] = [], modelLatency: Duration = .seconds(3),
             authRateLimits: AuthRateLimits? = AuthRateLimits(), tls: TLSConfiguration? = nil,
-            logger: Logger = Logger(label: "ReferenceBackend")
+            passwordWork: PasswordWork = .standard, logger: Logger = Logger(label: "ReferenceBackend")
         ) {
             self.tls = tls
+            self.passwordWork = passwordWork
             self.modelLatency = modelLatency
             self.authRateLimits = authRateLimits
             self.tokenLifetime = tokenLifetime
@@ -74,7 +77,7 @@ public final class ReferenceBackend: Sendable {
     public static func start(_ configuration: Configuration) async throws -> ReferenceBackend {
         let catalog = try BackendDatabase(
             url: configuration.databaseURL, funnelCount: configuration.funnelCount,
-            now: configuration.now)
+            now: configuration.now, passwordWork: configuration.passwordWork)
         let router = Router(context: BackendContext.self)
         router.add(middleware: RequestLog(logger: configuration.logger))
         let faults = Faults(configuration.faults)

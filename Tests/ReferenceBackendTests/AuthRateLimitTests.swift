@@ -4,9 +4,10 @@ import CacheKitTesting
 import Foundation
 import HTTPTypes
 import Logging
-import ReferenceBackend
 import SessionKit
 import Testing
+
+@testable import ReferenceBackend
 
 /// `/auth/login` and `/auth/validate` are limited per client (REQ AUTH-6), and the clients honour the
 /// 429's `Retry-After` (REQ OBS-3), over real HTTP with the backend's clock driven by the test.
@@ -46,6 +47,41 @@ import Testing
             #expect(try await backend.send(.post, "/auth/login", json: Self.wrongPassword).status == 401)
             #expect(try await backend.send(.post, "/auth/login", json: Self.login).status == 429)
         }
+    }
+
+    /// The attack of the security review: 50 wrong passwords at once must not pass on one token each.
+    @Test func fiftyParallelWrongPasswordsGetNoMoreGuessesThanTheBurst() async throws {
+        let clock = ManualClock()
+        let limits = AuthRateLimits(failedLogins: RateLimit(burst: 3, perSecond: 0.01))
+        try await withBackend(10, now: { clock.now() }, authRateLimits: limits) { backend in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<50 {
+                    group.addTask {
+                        try await backend.send(
+                            .post, "/auth/login", json: #"{"email":"alice@example.com","password":"Guess\#(index)xyzW9"}"#
+                        ).status
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == 401 }.count == 3, "\(statuses)")
+            #expect(statuses.filter { $0 == 429 }.count == 47)
+        }
+    }
+
+    /// Guesses spread over many addresses still slow down on one account.
+    @Test func anAccountIsLimitedWhateverTheClientAddress() {
+        let limiter = RateLimiter(limit: RateLimit(burst: 2, perSecond: 0.01), now: { Date(timeIntervalSince1970: 0) })
+        #expect(limiter.take(["client:10.0.0.1", "account:alice@example.com"]) == nil)
+        #expect(limiter.take(["client:10.0.0.2", "account:alice@example.com"]) == nil)
+        // A third address, its own bucket full, is refused for Alice's account, and its token is not taken.
+        #expect(limiter.take(["client:10.0.0.3", "account:alice@example.com"]) != nil)
+        #expect(limiter.take(["client:10.0.0.3", "account:bob@example.com"]) == nil)
+        #expect(limiter.take(["client:10.0.0.3", "account:carol@example.com"]) == nil)
+        #expect(limiter.take(["client:10.0.0.3", "account:dave@example.com"]) != nil)
+        // A successful sign-in gives its tokens back.
+        limiter.giveBack(["client:10.0.0.1", "account:alice@example.com"])
+        #expect(limiter.take(["client:10.0.0.1", "account:alice@example.com"]) == nil)
     }
 
     @Test func validationPastItsLimitAnswers429() async throws {

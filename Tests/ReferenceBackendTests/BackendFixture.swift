@@ -21,7 +21,7 @@ struct BackendFixture {
         let backend = try await ReferenceBackend.start(
             .init(
                 databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, now: now,
-                modelLatency: .zero, authRateLimits: authRateLimits, logger: logger))
+                modelLatency: .zero, authRateLimits: authRateLimits, passwordWork: .light, logger: logger))
         return BackendFixture(directory: directory, backend: backend)
     }
 

@@ -65,7 +65,8 @@ import Testing
         try await withBackend(5) { fixture in
             let alice = try await token(fixture)
             let bob = try await token(fixture, "bob@example.com", "Password2")
-            _ = try await fixture.send(.post, "/chat-history/threads", json: #"{"id":"alice-t","title":"Private","area":"chat"}"#, token: alice)
+            _ = try await fixture.send(
+                .post, "/chat-history/threads", json: #"{"id":"alice-t","title":"Private","area":"chat"}"#, token: alice)
             let secret = try await fixture.send(
                 .post, "/chat-history/threads/alice-t/messages", json: #"{"id":"m-secret","role":"user","text":"my diagnosis"}"#,
                 token: alice)
@@ -82,7 +83,8 @@ import Testing
             let alices = try data(try await fixture.get("/chat-history/threads/alice-t/messages", token: alice))
             #expect(alices?.arrayValue?.first?["text"]?.stringValue == "my diagnosis")
             // A thread id of Alice's is refused to Bob, at creation and through the insight route alike.
-            let taken = try await fixture.send(.post, "/chat-history/threads", json: #"{"id":"alice-t","title":"x","area":"chat"}"#, token: bob)
+            let taken = try await fixture.send(
+                .post, "/chat-history/threads", json: #"{"id":"alice-t","title":"x","area":"chat"}"#, token: bob)
             #expect(taken.status == 403)
             #expect(String(decoding: taken.body, as: UTF8.self).contains("Private") == false)
         }

@@ -29,7 +29,7 @@ import Testing
         let backend = try await ReferenceBackend.start(
             .init(
                 databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, modelLatency: .zero,
-                tls: certificate.server, logger: logger))
+                tls: certificate.server, passwordWork: .light, logger: logger))
         do {
             try await body(backend)
         } catch {
