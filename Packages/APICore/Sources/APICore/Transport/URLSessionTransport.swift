@@ -17,7 +17,8 @@ public final class URLSessionTransport: HTTPTransport {
     ///
     /// - Parameters:
     ///   - followsRedirects: whether a 3xx with a `Location` is followed (the default, as apps
-    ///     expect) or returned as is, as an HTTP intermediary such as `mib proxy` must.
+    ///     expect) or returned as is, as an HTTP intermediary such as `mib proxy` must. A followed redirect
+    ///     never carries credentials away: see ``RedirectRule``.
     ///   - sleeper: what measures each request's timeout (``TransportRequest/timeout``); tests pass
     ///     one they control instead of real time.
     public init(followsRedirects: Bool = true, sleeper: any Sleeper = TaskSleeper()) {
@@ -29,7 +30,7 @@ public final class URLSessionTransport: HTTPTransport {
         configuration.httpShouldSetCookies = false
         configuration.urlCredentialStorage = nil
         session = URLSession(
-            configuration: configuration, delegate: followsRedirects ? nil : RedirectRefusal(),
+            configuration: configuration, delegate: RedirectDelegate(follows: followsRedirects),
             delegateQueue: nil)
     }
 
@@ -107,12 +108,47 @@ public final class URLSessionTransport: HTTPTransport {
     }
 }
 
-/// Declines every redirect, so the 3xx response itself is returned.
-private final class RedirectRefusal: NSObject, URLSessionTaskDelegate, Sendable {
+/// Applies ``RedirectRule`` to every redirect, or declines them all (the 3xx response itself is returned).
+private final class RedirectDelegate: NSObject, URLSessionTaskDelegate, Sendable {
+    let follows: Bool
+
+    init(follows: Bool) {
+        self.follows = follows
+    }
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
-        completionHandler(nil)
+        guard follows, let original = task.originalRequest?.url ?? response.url else { return completionHandler(nil) }
+        completionHandler(RedirectRule.follow(request, from: original))
+    }
+}
+
+/// What a followed redirect may carry (security review, finding 3). Foundation copies every header of the
+/// original request to the `Location`, `Authorization` included, whatever its host or scheme. So:
+/// - to the same origin (scheme, host and port): followed as is;
+/// - to another origin: followed **without** `Authorization`, `Proxy-Authorization` and `Cookie`;
+/// - from `https` to `http`: refused, the 3xx is returned (nothing is sent in clear text).
+///
+/// ``PinnedTransport`` (APICorePinning) never follows redirects.
+public enum RedirectRule {
+    /// The credentials a redirect to another origin drops.
+    public static let credentialFields = ["Authorization", "Proxy-Authorization", "Cookie"]
+
+    /// `redirect` as it may be sent after a request to `original`, or `nil` to stop at the 3xx.
+    public static func follow(_ redirect: URLRequest, from original: URL) -> URLRequest? {
+        guard let target = redirect.url else { return nil }
+        if original.scheme?.lowercased() == "https" && target.scheme?.lowercased() != "https" { return nil }
+        guard origin(of: target) != origin(of: original) else { return redirect }
+        var stripped = redirect
+        for field in credentialFields { stripped.setValue(nil, forHTTPHeaderField: field) }
+        return stripped
+    }
+
+    private static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        let port = url.port ?? (scheme == "https" ? 443 : 80)
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 }
