@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // Lock-free counters on every OS version (Synchronization.Atomic needs iOS 18).
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+        // Keyed hashes (HMAC-SHA256) under a per-install secret: CryptoKit on Apple platforms, BoringSSL on Linux.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .target(
@@ -33,6 +35,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Atomics", package: "swift-atomics"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .target(name: "CacheKitTesting", dependencies: ["CacheKit", .product(name: "Logging", package: "swift-log")]),

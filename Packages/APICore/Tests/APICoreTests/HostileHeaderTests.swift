@@ -1,5 +1,6 @@
 import APICoreTesting
 import CacheKitTesting
+import CacheKit
 import Foundation
 import HTTPTypes
 import Testing
@@ -73,7 +74,7 @@ import Testing
         func age(_ value: String) -> Int? {
             StoredResponse(
                 status: 200, headerFields: [.age: value], body: Data(), requestTime: Date(),
-                responseTime: Date(), requestFields: [:]
+                responseTime: Date(), requestFields: [:], secret: InstallSecret()
             ).ageFieldValue
         }
         #expect(age("7200, 0") == 7200)
@@ -82,7 +83,7 @@ import Testing
         #expect(age("7200.0") == nil)
         let old = StoredResponse(
             status: 200, headerFields: [.age: "99999999999999999999999"], body: Data(),
-            requestTime: Date(), responseTime: Date(), requestFields: [:])
+            requestTime: Date(), responseTime: Date(), requestFields: [:], secret: InstallSecret())
         #expect(old.fieldsServed(at: Date().addingTimeInterval(1e300))[.age] == "2147483648")
     }
 

@@ -135,8 +135,9 @@ public final class ChatHistoryStore: CacheClearingParticipant {
 
     private func database(for userId: String) throws -> DatabaseQueue {
         if let database = open.withLock({ $0[userId] }) { return database }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try ProtectedFiles.createDirectory(directory)
         let database = try DatabaseQueue(path: fileURL(for: userId).path)
+        try ProtectedFiles.protectFile(fileURL(for: userId))
         try Self.migrator.migrate(database)
         return open.withLock { open in
             if let existing = open[userId] { return existing }

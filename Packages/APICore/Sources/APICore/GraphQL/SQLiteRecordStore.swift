@@ -73,7 +73,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     }
 
     private static func open(_ url: URL) throws -> DatabaseQueue {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try ProtectedFiles.createDirectory(url.deletingLastPathComponent())
         var configuration = Configuration()
         configuration.label = "APICore.SQLiteRecordStore"
         configuration.prepareDatabase { db in
@@ -81,6 +81,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
             try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+        try ProtectedFiles.protectFile(url)
         // A write-ahead log: a commit appends, and a process that dies mid-write leaves the last commit.
         try queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")

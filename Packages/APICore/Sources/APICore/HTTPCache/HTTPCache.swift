@@ -42,6 +42,9 @@ final class HTTPCache: CacheClearingParticipant {
             logger: environment.logger)
     }
 
+    /// The key of the keyed hashes kept for `Vary` (one per installation, beside the caches).
+    var secret: InstallSecret { environment.secret }
+
     static func key(for url: URL) -> String { key(forURL: url.absoluteString) }
 
     static func key(forURL urlString: String) -> String { "GET " + urlString }
@@ -93,7 +96,7 @@ final class HTTPCache: CacheClearingParticipant {
 
     /// The stored response for `key` that `requester` may see and whose `Vary` matches, fresh or not.
     func lookup(_ key: String, requester: String?, requestFields: HTTPFields) -> (response: StoredResponse, metadata: CacheEntryMetadata)? {
-        if let entry = memory.peek(key, requester: requester), entry.value.matchesVary(requestFields) {
+        if let entry = memory.peek(key, requester: requester), entry.value.matchesVary(requestFields, secret: secret) {
             if entry.metadata.isFresh(at: environment.clock.now()) { _ = memory.get(key, requester: requester) }
             return (entry.value, entry.metadata)
         }
@@ -105,7 +108,7 @@ final class HTTPCache: CacheClearingParticipant {
             _ = try? disk.remove(key)
             return nil
         }
-        guard response.matchesVary(requestFields) else { return nil }
+        guard response.matchesVary(requestFields, secret: secret) else { return nil }
         if entry.metadata.isFresh(at: environment.clock.now()) { _ = disk.get(key, requester: requester) }
         memory.set(response, forKey: key, metadata: entry.metadata)
         return (response, entry.metadata)

@@ -3,27 +3,31 @@ import Foundation
 import HTTPTypes
 
 /// A response as the HTTP cache keeps it: status, header fields, body, when it was requested and
-/// received (for RFC 9111 age), and the request's values of the fields its `Vary` names.
+/// received (for RFC 9111 age), and a keyed hash of the request's values of the fields its `Vary` names.
+///
+/// Nothing it keeps can be replayed as a credential (security review, finding 5): a varied value
+/// (`Authorization`, `Cookie`, …) is kept as an HMAC under the installation's ``InstallSecret``, never as
+/// sent, and `Set-Cookie` is never stored (RFC 9111 §3.1 lets a cache omit it).
 struct StoredResponse: Sendable, Hashable {
     var status: Int
     var headerFields: HTTPFields
     var body: Data
     var requestTime: Date
     var responseTime: Date
-    /// Lower-cased field name → the request's value, for each field `Vary` names; `nil` without
-    /// `Vary`. `Vary: *` is stored as `["*": ""]` and never matches.
+    /// Lower-cased field name → the keyed hash of the request's value, for each field `Vary` names; `nil`
+    /// without `Vary`. `Vary: *` is stored as `["*": ""]` and never matches.
     var vary: [String: String]?
 
     init(
         status: Int, headerFields: HTTPFields, body: Data, requestTime: Date, responseTime: Date,
-        requestFields: HTTPFields
+        requestFields: HTTPFields, secret: InstallSecret
     ) {
         self.status = status
-        self.headerFields = headerFields
+        self.headerFields = headerFields.filter { $0.name != .setCookie }
         self.body = body
         self.requestTime = requestTime
         self.responseTime = responseTime
-        vary = Self.varyValues(names: headerFields[values: .vary], requestFields: requestFields)
+        vary = Self.varyValues(names: headerFields[values: .vary], requestFields: requestFields, secret: secret)
     }
 
     var cacheControl: CacheControl { CacheControl(headerFields) }
@@ -32,9 +36,9 @@ struct StoredResponse: Sendable, Hashable {
     var hasValidators: Bool { eTag != nil || lastModified != nil }
 
     /// Whether a request with these fields may be served this response (RFC 9111 §4.1).
-    func matchesVary(_ requestFields: HTTPFields) -> Bool {
+    func matchesVary(_ requestFields: HTTPFields, secret: InstallSecret) -> Bool {
         guard let vary else { return true }
-        return vary == Self.varyValues(names: headerFields[values: .vary], requestFields: requestFields)
+        return vary == Self.varyValues(names: headerFields[values: .vary], requestFields: requestFields, secret: secret)
             && vary["*"] == nil
     }
 
@@ -63,7 +67,7 @@ struct StoredResponse: Sendable, Hashable {
 
     func merging(notModified fields: HTTPFields, requestTime: Date, responseTime: Date) -> StoredResponse {
         var merged = self
-        let replaced = Set(fields.map(\.name)).subtracting([.contentLength, .transferEncoding])
+        let replaced = Set(fields.map(\.name)).subtracting([.contentLength, .transferEncoding, .setCookie])
             .union([.age, .date])
         merged.headerFields = HTTPFields(
             headerFields.filter { !replaced.contains($0.name) }
@@ -73,7 +77,7 @@ struct StoredResponse: Sendable, Hashable {
         return merged
     }
 
-    private static func varyValues(names: [String], requestFields: HTTPFields) -> [String: String]? {
+    private static func varyValues(names: [String], requestFields: HTTPFields, secret: InstallSecret) -> [String: String]? {
         let fieldNames = names.flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             .filter { !$0.isEmpty }
@@ -83,7 +87,7 @@ struct StoredResponse: Sendable, Hashable {
             if name == "*" {
                 values["*"] = ""
             } else if let fieldName = HTTPField.Name(name) {
-                values[name] = requestFields[values: fieldName].joined(separator: ", ")
+                values[name] = secret.hash(requestFields[values: fieldName].joined(separator: ", "))
             }
         }
         return values

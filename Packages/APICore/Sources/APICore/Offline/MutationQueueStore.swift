@@ -12,12 +12,13 @@ final class MutationQueueStore: Sendable {
     /// Opens (creating) the file and migrates it.
     init(url: URL) throws {
         self.url = url
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try ProtectedFiles.createDirectory(url.deletingLastPathComponent())
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA secure_delete = ON")
         }
         database = try DatabaseQueue(path: url.path, configuration: configuration)
+        try ProtectedFiles.protectFile(url)
         try database.writeWithoutTransaction { db in _ = try db.execute(sql: "PRAGMA journal_mode = WAL") }
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in

@@ -135,7 +135,7 @@ extension RESTClient {
         let decoded = isSuccess ? try? request.decode(response.body) : nil
         let stored = StoredResponse(
             status: response.status, headerFields: response.headerFields, body: response.body,
-            requestTime: requestTime, responseTime: responseTime, requestFields: fields)
+            requestTime: requestTime, responseTime: responseTime, requestFields: fields, secret: cache.secret)
         let declared =
             request.cacheable?.timeout != nil && [200, 203].contains(response.status)
             && !stored.cacheControl.noStore

@@ -14,6 +14,18 @@ public struct CacheEnvironment: Sendable {
     public var logger: Logger
     /// The directory under which each feature's disk store gets a folder of its own.
     public var cachesDirectory: URL
+    private let secretBox = Locked<InstallSecret?>(nil)
+
+    /// The installation's secret for keyed hashes, kept in ``cachesDirectory`` (created on first use).
+    public var secret: InstallSecret {
+        let directory = cachesDirectory
+        return secretBox.withLock { secret in
+            if let secret { return secret }
+            let loaded = InstallSecret(directory: directory)
+            secret = loaded
+            return loaded
+        }
+    }
 
     /// Creates an environment.
     public init(
@@ -31,11 +43,12 @@ public struct CacheEnvironment: Sendable {
     }
 
     /// The platform's caches directory (`~/Library/Caches` on Apple platforms, `$XDG_CACHE_HOME` or
-    /// `~/.cache` on Linux), with a `CacheKit` folder.
+    /// `~/.cache` on Linux), with a `CacheKit` folder. Never the shared temporary folder, which other
+    /// users of the device can list: without a caches directory, the user's home holds `.cache`.
     public static var defaultCachesDirectory: URL {
         let base =
             FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first
-            ?? FileManager.default.temporaryDirectory
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache", isDirectory: true)
         return base.appendingPathComponent("CacheKit", isDirectory: true)
     }
 }

@@ -21,7 +21,7 @@ public enum DiscardedFiles {
         let present = paths.filter { FileManager.default.fileExists(atPath: $0) }
         guard !present.isEmpty else { return }
         let bin = directory.appendingPathComponent(folderName).appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        try ProtectedFiles.createDirectory(bin)
         for (index, path) in present.enumerated() {
             let name = "\(index)-" + URL(fileURLWithPath: path).lastPathComponent
             try FileManager.default.moveItem(atPath: path, toPath: bin.appendingPathComponent(name).path)

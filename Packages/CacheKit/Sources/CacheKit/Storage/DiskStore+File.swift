@@ -11,7 +11,7 @@ extension DiskStore {
             if let pool = state.pool { return pool }
             let url = configuration.databaseURL
             guard creating || FileManager.default.fileExists(atPath: url.path) else { return nil }
-            try FileManager.default.createDirectory(at: configuration.directory, withIntermediateDirectories: true)
+            try ProtectedFiles.createDirectory(configuration.directory)
             let opened: OpenedDatabase
             do {
                 opened = try openDatabase(at: url)
@@ -21,6 +21,7 @@ extension DiskStore {
                 opened = try openDatabase(at: url)
             }
             let pool = opened.pool
+            try ProtectedFiles.protectFile(url)
             state.totalBytes = opened.totalBytes
             state.nextAccess = opened.lastAccess
             state.pool = pool

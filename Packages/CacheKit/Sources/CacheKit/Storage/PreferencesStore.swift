@@ -64,7 +64,8 @@ public final class PreferencesStore: Sendable {
     }
 
     private func write(_ values: [String: Data]) throws {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try ProtectedFiles.createDirectory(url.deletingLastPathComponent())
         try JSONEncoder().encode(values).write(to: url, options: .atomic)
+        try ProtectedFiles.protectFile(url)
     }
 }

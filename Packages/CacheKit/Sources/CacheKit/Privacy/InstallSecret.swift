@@ -1,0 +1,35 @@
+import Crypto
+import Foundation
+
+/// A secret key of this installation (32 random bytes in a 0600 file), for hashes that must not be
+/// reversible by hashing guesses: identifiers in file names, varied request values kept beside a cached
+/// response, redacted keys in exports. Without the key, `hash("u1")` cannot be computed, so a list of
+/// likely user ids or e-mail addresses says nothing about a file or an export (security review, findings 5
+/// and 12). The key stays with the folder it protects: a purge of that folder forgets both.
+public final class InstallSecret: Sendable {
+    private let key: Data
+
+    /// The secret kept in `directory` (`.install-secret`), created on first use. When the file cannot be
+    /// read or written, a key for this process alone is used: hashes then differ after a relaunch (a cache
+    /// miss, never a leak).
+    public init(directory: URL) {
+        let file = directory.appendingPathComponent(".install-secret")
+        if let stored = try? Data(contentsOf: file), stored.count == 32 {
+            key = stored
+            return
+        }
+        key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+        guard (try? ProtectedFiles.createDirectory(directory)) != nil else { return }
+        _ = FileManager.default.createFile(atPath: file.path, contents: key, attributes: [.posixPermissions: 0o600])
+    }
+
+    /// A key for this process alone (tests, and folders that are never reopened).
+    public init() {
+        key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+    }
+
+    /// HMAC-SHA256 of `text` under the secret, as 32 lowercase hex characters (128 bits).
+    public func hash(_ text: String) -> String {
+        HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: key)).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+}
