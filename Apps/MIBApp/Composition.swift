@@ -142,8 +142,9 @@ public final class Composition: Sendable {
         // Account deletion erases what is not a cache: the queue and the preferences.
         let queue = self.queue
         let preferences = self.preferences
+        // Signed out (after a logout or an expiry) the user is not known: every queue on the device goes.
         session.addEraser("mutation queue") { userId in
-            if let userId { await queue.erase(userId: userId) }
+            if let userId { await queue.erase(userId: userId) } else { await queue.eraseAll() }
         }
         session.addEraser("preferences") { _ in try preferences.erase() }
         unified.register(rest.cacheParticipant)

@@ -107,16 +107,31 @@ extension EndToEnd {
             try require(app.session.current == .signedOut, "state \(app.session.current)")
             return "erased: \(report.succeeded.joined(separator: ", ")); no file left"
         },
+        Scenario(kit: "offline", name: "account deletion after a logout still erases the changes queued for the next sign-in") { app in
+            try await app.signIn()
+            _ = try await whileOffline(app) { try await app.favorites.setFavorite("funnel-9", true) }
+            await app.queue.stop()
+            _ = await app.logOut()
+            let support = app.tokenFile.deletingLastPathComponent().deletingLastPathComponent()
+            try require(Self.files(under: support).contains { $0.contains("queue-") }, "the logout kept no queue")
+            let report = await app.session.deleteAccountData()
+            try require(report.isComplete, "deletion failures: \(report.failed)")
+            let left = Self.files(under: app.environment.cachesDirectory) + Self.files(under: support)
+            try require(left.isEmpty, "files left: \(left)")
+            return "signed out, then deleted: \(report.succeeded.joined(separator: ", ")); no file left"
+        },
     ]
 
-    /// Every regular file under `directory`, relative to it.
+    /// Every regular file under `directory`, relative to it, but the installation's secret (no user's data).
     static func files(under directory: URL) -> [String] {
         DiscardedFiles.waitForDeletions()
         guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else {
             return []
         }
         return enumerator.compactMap { item in
-            guard let url = item as? URL, (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { return nil }
+            guard let url = item as? URL, url.lastPathComponent != ".install-secret",
+                (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true
+            else { return nil }
             return String(url.path.dropFirst(directory.path.count))
         }
     }

@@ -36,6 +36,23 @@ extension MutationQueue {
         }
     }
 
+    /// Account deletion when the user is not known (signed out after a logout or an expiry): every user's
+    /// queue file on the device is deleted, so the app returns to its first-launch state.
+    public func eraseAll() {
+        state.pending = []
+        pendingOwner = nil
+        for user in Array(stores.keys) { erase(userId: user) }
+        let files = (try? FileManager.default.contentsOfDirectory(at: configuration.directory, includingPropertiesForKeys: nil)) ?? []
+        for file in files where file.lastPathComponent.hasPrefix("queue-") {
+            do {
+                try FileManager.default.removeItem(at: file)
+            } catch {
+                configuration.logger.error("A mutation queue could not be deleted", metadata: ["error": "\(error)"])
+            }
+        }
+        for observer in observers.values { observer.yield(state) }
+    }
+
     /// The file that holds a user's queue: named by a hash of the user id, never the id itself.
     public nonisolated func fileURL(for userId: String) -> URL {
         configuration.directory.appendingPathComponent("queue-\(StableHash.hex(userId)).sqlite")

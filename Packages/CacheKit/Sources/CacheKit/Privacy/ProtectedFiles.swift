@@ -16,7 +16,8 @@ public enum ProtectedFiles {
         try FileManager.default.setAttributes(attributes, ofItemAtPath: directory.path)
     }
 
-    /// Narrows an existing file to 0600 (an SQLite database: its `-wal` and `-shm` files take the same mode).
+    /// Narrows an existing file to 0600, and the `-wal`, `-shm` and `-journal` files of an SQLite database
+    /// beside it (SQLite creates those later with the database's mode, or at once with the umask's).
     /// - Throws: when the permissions cannot be set.
     public static func protectFile(_ file: URL) throws {
         var attributes: [FileAttributeKey: Any] = [.posixPermissions: 0o600]
@@ -24,6 +25,9 @@ public enum ProtectedFiles {
             attributes[.protectionKey] = FileProtectionType.completeUntilFirstUserAuthentication
         #endif
         try FileManager.default.setAttributes(attributes, ofItemAtPath: file.path)
+        for suffix in ["-wal", "-shm", "-journal"] where FileManager.default.fileExists(atPath: file.path + suffix) {
+            try FileManager.default.setAttributes(attributes, ofItemAtPath: file.path + suffix)
+        }
     }
 
     /// The POSIX permissions of `url`, or `nil` when it cannot be read.
