@@ -22,7 +22,7 @@ public final class RecordingParticipant: CacheClearingParticipant {
     public let participantName: String
     /// Its family.
     public let category: CacheCategory
-    private let failing: Bool
+    private let failing: Locked<Bool>
     private let recorded = Locked<[Call]>([])
 
     /// Creates a participant.
@@ -34,7 +34,12 @@ public final class RecordingParticipant: CacheClearingParticipant {
     public init(name: String, category: CacheCategory = .data, failing: Bool = false) {
         participantName = name
         self.category = category
-        self.failing = failing
+        self.failing = Locked(failing)
+    }
+
+    /// Makes every later call fail (or succeed again): a store whose disk breaks, then recovers.
+    public func setFailing(_ failing: Bool) {
+        self.failing.withLock { $0 = failing }
     }
 
     /// The calls received, in order.
@@ -44,7 +49,7 @@ public final class RecordingParticipant: CacheClearingParticipant {
 
     private func record(_ call: Call) throws {
         recorded.withLock { $0.append(call) }
-        if failing { throw InjectedFailure(description: "\(participantName) failed on purpose") }
+        if failing.withLock({ $0 }) { throw InjectedFailure(description: "\(participantName) failed on purpose") }
     }
 
     /// Records ``Call/clearAll``.

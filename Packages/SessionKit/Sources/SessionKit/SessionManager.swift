@@ -236,7 +236,13 @@ public final class SessionManager: TokenProvider {
         }
         let expiresAt = data?["expiresAt"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }
         let token = StoredToken(accessToken: accessToken, userId: userId, expiresAt: expiresAt)
-        _ = await configuration.caches.clearAllCaches()
+        // Clearing fails closed (security review, finding 7): nothing of the previous user may remain
+        // readable when the next one signs in, so an incomplete clear refuses the sign-in.
+        let cleared = await configuration.caches.clearAllCaches()
+        guard cleared.isComplete else {
+            configuration.logger.error("Sign-in refused: the previous user's data could not be cleared", metadata: ["failed": "\(cleared.failed.map(\.participant))"])
+            throw .previousUserDataNotCleared(participants: cleared.failed.map(\.participant))
+        }
         do {
             try configuration.tokenStore.save(token)
         } catch {

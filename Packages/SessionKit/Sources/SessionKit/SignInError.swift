@@ -16,4 +16,8 @@ public enum SignInError: Error, Sendable, Hashable {
     case api(APIError)
     /// The token could not be kept; the user is not signed in.
     case tokenStorage(TokenStoreError)
+    /// The previous user's data could not be cleared from these caches (by name), so nobody is signed in:
+    /// a new user never sees a screen that could read it. Show "Could not prepare the app; try again";
+    /// each sign-in retries the clear, and the next one that completes lets the user in.
+    case previousUserDataNotCleared(participants: [String])
 }

@@ -123,6 +123,25 @@ import Testing
         #expect(try JSONValue.parse(body)["email"]?.stringValue == "bob@example.com")
     }
 
+    /// Security review, finding 7: a clear that fails must not let the next user in, where they could read
+    /// the previous user's data; each attempt retries the clear, and the one that completes signs in.
+    @Test func aSignInWaitsUntilThePreviousUsersDataIsCleared() async throws {
+        transport.stub(
+            .post, "/auth/login", status: 200,
+            body: Self.json(#"{"success":true,"data":{"token":"t-2","expiresAt":"2030-01-01T00:00:00Z","user":{"id":"u2"}}}"#))
+        let stubborn = RecordingParticipant(name: "graphql", failing: true)
+        caches.register(stubborn)
+        await #expect(throws: SignInError.previousUserDataNotCleared(participants: ["graphql"])) {
+            try await session.signIn(email: "bob@example.com", password: "Password2")
+        }
+        #expect(session.current.user == nil)
+        #expect(store.token?.accessToken != "t-2")
+        stubborn.setFailing(false)
+        #expect(try await session.signIn(email: "bob@example.com", password: "Password2").userId == "u2")
+        #expect(stubborn.calls == [.clearAll, .clearAll])
+        #expect(store.token?.accessToken == "t-2")
+    }
+
     @Test func signInFailuresAreTyped() async {
         transport.stub(.post, "/auth/login", error: .offline(reason: "down"))
         transport.stub(.post, "/auth/login", status: 200, body: Self.json(#"{"success":true,"data":{}}"#))
