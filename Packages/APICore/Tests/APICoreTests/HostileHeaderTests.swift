@@ -1,6 +1,6 @@
 import APICoreTesting
-import CacheKitTesting
 import CacheKit
+import CacheKitTesting
 import Foundation
 import HTTPTypes
 import Testing

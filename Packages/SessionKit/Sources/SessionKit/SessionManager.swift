@@ -40,14 +40,24 @@ public final class SessionManager: TokenProvider {
         public var logger: Logger
         /// When set, a launch that went offline is revalidated as soon as the network returns.
         public var connectivity: (any Connectivity)?
+        /// How long a session may go on offline after the server last accepted its token (72 hours by
+        /// default: a weekend away from a network). Past it, or past the token's own expiry, the
+        /// session ends on the device and everything of the user is cleared, as for a 401: a session
+        /// revoked on the server while the device stays offline cannot show cached data for ever.
+        public var offlineGrace: Duration
+        /// The device's clock, read for the token's expiry and the offline grace.
+        public var now: @Sendable () -> Date
 
         /// Creates a configuration.
         public init(
             baseURL: URL, transport: any HTTPTransport = URLSessionTransport(), tokenStore: any TokenStore,
             caches: UnifiedCacheManager, authEvents: AuthEvents, requestTimeout: Duration = .seconds(10),
-            logger: Logger = Logger(label: "SessionKit"), connectivity: (any Connectivity)? = nil
+            logger: Logger = Logger(label: "SessionKit"), connectivity: (any Connectivity)? = nil,
+            offlineGrace: Duration = .seconds(72 * 3_600), now: @escaping @Sendable () -> Date = Date.init
         ) {
             self.connectivity = connectivity
+            self.offlineGrace = offlineGrace
+            self.now = now
             self.baseURL = baseURL
             self.transport = transport
             self.tokenStore = tokenStore
@@ -121,12 +131,20 @@ public final class SessionManager: TokenProvider {
         return stream
     }
 
-    /// The token for the clients while signed in (or offline); `nil` otherwise.
+    /// The token for the clients while signed in (or offline); `nil` otherwise. Offline past the token's
+    /// expiry or the offline grace, the session ends first (``SessionExpiry/Reason``).
     public func currentCredentials() async -> Credentials? {
-        state.withLock { state in
-            guard state.session.user != nil || state.session == .validating, let token = state.token else { return nil }
-            return Credentials(accessToken: token.accessToken, userId: token.userId)
+        let (token, offline) = state.withLock { state -> (StoredToken?, Bool) in
+            guard state.session.user != nil || state.session == .validating, let token = state.token else { return (nil, false) }
+            if case .offline = state.session { return (token, true) }
+            return (token, false)
         }
+        guard let token else { return nil }
+        if offline, let reason = offlineLimit(of: token) {
+            await endOffline(token, reason: reason)
+            return nil
+        }
+        return Credentials(accessToken: token.accessToken, userId: token.userId)
     }
 
     /// Sets the state and tells every observer, under the lock, so they see changes in order.
@@ -176,13 +194,12 @@ public final class SessionManager: TokenProvider {
     }
 
     private func validate(_ token: StoredToken) async {
-        let offline = SignedInUser(userId: token.userId, expiresAt: token.expiresAt)
         let response: TransportResponse
         do {
             response = try await send(.get, "/auth/validate", token: token.accessToken)
         } catch {
             configuration.logger.info("The token could not be checked; offline", metadata: ["error": "\(error)"])
-            transition { if $0.token == token { $0.session = .offline(offline) } }
+            await goOffline(token)
             return
         }
         switch response.status {
@@ -190,13 +207,21 @@ public final class SessionManager: TokenProvider {
             let body = try? JSONValue.parse(response.body)
             let expiresAt = body?["expiresAt"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) } ?? token.expiresAt
             let userId = body?["userId"]?.stringValue ?? token.userId
-            transition { if $0.token == token { $0.session = .signedIn(SignedInUser(userId: userId, expiresAt: expiresAt)) } }
+            var validated = token
+            validated.expiresAt = expiresAt
+            validated.validatedAt = configuration.now()
+            try? configuration.tokenStore.save(validated)
+            transition {
+                guard $0.token == token else { return }
+                $0.token = validated
+                $0.session = .signedIn(SignedInUser(userId: userId, expiresAt: expiresAt))
+            }
         case 401, 403:
             configuration.logger.info("The stored token was refused; signing out")
             await end(to: .signedOut, expecting: token)
         default:
             configuration.logger.warning("The token check failed; offline", metadata: ["status": "\(response.status)"])
-            transition { if $0.token == token { $0.session = .offline(offline) } }
+            await goOffline(token)
         }
     }
 
@@ -235,12 +260,14 @@ public final class SessionManager: TokenProvider {
             throw .api(.decoding(path: "data.token", reason: "the login answer has no token or user id"))
         }
         let expiresAt = data?["expiresAt"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }
-        let token = StoredToken(accessToken: accessToken, userId: userId, expiresAt: expiresAt)
+        let token = StoredToken(accessToken: accessToken, userId: userId, expiresAt: expiresAt, validatedAt: configuration.now())
         // Clearing fails closed (security review, finding 7): nothing of the previous user may remain
         // readable when the next one signs in, so an incomplete clear refuses the sign-in.
         let cleared = await configuration.caches.clearAllCaches()
         guard cleared.isComplete else {
-            configuration.logger.error("Sign-in refused: the previous user's data could not be cleared", metadata: ["failed": "\(cleared.failed.map(\.participant))"])
+            configuration.logger.error(
+                "Sign-in refused: the previous user's data could not be cleared",
+                metadata: ["failed": "\(cleared.failed.map(\.participant))"])
             throw .previousUserDataNotCleared(participants: cleared.failed.map(\.participant))
         }
         do {

@@ -45,17 +45,31 @@ public struct SignedInUser: Sendable, Hashable {
 
 /// Why a session ended on the server's word.
 public struct SessionExpiry: Sendable, Hashable {
-    /// The status that ended it (401 or 403).
+    /// Who ended the session.
+    public enum Reason: Sendable, Hashable {
+        /// The server refused a request (``status`` and ``path`` say which).
+        case refusedByServer
+        /// The token's own expiry passed while the server could not be reached.
+        case tokenExpired
+        /// The device stayed offline longer than ``SessionManager/Configuration/offlineGrace`` since the
+        /// server last accepted the token: a session revoked meanwhile must not show data for ever.
+        case offlineTooLong
+    }
+
+    /// The status that ended it (401 or 403; 0 when the device ended it).
     public var status: Int
-    /// The path of the request that was refused (no query).
+    /// The path of the request that was refused (no query; empty when the device ended it).
     public var path: String
+    /// Who ended it.
+    public var reason: Reason
 
     /// What the user sees (REQ AUTH-1).
     public var message: String { "Session expired, please log in again" }
 
     /// Creates an expiry.
-    public init(status: Int, path: String) {
+    public init(status: Int, path: String, reason: Reason = .refusedByServer) {
         self.status = status
         self.path = path
+        self.reason = reason
     }
 }

@@ -8,12 +8,15 @@ public struct StoredToken: Codable, Sendable, Hashable, CustomStringConvertible 
     public var userId: String
     /// When it expires, if known.
     public var expiresAt: Date?
+    /// When the server last accepted it (a sign-in or a validation): where the offline grace starts.
+    public var validatedAt: Date?
 
     /// Creates a token.
-    public init(accessToken: String, userId: String, expiresAt: Date?) {
+    public init(accessToken: String, userId: String, expiresAt: Date?, validatedAt: Date? = nil) {
         self.accessToken = accessToken
         self.userId = userId
         self.expiresAt = expiresAt
+        self.validatedAt = validatedAt
     }
 
     /// The user, never the token.

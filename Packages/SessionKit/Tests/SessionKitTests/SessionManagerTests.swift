@@ -60,6 +60,51 @@ import Testing
         #expect(session.current == .signedIn(SignedInUser(userId: "u1", expiresAt: nil)))
     }
 
+    /// Security review, finding 4: a device kept offline cannot keep a session the server may have
+    /// revoked: the token's own expiry, then the offline grace since the server last accepted it, end it.
+    @Test func offlineUseEndsAtTheTokensExpiryAndAfterTheOfflineGrace() async {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let now = Locked(start)
+        func offlineSession(_ token: StoredToken) -> (SessionManager, InMemoryTokenStore, RecordingParticipant) {
+            let store = InMemoryTokenStore(token)
+            let caches = UnifiedCacheManager(timeouts: CacheTimeoutPolicy())
+            let participant = RecordingParticipant(name: "rest")
+            caches.register(participant)
+            let transport = RecordingTransport()
+            transport.stub(.get, "/auth/validate", error: .offline(reason: "airplane mode"))
+            let session = SessionManager(
+                configuration: .init(
+                    baseURL: URL(string: "https://api.example.com")!, transport: transport, tokenStore: store, caches: caches,
+                    authEvents: AuthEvents(), offlineGrace: .seconds(72 * 3_600), now: { now.withLock { $0 } }))
+            return (session, store, participant)
+        }
+        // Past its own expiry, a token is not used offline: the session ends and the caches are cleared.
+        let (expired, expiredStore, expiredCaches) = offlineSession(
+            StoredToken(accessToken: "t", userId: "u1", expiresAt: start.addingTimeInterval(-1), validatedAt: start.addingTimeInterval(-60))
+        )
+        await expired.launch()
+        #expect(expired.current == .expired(SessionExpiry(status: 0, path: "", reason: .tokenExpired)))
+        #expect(expiredStore.token == nil)
+        #expect(expiredCaches.calls == [.clearAll])
+        // Validated a day ago: offline use goes on (the positive control)…
+        let (recent, recentStore, recentCaches) = offlineSession(
+            StoredToken(accessToken: "t", userId: "u1", expiresAt: nil, validatedAt: start.addingTimeInterval(-86_400)))
+        await recent.launch()
+        #expect(recent.current == .offline(SignedInUser(userId: "u1", expiresAt: nil)))
+        #expect(await recent.currentCredentials() != nil)
+        // …until the grace has passed since the server last accepted the token: then nothing is handed out.
+        now.withLock { $0 = start.addingTimeInterval(2 * 86_400) }
+        #expect(await recent.currentCredentials() == nil)
+        #expect(recent.current == .expired(SessionExpiry(status: 0, path: "", reason: .offlineTooLong)))
+        #expect(recentStore.token == nil)
+        #expect(recentCaches.calls == [.clearAll])
+        // A launch long after the last validation ends the session at once.
+        let (stale, _, _) = offlineSession(
+            StoredToken(accessToken: "t", userId: "u1", expiresAt: nil, validatedAt: start.addingTimeInterval(-4 * 86_400)))
+        await stale.launch()
+        #expect(stale.current == .expired(SessionExpiry(status: 0, path: "", reason: .offlineTooLong)))
+    }
+
     @Test func launchWithoutATokenOrWithACorruptOneIsSignedOut() async {
         let empty = SessionManagerTests(stored: nil)
         await empty.session.launch()

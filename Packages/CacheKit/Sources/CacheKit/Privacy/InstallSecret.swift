@@ -30,6 +30,7 @@ public final class InstallSecret: Sendable {
 
     /// HMAC-SHA256 of `text` under the secret, as 32 lowercase hex characters (128 bits).
     public func hash(_ text: String) -> String {
-        HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: key)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: key)).prefix(16).map { String(format: "%02x", $0) }
+            .joined()
     }
 }
