@@ -122,16 +122,14 @@ extension EndToEnd {
         },
     ]
 
-    /// Every regular file under `directory`, relative to it, but the installation's secret (no user's data).
+    /// Every regular file under `directory`, relative to it.
     static func files(under directory: URL) -> [String] {
         DiscardedFiles.waitForDeletions()
         guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else {
             return []
         }
         return enumerator.compactMap { item in
-            guard let url = item as? URL, url.lastPathComponent != ".install-secret",
-                (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true
-            else { return nil }
+            guard let url = item as? URL, (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true else { return nil }
             return String(url.path.dropFirst(directory.path.count))
         }
     }

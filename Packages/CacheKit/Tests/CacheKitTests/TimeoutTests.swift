@@ -111,6 +111,13 @@ struct RedactedKeyTests {
         #expect(RedactedKey(key) != RedactedKey("todays_prediction:bob@example.com:2026-11-21"))
         #expect(!RedactedKey("alice@example.com").description.contains("alice"))
         #expect(!RedactedKey("a1ice.smith@example.com:x").description.contains("smith"))
+        // The review's find: a key with no `:` namespace kept its first word (`alice.#…`).
+        for key in ["alice.smith@example.com", "alice/profile", "alice?x=1", "alice_smith.photo"] {
+            let printed = RedactedKey(key).description
+            #expect(!printed.contains("alice"), "\(key) printed as \(printed)")
+            #expect(printed.hasPrefix("#"))
+        }
+        #expect(RedactedKey("profile:alice").description.hasPrefix("profile:#"))
     }
 }
 

@@ -81,7 +81,9 @@ extension SessionManager {
         }
         guard let expired else { return }
         let expiry = SessionExpiry(status: event.kind == .unauthorized ? 401 : 403, path: event.path)
-        configuration.logger.info("The server ended the session", metadata: ["status": "\(expiry.status)", "path": "\(event.path)"])
+        configuration.logger.info(
+            "The server ended the session",
+            metadata: ["status": "\(expiry.status)", "endpoint": "\(EndpointTemplate.of(path: event.path))"])
         await end(to: .expired(expiry), expecting: expired)
     }
 

@@ -176,6 +176,8 @@ final class HTTPCache: CacheClearingParticipant {
         barriers.withLock { $0.clear() }
         memory.removeAll()
         try disk.removeAll()
+        // Nothing is left that its hashes matched: the next user starts with a new key.
+        try environment.forgetSecret()
     }
 
     func clear(forAccountId accountId: String) async throws {

@@ -155,3 +155,27 @@ public struct MissingData: Sendable, Hashable, CustomStringConvertible {
     /// `missing Account:100.balance`, or `nothing cached`.
     public var description: String { path.map { "missing \($0)" } ?? "nothing cached" }
 }
+
+extension APIError: CustomStringConvertible, CustomDebugStringConvertible {
+    /// What a log may say of the error (security review, finding 12): its kind, the HTTP status, the
+    /// server's error code and, for a body that did not decode, where. Never a server message, a body,
+    /// GraphQL partial data, an operation's variables or a transport's reason (which can hold a URL), so
+    /// `"\(error)"` in a log line leaks nothing. ``debugDescription`` keeps everything, for a debugger.
+    public var description: String {
+        var parts = ["APIError." + telemetryKind]
+        if let status = httpStatus { parts.append("status \(status)") }
+        if let code = serverCode,
+            code.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) })
+        {
+            parts.append("code \(code)")
+        }
+        if case .decoding(let path, _) = self { parts.append("at \(path)") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// Everything the error carries (bodies and messages included): for a debugger, never for a log.
+    public var debugDescription: String {
+        guard let payload = Mirror(reflecting: self).children.first else { return "APIError.\(telemetryKind)" }
+        return "APIError.\(payload.label ?? telemetryKind)(\(String(reflecting: payload.value)))"
+    }
+}

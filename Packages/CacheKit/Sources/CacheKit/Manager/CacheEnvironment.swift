@@ -16,6 +16,17 @@ public struct CacheEnvironment: Sendable {
     public var cachesDirectory: URL
     private let secretBox = Locked<InstallSecret?>(nil)
 
+    /// Deletes the secret's file and forgets it: the next use makes a new one. For a clear that leaves
+    /// nothing its hashes could match (a logout).
+    /// - Throws: when the file exists and cannot be deleted.
+    public func forgetSecret() throws {
+        try secretBox.withLock { secret in
+            secret = nil
+            let file = cachesDirectory.appendingPathComponent(InstallSecret.fileName)
+            if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+        }
+    }
+
     /// The installation's secret for keyed hashes, kept in ``cachesDirectory`` (created on first use).
     public var secret: InstallSecret {
         let directory = cachesDirectory

@@ -13,7 +13,7 @@ public final class InstallSecret: Sendable {
     /// read or written, a key for this process alone is used: hashes then differ after a relaunch (a cache
     /// miss, never a leak).
     public init(directory: URL) {
-        let file = directory.appendingPathComponent(".install-secret")
+        let file = directory.appendingPathComponent(Self.fileName)
         if let stored = try? Data(contentsOf: file), stored.count == 32 {
             key = stored
             return
@@ -22,6 +22,9 @@ public final class InstallSecret: Sendable {
         guard (try? ProtectedFiles.createDirectory(directory)) != nil else { return }
         _ = FileManager.default.createFile(atPath: file.path, contents: key, attributes: [.posixPermissions: 0o600])
     }
+
+    /// The file's name in its folder.
+    public static let fileName = ".install-secret"
 
     /// A key for this process alone (tests, and folders that are never reopened).
     public init() {
