@@ -176,10 +176,10 @@ import Testing
             #expect(try await device.chat.chart(for: birth) == chart)
             #expect(try await device.chat.dasha(for: birth, year: 2026) == dasha)
             #expect(device.transport.count() == requests, "a year later, still no request")
-            #expect(await device.chat.charts.cached(forKey: "chart_\(birth.hash)", requester: alice.userId) != nil)
+            #expect(await device.chat.charts.cached(forKey: "chart_\(device.chat.astroKey(for: birth))", requester: alice.userId) != nil)
 
             try await device.chat.birthDataChanged()
-            #expect(await device.chat.charts.cached(forKey: "chart_\(birth.hash)", requester: alice.userId) == nil)
+            #expect(await device.chat.charts.cached(forKey: "chart_\(device.chat.astroKey(for: birth))", requester: alice.userId) == nil)
             _ = try await device.chat.chart(for: birth)
             #expect(device.transport.count() == requests + 1)
         }

@@ -37,17 +37,17 @@ extension ChatHistoryClient {
 
     /// The birth chart: forever in the cache, under `chart_<birthHash>`.
     public func chart(for birth: BirthData) async throws(ChatHistoryError) -> AstroChart {
-        try await astro(charts, key: "chart_\(birth.hash)", path: "/astrodata/chart", birth: birth, year: nil)
+        try await astro(charts, key: "chart_\(astroKey(for: birth))", path: "/astrodata/chart", birth: birth, year: nil)
     }
 
     /// The dasha period of `year`: forever, under `dasha_<birthHash>_<year>`.
     public func dasha(for birth: BirthData, year: Int) async throws(ChatHistoryError) -> AstroPeriod {
-        try await astro(periods, key: "dasha_\(birth.hash)_\(year)", path: "/astrodata/dasha", birth: birth, year: year)
+        try await astro(periods, key: "dasha_\(astroKey(for: birth))_\(year)", path: "/astrodata/dasha", birth: birth, year: year)
     }
 
     /// The transits of `year`: forever, under `transits_<birthHash>_<year>`.
     public func transits(for birth: BirthData, year: Int) async throws(ChatHistoryError) -> AstroPeriod {
-        try await astro(periods, key: "transits_\(birth.hash)_\(year)", path: "/astrodata/transits", birth: birth, year: year)
+        try await astro(periods, key: "transits_\(astroKey(for: birth))_\(year)", path: "/astrodata/transits", birth: birth, year: year)
     }
 
     /// The birth data changed: every chart, dasha and transit cached goes.
@@ -79,5 +79,11 @@ extension ChatHistoryClient {
         return try await cached(
             subscriptions, key: "subscription", user: user, refresh: refresh ? .forceRefresh : .useCache,
             APIRequest(path: "/subscription/profile", feature: "chat.subscription", decode: DataEnvelope.decode))
+    }
+
+    /// What stands for `birth` in the astro cache keys: a keyed hash under the installation's secret, so
+    /// neither the data nor a hash that guessed birth data could match is ever stored.
+    public func astroKey(for birth: BirthData) -> String {
+        environment.secret.hash(birth.query)
     }
 }

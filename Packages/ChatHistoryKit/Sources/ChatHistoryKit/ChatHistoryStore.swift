@@ -11,6 +11,7 @@ public final class ChatHistoryStore: CacheClearingParticipant {
     /// The folder of the per-user files.
     public let directory: URL
     private let open = Locked<[String: DatabaseQueue]>([:])
+    private let secret = Locked<InstallSecret?>(nil)
 
     /// A store in `directory` (files are created on first use).
     public init(directory: URL) {
@@ -82,6 +83,7 @@ public final class ChatHistoryStore: CacheClearingParticipant {
 
     /// Deletes one user's file (account deletion).
     public func erase(userId: String) throws {
+        guard FileManager.default.fileExists(atPath: directory.path) else { return }
         let database = open.withLock { $0.removeValue(forKey: userId) }
         try database?.close()
         try Self.removeFiles(at: fileURL(for: userId))
@@ -128,9 +130,17 @@ public final class ChatHistoryStore: CacheClearingParticipant {
 
     // MARK: Files
 
-    /// The user's file, named by a hash of the user id.
+    /// The user's file, named by a keyed hash of the user id (the key is this installation's, in the same
+    /// folder): a list of likely user ids says nothing about whose file it is.
     public func fileURL(for userId: String) -> URL {
-        directory.appendingPathComponent("history-\(StableHash.hex(userId)).sqlite")
+        let directory = self.directory
+        let key = secret.withLock { secret in
+            if let secret { return secret }
+            let loaded = InstallSecret(directory: directory)
+            secret = loaded
+            return loaded
+        }
+        return directory.appendingPathComponent("history-\(key.hash(userId)).sqlite")
     }
 
     private func database(for userId: String) throws -> DatabaseQueue {

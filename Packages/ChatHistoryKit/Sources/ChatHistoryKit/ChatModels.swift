@@ -95,9 +95,6 @@ public struct BirthData: Sendable, Hashable, Codable {
     /// The form the server takes: `<dateTime>@<lat>,<lon>`.
     public var query: String { "\(dateTime)@\(latitude),\(longitude)" }
 
-    /// A stable hash of the birth data (FNV-1a, 64 bits, hex): the astro cache keys hold it, never the
-    /// data itself.
-    public var hash: String { StableHash.hex(query) }
 }
 
 /// A birth chart.

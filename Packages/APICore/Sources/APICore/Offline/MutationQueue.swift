@@ -89,6 +89,8 @@ public actor MutationQueue {
     var state = MutationQueueState()
     /// Whose mutations ``state`` lists (read from disk once, then kept up to date in memory).
     var pendingOwner: String?
+    /// The key of the hashes that name the users' files.
+    let fileSecret: InstallSecret
     var observers: [Int: AsyncStream<MutationQueueState>.Continuation] = [:]
     var nextObserver = 0
     var running: Task<ReplayReport, Never>?
@@ -99,6 +101,7 @@ public actor MutationQueue {
     /// Creates a queue; nothing is sent until ``replay()`` or ``start(connectivity:)``.
     public init(configuration: Configuration) {
         self.configuration = configuration
+        fileSecret = InstallSecret(directory: configuration.directory)
     }
 
     deinit {

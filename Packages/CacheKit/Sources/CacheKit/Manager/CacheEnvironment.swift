@@ -22,8 +22,7 @@ public struct CacheEnvironment: Sendable {
     public func forgetSecret() throws {
         try secretBox.withLock { secret in
             secret = nil
-            let file = cachesDirectory.appendingPathComponent(InstallSecret.fileName)
-            if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+            try InstallSecret.delete(in: cachesDirectory)
         }
     }
 

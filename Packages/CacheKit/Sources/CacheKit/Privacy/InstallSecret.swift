@@ -8,18 +8,31 @@ import Foundation
 /// and 12). The key stays with the folder it protects: a purge of that folder forgets both.
 public final class InstallSecret: Sendable {
     private let key: Data
+    private let directory: URL?
 
-    /// The secret kept in `directory` (`.install-secret`), created on first use. When the file cannot be
-    /// read or written, a key for this process alone is used: hashes then differ after a relaunch (a cache
-    /// miss, never a leak).
+    /// The secret kept in `directory` (`.install-secret`), created on first use, and written again by a
+    /// hash that finds it deleted (a folder emptied at logout keeps naming its next files the same way).
+    /// When the file cannot be read or written, a key for this process alone is used: hashes then differ
+    /// after a relaunch (a miss, never a leak).
     public init(directory: URL) {
-        let file = directory.appendingPathComponent(Self.fileName)
-        if let stored = try? Data(contentsOf: file), stored.count == 32 {
+        self.directory = directory
+        if let stored = try? Data(contentsOf: directory.appendingPathComponent(Self.fileName)), stored.count == 32 {
             key = stored
             return
         }
         key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
-        guard (try? ProtectedFiles.createDirectory(directory)) != nil else { return }
+        store()
+    }
+
+    /// Deletes the secret's file in `directory`, if any (the key of the hashes of what was just erased).
+    public static func delete(in directory: URL) throws {
+        let file = directory.appendingPathComponent(fileName)
+        if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+    }
+
+    private func store() {
+        guard let directory, (try? ProtectedFiles.createDirectory(directory)) != nil else { return }
+        let file = directory.appendingPathComponent(Self.fileName)
         _ = FileManager.default.createFile(atPath: file.path, contents: key, attributes: [.posixPermissions: 0o600])
     }
 
@@ -29,11 +42,15 @@ public final class InstallSecret: Sendable {
     /// A key for this process alone (tests, and folders that are never reopened).
     public init() {
         key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+        directory = nil
     }
 
     /// HMAC-SHA256 of `text` under the secret, as 32 lowercase hex characters (128 bits).
     public func hash(_ text: String) -> String {
-        HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: key)).prefix(16).map { String(format: "%02x", $0) }
-            .joined()
+        if let directory, !FileManager.default.fileExists(atPath: directory.appendingPathComponent(Self.fileName).path) { store() }
+        return HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: key)).prefix(16).map {
+            String(format: "%02x", $0)
+        }
+        .joined()
     }
 }
