@@ -14,14 +14,19 @@ import ReferenceBackend
 /// The method, path, query, header fields and body go upstream unchanged, hop-by-hop fields aside.
 /// The origin's status, fields and body come back as a private cache serves them: reused responses
 /// carry `Age`, redirects are returned rather than followed, and nothing is kept longer than the
-/// response's own headers allow (RFC 9111; no timeout of the proxy's own). Each distinct
-/// `Authorization` value gets its own cache, so two users behind one proxy never share an entry.
+/// response's own headers allow (RFC 9111; no timeout of the proxy's own). Each caller, told apart by
+/// **every** credential it sends (`Authorization`, `Cookie`, and the usual API-key fields), gets its own
+/// cache, so two users behind one proxy never share an entry, whatever identifies them. At most
+/// ``maximumCallers`` caches are kept; the least recently used one is cleared to make room.
 ///
 /// ```swift
 /// let proxy = try await CacheProxy.start(.init(upstream: URL(string: "https://api.example.com")!))
 /// // curl -i http://127.0.0.1:<port>/api/funnels/catalog  → X-Cache: MISS, then HIT
 /// ```
 public final class CacheProxy: Sendable {
+    /// How many callers' caches are kept at once; the least recently used one is cleared to make room.
+    public static let maximumCallers = 32
+
     /// How the proxy starts.
     public struct Configuration: Sendable {
         /// The origin; request paths are appended to it.
@@ -74,11 +79,25 @@ public final class CacheProxy: Sendable {
     }
 }
 
-/// Answers every request by forwarding it through the cache of the caller's `Authorization`.
+/// Answers every request by forwarding it through the cache of the caller, told apart by its credentials.
 final class ProxyResponder: HTTPResponder {
     typealias Context = BasicRequestContext
     let configuration: CacheProxy.Configuration
-    private let clients = Locked<[String: RESTClient]>([:])
+    private let callers = Locked(Callers())
+
+    /// The caches kept, by caller, most recently used last.
+    private struct Callers {
+        var clients: [String: RESTClient] = [:]
+        var recency: [String] = []
+        var created = 0
+    }
+
+
+    /// The request fields that identify a caller: each distinct combination of their values is a cache
+    /// of its own (security review, finding 10).
+    static let credentialFields: [HTTPField.Name] =
+        [.authorization, .cookie]
+        + ["X-API-Key", "Api-Key", "X-Auth-Token", "X-Access-Token", "X-Session-Token"].compactMap { HTTPField.Name($0) }
 
     init(configuration: CacheProxy.Configuration) {
         self.configuration = configuration
@@ -93,7 +112,7 @@ final class ProxyResponder: HTTPResponder {
         let fields = Self.forwardedFields(request.headers)
         let base = configuration.upstream.absoluteString
         let url = (base.hasSuffix("/") ? String(base.dropLast()) : base) + request.uri.description
-        let client = client(for: request.headers[.authorization])
+        let client = client(for: request.headers)
         do {
             // The request's own Cache-Control (no-cache, max-age, max-stale, min-fresh, only-if-cached,
             // no-store) is honoured by the client itself.
@@ -112,19 +131,49 @@ final class ProxyResponder: HTTPResponder {
         }
     }
 
-    /// The cache for one `Authorization` value (or none).
-    private func client(for authorization: String?) -> RESTClient {
-        clients.withLock { clients in
-            let key = authorization ?? ""
-            if let client = clients[key] { return client }
+    /// The cache of the caller sending `fields`: keyed by a keyed hash of every credential field, so no
+    /// credential is kept as a key. Past ``CacheProxy/maximumCallers``, the least recently used cache is cleared.
+    private func client(for fields: HTTPFields) -> RESTClient {
+        let identity = Self.credentialFields.map { "\($0.canonicalName)=\(fields[values: $0].joined(separator: ", "))" }
+        let key = configuration.environment.secret.hash(identity.joined(separator: "\n"))
+        let (client, evicted) = callers.withLock { callers -> (RESTClient, RESTClient?) in
+            if let client = callers.clients[key] {
+                callers.recency.removeAll { $0 == key }
+                callers.recency.append(key)
+                return (client, nil)
+            }
+            var evicted: RESTClient?
+            if callers.clients.count >= CacheProxy.maximumCallers, let oldest = callers.recency.first {
+                callers.recency.removeFirst()
+                evicted = callers.clients.removeValue(forKey: oldest)
+            }
+            callers.created += 1
+            // Each caller's cache has a folder, and so a hashing key, of its own: clearing one forgets
+            // only its own.
+            let shared = configuration.environment
+            let environment = CacheEnvironment(
+                clock: shared.clock, timeouts: shared.timeouts, metrics: shared.metrics, logger: shared.logger,
+                cachesDirectory: shared.cachesDirectory.appendingPathComponent("proxy-\(callers.created)", isDirectory: true))
             let client = RESTClient(
                 configuration: .init(
                     baseURL: configuration.upstream, transport: configuration.transport,
-                    environment: configuration.environment, retry: .none, requestTimeout: configuration.requestTimeout,
-                    cacheName: "proxy-\(clients.count)"))
-            clients[key] = client
-            return client
+                    environment: environment, retry: .none, requestTimeout: configuration.requestTimeout,
+                    cacheName: "proxy-\(callers.created)"))
+            callers.clients[key] = client
+            callers.recency.append(key)
+            return (client, evicted)
         }
+        if let evicted {
+            let logger = configuration.environment.logger
+            Task {
+                do {
+                    try await evicted.cacheParticipant.clearAll()
+                } catch {
+                    logger.error("A proxy cache could not be cleared", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+        return client
     }
 
     /// `fields` without the hop-by-hop ones (RFC 9110 §7.6.1), those `Connection` names, `Host` and

@@ -46,6 +46,41 @@ import Testing
         }
     }
 
+    /// Security review, finding 10: callers identified by a cookie or an API key, not `Authorization`,
+    /// never receive each other's responses, and the number of callers' caches is bounded.
+    @Test func callersToldApartByACookieOrAnAPIKeyNeverShareAResponse() async throws {
+        let router = Router()
+        router.get("mine") { request, _ -> Response in
+            let who = request.headers[.cookie] ?? request.headers[HTTPField.Name("X-API-Key")!] ?? "nobody"
+            return Response(
+                status: .ok, headers: [.cacheControl: "private, max-age=600", .contentType: "text/plain"],
+                body: .init(byteBuffer: ByteBuffer(string: "data of \(who)")))
+        }
+        let origin = try await LocalServer.start(responder: router.buildResponder(), port: 0, logger: Logger(label: "origin"))
+        let fixture = try await Fixture.start(upstream: origin.baseURL)
+        do {
+            for field in [HTTPField.Name.cookie, HTTPField.Name("X-API-Key")!] {
+                let alice = try await fixture.get("/mine", [field: "alice-\(field)"])
+                #expect(String(decoding: alice.body, as: UTF8.self) == "data of alice-\(field)")
+                let bob = try await fixture.get("/mine", [field: "bob-\(field)"])
+                #expect(String(decoding: bob.body, as: UTF8.self) == "data of bob-\(field)")
+                #expect(bob.headerFields[ProxyHeader.xCache] == "MISS")
+                #expect(try await fixture.get("/mine", [field: "alice-\(field)"]).headerFields[ProxyHeader.xCache] == "HIT")
+            }
+            // Past the bound, the least recently used caller's cache is gone: its next request is a miss.
+            let first = try await fixture.get("/mine", [.cookie: "caller-0"])
+            #expect(first.headerFields[ProxyHeader.xCache] == "MISS")
+            for index in 1...CacheProxy.maximumCallers { _ = try await fixture.get("/mine", [.cookie: "caller-\(index)"]) }
+            #expect(try await fixture.get("/mine", [.cookie: "caller-0"]).headerFields[ProxyHeader.xCache] == "MISS")
+        } catch {
+            await fixture.proxy.stop()
+            await origin.stop()
+            throw error
+        }
+        await fixture.proxy.stop()
+        await origin.stop()
+    }
+
     /// An origin that echoes what it received, redirects `/old`, and answers with validators.
     static func startOrigin() async throws -> LocalServer {
         let router = Router()
