@@ -92,7 +92,6 @@ final class ProxyResponder: HTTPResponder {
         var created = 0
     }
 
-
     /// The request fields that identify a caller: each distinct combination of their values is a cache
     /// of its own (security review, finding 10).
     static let credentialFields: [HTTPField.Name] =

@@ -35,10 +35,14 @@ public final class Dashboard: Sendable {
     public static func start(app: DemoComposition, port: Int = 0, logger: Logger) async throws -> Dashboard {
         let box = Locked<Dashboard?>(nil)
         let router = Router()
+        // A clear needs this run's token, which only the page served here carries; a page on another
+        // origin can neither read it (no CORS, a loopback Host only) nor post without it.
+        let token = UUID().uuidString
+        router.add(middleware: LoopbackGuard(token: token))
         router.get("/") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-                body: .init(byteBuffer: ByteBuffer(string: DashboardPage.html)))
+                body: .init(byteBuffer: ByteBuffer(string: DashboardPage.html(token: token))))
         }
         router.get("api/state") { request, _ in
             guard let dashboard = box.withLock({ $0 }) else { return Response(status: .serviceUnavailable) }

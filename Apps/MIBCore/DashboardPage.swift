@@ -1,7 +1,14 @@
+import Foundation
+
 /// The dashboard's page: one file, inline style and script, charts drawn as inline SVG; nothing is
 /// fetched from another origin.
 enum DashboardPage {
-    static let html = #"""
+    /// The page, carrying this run's `token` for its state changes (a UUID: nothing to escape).
+    static func html(token: String) -> String {
+        template.replacingOccurrences(of: "__MIB_TOKEN__", with: token)
+    }
+
+    private static let template = #"""
         <!doctype html>
         <html lang="en">
         <head>
@@ -84,7 +91,7 @@ enum DashboardPage {
           svg.replaceChildren(...series.filter((s) => s.points.length).map((s) => line(s.points, s.color, maxY)));
         }
         async function clearParticipant(name) {
-          await fetch("/api/clear?participant=" + encodeURIComponent(name), { method: "POST" });
+          await fetch("/api/clear?participant=" + encodeURIComponent(name), { method: "POST", headers: { "X-MIB-Token": "__MIB_TOKEN__" } });
           refresh();
         }
         async function refresh() {

@@ -1,3 +1,4 @@
+import APICore
 import Foundation
 import Hummingbird
 import Logging
@@ -80,6 +81,8 @@ public final class ReferenceBackend: Sendable {
             now: configuration.now, passwordWork: configuration.passwordWork)
         let router = Router(context: BackendContext.self)
         router.add(middleware: RequestLog(logger: configuration.logger))
+        // No DNS rebinding and no cross-site state change (its admin routes included).
+        router.add(middleware: LoopbackGuard())
         let faults = Faults(configuration.faults)
         router.add(middleware: FaultMiddleware(faults: faults))
         router.put("admin/faults") { request, context in
@@ -128,12 +131,14 @@ struct RequestLog: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            logger.info("\(request.method) \(request.uri.path) failed after \(ContinuousClock.now - started): \(type(of: error))")
+            logger.info(
+                "\(request.method) \(EndpointTemplate.of(path: request.uri.path)) failed after \(ContinuousClock.now - started): \(type(of: error))"
+            )
             throw error
         }
         let elapsed = ContinuousClock.now - started
         logger.info(
-            "\(request.method) \(request.uri.path) \(response.status.code) \(elapsed)\(response.status == .notModified ? " (304 revalidated)" : "")"
+            "\(request.method) \(EndpointTemplate.of(path: request.uri.path)) \(response.status.code) \(elapsed)\(response.status == .notModified ? " (304 revalidated)" : "")"
         )
         return response
     }

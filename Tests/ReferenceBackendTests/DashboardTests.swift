@@ -57,13 +57,49 @@ import Testing
             let graphQL = try await Self.state(dashboard, transport, search: "graphql").entries
             #expect(!graphQL.isEmpty && graphQL.count < all.count && graphQL.allSatisfy { $0.participant == "graphql" })
             let clear = try #require(URL(string: dashboard.baseURL.absoluteString + "/api/clear?participant=catalog"))
-            #expect(try await transport.send(TransportRequest(method: .post, url: clear, timeout: .seconds(10))).status == 204)
+            let token = try await Self.pageToken(dashboard, transport)
+            // Security review, finding 11: what a page on another origin could send is refused, nothing cleared.
+            let tokenField = HTTPField.Name("X-MIB-Token")!
+            for forged: HTTPFields in [
+                [:], [tokenField: "guess"], [tokenField: token, .origin: "https://evil.example"],
+                [tokenField: token, HTTPField.Name("Host")!: "evil.example:80"],
+            ] {
+                let refused = try await transport.send(
+                    TransportRequest(method: .post, url: clear, headerFields: forged, timeout: .seconds(10)))
+                #expect(refused.status == 403, "\(forged)")
+            }
+            #expect(try await Self.state(dashboard, transport).stores.contains { $0.participant == "catalog" && $0.entries > 0 })
+            let rebound = try await transport.send(
+                TransportRequest(
+                    method: .get, url: dashboard.baseURL.appendingPathComponent("api/state"),
+                    headerFields: [HTTPField.Name("Host")!: "rebound.example"],
+                    timeout: .seconds(10)))
+            #expect(rebound.status == 403, "a DNS-rebinding page reads no state")
+            #expect(
+                try await transport.send(
+                    TransportRequest(method: .post, url: clear, headerFields: [tokenField: token], timeout: .seconds(10))
+                ).status
+                    == 204)
             let after = try await Self.state(dashboard, transport)
             #expect(after.stores.filter { $0.participant == "catalog" }.allSatisfy { $0.entries == 0 })
             #expect(after.entries.filter { $0.participant == "graphql" }.count == graphQL.count, "other participants keep theirs")
             let unknown = try #require(URL(string: dashboard.baseURL.absoluteString + "/api/clear?participant=nobody"))
-            #expect(try await transport.send(TransportRequest(method: .post, url: unknown, timeout: .seconds(10))).status == 404)
+            #expect(
+                try await transport.send(
+                    TransportRequest(method: .post, url: unknown, headerFields: [tokenField: token], timeout: .seconds(10))
+                )
+                .status == 404)
         }
+    }
+
+    /// The per-run token the page carries for its clear buttons.
+    static func pageToken(_ dashboard: Dashboard, _ transport: URLSessionTransport) async throws -> String {
+        let page = try await transport.send(TransportRequest(method: .get, url: dashboard.baseURL, timeout: .seconds(10)))
+        let html = String(decoding: page.body, as: UTF8.self)
+        let start = try #require(html.range(of: #""X-MIB-Token": ""#))
+        let token = html[start.upperBound...].prefix { $0 != "\"" }
+        #expect(token.count == 36)
+        return String(token)
     }
 
     @Test func thePageLoadsNothingFromAnotherOrigin() async throws {

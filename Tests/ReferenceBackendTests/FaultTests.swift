@@ -23,6 +23,35 @@ import Testing
         }
     }
 
+    /// Security review, finding 11: a page the developer visits cannot drive the backend's admin routes
+    /// (cross-site) nor read it after rebinding a domain to 127.0.0.1.
+    @Test func aCrossSiteOrReboundRequestCannotChangeOrReadTheBackend() async throws {
+        try await withBackend(5) { fixture in
+            let rules = #"[{"pathPrefix":"/api/funnels/catalog","status":503}]"#
+            let url = try #require(URL(string: fixture.backend.baseURL.absoluteString + "/admin/faults"))
+            let transport = URLSessionTransport()
+            for forged: HTTPFields in [
+                [.contentType: "application/json", .origin: "https://evil.example"],
+                [.contentType: "application/json", HTTPField.Name("Host")!: "evil.example"],
+            ] {
+                let response = try await transport.send(
+                    TransportRequest(method: .put, url: url, headerFields: forged, body: Data(rules.utf8)))
+                #expect(response.status == 403, "\(forged)")
+            }
+            #expect(try await fixture.get("/api/funnels/catalog").status == 200, "no fault was installed")
+            let rebound = try await transport.send(
+                TransportRequest(method: .get, url: url, headerFields: [HTTPField.Name("Host")!: "rebound.example:80"]))
+            #expect(rebound.status == 403)
+            // The same origin (or no browser at all) still administers it.
+            let own = "http://127.0.0.1:\(fixture.backend.baseURL.port ?? 0)"
+            let allowed = try await transport.send(
+                TransportRequest(
+                    method: .put, url: url, headerFields: [.contentType: "application/json", .origin: own], body: Data(rules.utf8)))
+            #expect(allowed.status == 204)
+            #expect(try await fixture.get("/api/funnels/catalog").status == 503)
+        }
+    }
+
     @Test func aDroppedConnectionIsATransportError() async throws {
         try await withBackend(5) { fixture in
             _ = try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"/api","dropConnection":true}]"#)

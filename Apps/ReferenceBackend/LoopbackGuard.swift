@@ -1,0 +1,58 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// What a server on 127.0.0.1 refuses from a web page the developer happens to visit (security review,
+/// finding 11):
+/// - a `Host` other than a loopback name (`127.0.0.1`, `localhost`, `[::1]`): a DNS-rebinding page sends
+///   its own domain's name, so it can read nothing;
+/// - a state change (`POST`, `PUT`, `PATCH`, `DELETE`) whose `Origin` is not the server's own: a
+///   cross-site form or `fetch`;
+/// - with a `token`, a state change without it in `X-MIB-Token`: the per-run token only the server's own
+///   page (or its operator) knows, which no cross-site request can set.
+///
+/// Clients that are not browsers (the app, tests, `curl`) send no `Origin` and a loopback `Host`.
+public struct LoopbackGuard<Context: RequestContext>: RouterMiddleware {
+    /// The field that carries the per-run token.
+    public static var tokenField: HTTPField.Name { HTTPField.Name("X-MIB-Token")! }
+
+    let token: String?
+
+    /// Creates the guard; `token`, when given, is required for every state change.
+    public init(token: String? = nil) {
+        self.token = token
+    }
+
+    /// Answers 403 to what the guard refuses, else passes the request on.
+    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let authority = request.head.authority, Self.isLoopback(authority: authority) else {
+            return Self.refused("This server answers requests for 127.0.0.1 or localhost only.")
+        }
+        if [.post, .put, .patch, .delete].contains(request.method) {
+            if let origin = request.headers[.origin], origin != "http://\(authority)", origin != "https://\(authority)" {
+                return Self.refused("Cross-site requests cannot change this server's state.")
+            }
+            if let token, request.headers[Self.tokenField] != token {
+                return Self.refused("A state change needs this run's token in X-MIB-Token.")
+            }
+        }
+        return try await next(request, context)
+    }
+
+    /// Whether `authority` (`host[:port]`) names this machine's loopback.
+    static func isLoopback(authority: String) -> Bool {
+        let host: Substring
+        if authority.hasPrefix("[") {
+            host = authority.dropFirst().prefix { $0 != "]" }
+        } else {
+            host = authority.prefix { $0 != ":" }
+        }
+        return ["127.0.0.1", "localhost", "::1"].contains(host.lowercased())
+    }
+
+    private static func refused(_ message: String) -> Response {
+        Response(
+            status: .forbidden, headers: [.contentType: "text/plain; charset=utf-8"],
+            body: .init(byteBuffer: .init(string: message)))
+    }
+}
