@@ -59,8 +59,9 @@ public final class Composition: Sendable {
     /// The certificate pins every connection to the backend is checked against, if the app pins.
     public let pinning: PinningPolicy?
 
-    /// The session's token file, in the support folder: never under the caches folder, which the
-    /// system may purge.
+    /// The session's token file, in the support folder (never under the caches folder, which the system
+    /// may purge), where the Keychain is not available (Linux); on Apple platforms the token is in the
+    /// Keychain.
     public let tokenFile: URL
 
     /// Wires everything against `baseURL`, with disk caches under `cachesDirectory` and what must
@@ -108,7 +109,7 @@ public final class Composition: Sendable {
         session = SessionManager(
             configuration: .init(
                 baseURL: baseURL, transport: transport,
-                tokenStore: FileTokenStore(url: tokenFile),
+                tokenStore: Self.tokenStore(file: tokenFile),
                 caches: unified, authEvents: authEvents, logger: logger, connectivity: connectivity))
         lifecycle = AppLifecycle(caches: unified, clock: clock)
         rest = RESTClient(
@@ -149,6 +150,17 @@ public final class Composition: Sendable {
         session.addEraser("preferences") { _ in try preferences.erase() }
         unified.register(rest.cacheParticipant)
         unified.register(graphQL)
+    }
+
+    /// Where the session's token is kept (security review, finding 2): the Keychain on Apple platforms
+    /// (this device only, after first unlock), a 0600 file in a 0700 folder of the support directory
+    /// elsewhere.
+    static func tokenStore(file: URL) -> any TokenStore {
+        #if canImport(Security)
+            KeychainTokenStore(service: Bundle.main.bundleIdentifier ?? "MIBApp")
+        #else
+            FileTokenStore(url: file)
+        #endif
     }
 
     /// The transport an app sends through: a `PinnedTransport` enforcing `pinning` when given (on Linux and

@@ -3,8 +3,9 @@
     import Security
 
     /// Keeps the token in the Keychain on Apple platforms: a generic password under a service and an
-    /// account, readable after the device's first unlock (`kSecAttrAccessibleAfterFirstUnlock`, so a
-    /// background refresh can use it while the screen is locked) and never synchronized to other devices.
+    /// account, readable after the device's first unlock (so a background refresh can use it while the
+    /// screen is locked), **this device only** (`kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`: never
+    /// restored onto another device from a backup) and never synchronized to other devices.
     /// Logout, expiry and account deletion remove it with ``delete()``. Keychain failures are
     /// ``TokenStoreError/io(operation:errno:)`` with the `OSStatus` as the code; the token never reaches
     /// an error or a log.
@@ -60,7 +61,7 @@
             }
             let attributes: [String: Any] = [
                 kSecValueData as String: data,
-                kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlock,
+                kSecAttrAccessible as String: kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly,
             ]
             var status = SecItemUpdate(itemQuery as CFDictionary, attributes as CFDictionary)
             if status == errSecItemNotFound {
