@@ -77,10 +77,19 @@ final class ConnectionPool: Sendable {
         }
     }
 
+    /// Closes every idle connection; later ones are kept again.
+    func closeIdle() {
+        close(shuttingDown: false)
+    }
+
     /// Closes every idle connection; none is kept after this.
     func shutDown() {
+        close(shuttingDown: true)
+    }
+
+    private func close(shuttingDown: Bool) {
         let idle = state.withLockedValue { state in
-            state.shutDown = true
+            if shuttingDown { state.shutDown = true }
             defer { state.idle = [:] }
             return state.idle.values.flatMap { $0 }
         }

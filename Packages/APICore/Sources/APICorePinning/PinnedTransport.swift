@@ -111,9 +111,10 @@ public final class PinnedTransport: HTTPTransport {
         return Statistics(connectionsOpened: counts.opened, connectionsReused: counts.reused)
     }
 
-    /// Closes every idle connection. Requests sent afterwards open new ones.
+    /// Closes every idle connection (the app going to the background). Requests sent afterwards open new
+    /// ones, which are kept again.
     public func closeIdleConnections() {
-        pool.shutDown()
+        pool.closeIdle()
     }
 
     /// Sends `request` on a kept connection to its host, or a new one whose handshake proved a pinned key.
