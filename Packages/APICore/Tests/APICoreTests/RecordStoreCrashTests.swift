@@ -35,7 +35,7 @@ import Testing
 
     @Test func aStoreKilledAtAnyMomentReopensWithOneWholeMerge() async throws {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0])
-        var empty = 0
+        var confirmedMerges = 0
         for trial in 0..<15 {
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
@@ -66,29 +66,45 @@ import Testing
                 found += 1
                 if case .value(.int(let generation))? = record.fields["generation"] { generations.insert(generation) }
             }
-            #expect(found == 0 || found == Self.recordCount, "trial \(trial): \(found) of \(Self.recordCount) records")
             #expect(generations.count <= 1, "trial \(trial): records from merges \(generations.sorted())")
-            if found == 0 { empty += 1 }
+            // What the child confirmed last, after its call returned, must be there (or the next step).
+            let confirmed = try String(contentsOf: directory.url.appendingPathComponent("confirmed"), encoding: .utf8)
+                .split(separator: " ")
+            let step = try #require(confirmed.last.flatMap { Int($0) }, "trial \(trial): \(confirmed)")
+            if confirmed.first == "merge" {
+                confirmedMerges += 1
+                #expect(found == Self.recordCount, "trial \(trial): merge \(step) was confirmed, \(found) records found")
+                #expect(generations == [step] || generations == [step + 1], "trial \(trial): merge \(step) confirmed, found \(generations.sorted())")
+            } else {
+                #expect(found == 0 || (found == Self.recordCount && generations == [step + 1]), "trial \(trial): cleared after \(step), found \(found)")
+            }
             try store.merge(Self.records(generation: -1))
             #expect(try store.usage().count == Self.recordCount)
         }
-        print("SQLiteRecordStore crash trials: 15 kills, \(empty) found the store just cleared")
+        #expect(confirmedMerges > 0, "no trial was killed after a confirmed merge")
     }
 
-    /// Only in the child process: merges generation after generation, clearing every 25th, until killed
-    /// (at most 60 s).
-    @Test func childMerges() throws {
+    /// Only in the child process (skipped otherwise): merges generation after generation, clearing every
+    /// 25th, until killed (at most 60 s). After each call returns, it writes what it confirmed (`merge g`
+    /// or `clear g`) to `confirmed`, atomically.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment[childVariable] != nil, "runs only as the crash test's child"))
+    func childMerges() throws {
         guard let path = ProcessInfo.processInfo.environment[Self.childVariable] else { return }
         let url = URL(fileURLWithPath: path)
+        let confirmed = url.deletingLastPathComponent().appendingPathComponent("confirmed")
         let store = try SQLiteRecordStore(url: url)
         let deadline = Date().addingTimeInterval(60)
         var generation = 0
         while Date() < deadline {
             try store.merge(Self.records(generation: generation))
+            try Data("merge \(generation)".utf8).write(to: confirmed, options: .atomic)
             if generation == 0 {
                 try Data().write(to: url.deletingLastPathComponent().appendingPathComponent("started"))
             }
-            if generation % 25 == 24 { try store.removeAll() }
+            if generation % 25 == 24 {
+                try store.removeAll()
+                try Data("clear \(generation)".utf8).write(to: confirmed, options: .atomic)
+            }
             generation += 1
         }
     }

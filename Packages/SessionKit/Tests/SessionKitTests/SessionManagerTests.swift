@@ -228,12 +228,17 @@ import Testing
     @Test func anEventForAnotherUsersTokenIsIgnored() async throws {
         transport.stub(.get, "/auth/validate", status: 200, body: Self.json(#"{"valid":true,"userId":"u1"}"#))
         await session.launch()
+        // Another user's 403 alone: handled, and nothing changes (a late answer to a previous user's request).
         events.publish(AuthEvent(kind: .forbidden, userId: "u0", path: "/api/me"))
+        try await waitUntil("the other user's event handled") { session.handledAuthEvents == 1 }
+        #expect(session.current == .signedIn(SignedInUser(userId: "u1", expiresAt: nil)))
+        #expect(participant.calls.isEmpty, "no cache was cleared")
+        #expect(store.token?.accessToken == Self.token.accessToken)
+        #expect(await session.currentCredentials()?.userId == "u1")
+        // This user's 403 ends the session.
         events.publish(AuthEvent(kind: .forbidden, userId: "u1", path: "/api/me"))
-        var states = session.states().makeAsyncIterator()
-        var last = await states.next()
-        while case .signedIn = last { last = await states.next() }
-        #expect(last == .expired(SessionExpiry(status: 403, path: "/api/me")))
+        try await waitUntil("this user's event handled") { session.handledAuthEvents == 2 }
+        #expect(session.current == .expired(SessionExpiry(status: 403, path: "/api/me")))
         #expect(SessionExpiry(status: 403, path: "/api/me").message == "Session expired, please log in again")
     }
 
