@@ -49,11 +49,24 @@ import Testing
             #expect(response.status == 200)
             let page = try JSONDecoder().decode(Page.self, from: response.body)
             #expect(page.funnels.count <= limit)
-            all += page.funnels.sorted { ($0.title.lowercased(), $0.slug) < ($1.title.lowercased(), $1.slug) }
+            // The order as served: within each pillar (and among the uncategorized) the catalog's order.
+            for group in page.data.pillars.map(\.funnels) + [page.data.uncategorized_funnels] {
+                #expect(Self.isInCatalogOrder(group), "a group served out of order: \(group.map(\.slug))")
+            }
+            all += page.funnels.sorted(by: Self.precedes)
             cursor = page.data.pagination.nextCursor
             #expect(page.data.pagination.hasMore == (cursor != nil))
         } while cursor != nil
         return all
+    }
+
+    /// The catalog's order: title, case-insensitive, then slug.
+    static func precedes(_ left: Page.Funnel, _ right: Page.Funnel) -> Bool {
+        (left.title.lowercased(), left.slug) < (right.title.lowercased(), right.slug)
+    }
+
+    static func isInCatalogOrder(_ funnels: [Page.Funnel]) -> Bool {
+        zip(funnels, funnels.dropFirst()).allSatisfy { precedes($0, $1) }
     }
 
     @Test(arguments: [1, 7, 50, 100]) func everyPageJoinsIntoTheFullOrderedCatalog(_ limit: Int) async throws {
@@ -67,13 +80,17 @@ import Testing
 
     @Test func orderIsTitleCaseInsensitiveThenSlug() async throws {
         try await withBackend { fixture in
-            let funnels = try fixture.backend.catalog.allFunnels()
-            for (previous, next) in zip(funnels, funnels.dropFirst()) {
-                let order = (previous.title.lowercased(), previous.slug) < (next.title.lowercased(), next.slug)
-                #expect(order, "\(previous.slug) before \(next.slug)")
-            }
+            // Over HTTP, as a client sees it: one page holding the whole catalog, each group in order, and
+            // pages joined in order.
+            let response = try await fixture.get("/api/funnels/catalog?limit=100")
+            let page = try JSONDecoder().decode(Page.self, from: response.body)
+            let groups = page.data.pillars.map(\.funnels) + [page.data.uncategorized_funnels]
+            #expect(groups.filter { $0.count > 1 }.count >= 2, "several groups to check")
+            for group in groups { #expect(Self.isInCatalogOrder(group), "\(group.map(\.slug))") }
+            let joined = try await pages(fixture, limit: 7)
+            #expect(Self.isInCatalogOrder(joined))
             #expect(
-                Dictionary(grouping: funnels, by: { $0.title.lowercased() }).values.contains { $0.count > 1 },
+                Dictionary(grouping: joined, by: { $0.title.lowercased() }).values.contains { $0.count > 1 },
                 "the demo data has titles shared by several funnels, so the slug decides")
         }
     }

@@ -23,14 +23,17 @@ import Testing
         let queue: MutationQueue
         let chat: ChatHistoryClient
 
-        init(_ backend: ReferenceBackend, directory: URL, credentials: Credentials, timeZone: TimeZone = .gmt) throws {
+        init(
+            _ backend: ReferenceBackend, directory: URL, credentials: Credentials, timeZone: TimeZone = .gmt,
+            wrap: (any HTTPTransport) -> any HTTPTransport = { $0 }
+        ) throws {
             var logger = Logger(label: "chat-test")
             logger.logLevel = .critical
             tokens = StaticTokenProvider(credentials)
             let environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: directory.appendingPathComponent("caches"))
             rest = RESTClient(
                 configuration: .init(
-                    baseURL: backend.baseURL, transport: transport, environment: environment,
+                    baseURL: backend.baseURL, transport: wrap(transport), environment: environment,
                     tokenProvider: tokens, retry: .none))
             queue = MutationQueue(
                 configuration: .init(
@@ -190,8 +193,12 @@ import Testing
             let alice = try await fixture.credentials()
             let folder = try TemporaryDirectory()
             defer { folder.remove() }
-            let device = try Device(fixture.backend, directory: folder.url, credentials: alice)
+            // The history's first request is held until the subscription's has gone out: done one after
+            // the other, it would wait for nothing and report no overlap.
+            let overlap = OverlapTransport(held: "/chat-history/threads", until: "/subscription/profile")
+            let device = try Device(fixture.backend, directory: folder.url, credentials: alice) { overlap.wrapping($0) }
             let (history, subscription) = await device.chat.syncOnLogin()
+            #expect(overlap.overlapped == true, "the subscription was not requested while the sync was under way")
             #expect((try? history.get().threads) ?? 0 > 0)
             let profile = try subscription.get()
             #expect(profile.birthData != nil && profile.dailyLimit == 20)
@@ -203,3 +210,45 @@ import Testing
         }
     }
 }
+
+/// Holds requests whose path starts with `held` until one whose path starts with `until` has been sent
+/// (at most 10 s), and tells whether that happened.
+final class OverlapTransport: Sendable {
+    private let held: String
+    private let until: String
+    private let state = Locked<(seen: Bool, overlapped: Bool?)>((false, nil))
+
+    init(held: String, until: String) {
+        self.held = held
+        self.until = until
+    }
+
+    /// `true` when a held request saw the other one go out while it waited; `false` when it gave up.
+    var overlapped: Bool? { state.withLock { $0.overlapped } }
+
+    func wrapping(_ base: any HTTPTransport) -> any HTTPTransport {
+        Wrapped(base: base, owner: self)
+    }
+
+    private struct Wrapped: HTTPTransport {
+        let base: any HTTPTransport
+        let owner: OverlapTransport
+
+        func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+            let path = request.url.path
+            if path.hasPrefix(owner.until) { owner.state.withLock { $0.seen = true } }
+            if path.hasPrefix(owner.held), owner.state.withLock({ $0.overlapped == nil }) {
+                let seen: Bool
+                do {
+                    try await waitUntil("the other request", timeout: .seconds(10)) { owner.state.withLock { $0.seen } }
+                    seen = true
+                } catch {
+                    seen = false
+                }
+                owner.state.withLock { $0.overlapped = seen }
+            }
+            return try await base.send(request)
+        }
+    }
+}
+

@@ -19,6 +19,8 @@ import Testing
                 return reply(.ok, #"{"id":50,"name":"shared"}"#, [.cacheControl: "max-age=60"])
             }
         }) { server in
+            // Whatever happens below, the origin's handlers end, so the server can stop.
+            defer { gate.open() }
             let fixture = try ClientFixture(baseURL: server.baseURL)
             let client = fixture.client
             let cancelled = Task { try await client.send(.item("/slow")) }

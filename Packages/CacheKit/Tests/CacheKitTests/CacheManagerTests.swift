@@ -123,7 +123,10 @@ struct CacheManagerTests {
                 }
             }
             try await waitUntil("100 callers arrived") { arrived.value == 100 }
-            for _ in 0..<100 { await Task.yield() }
+            // Every caller has missed the memory store, so each one is inside the cache (loading or
+            // waiting on the load) before the gate opens.
+            let misses = { fixture.environment.metrics.metrics(store: "memory", feature: "profile").snapshot().misses }
+            try await waitUntil("the 100 callers missed and joined the load") { misses() >= 100 }
             gate.open()
             for try await result in group { #expect(result == profile) }
         }

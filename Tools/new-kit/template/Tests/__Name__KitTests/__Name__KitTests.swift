@@ -66,7 +66,13 @@ import __Name__KitTesting
         let fixture = try Fixture()
         defer { fixture.directory.remove() }
         fixture.transport.stub(.get, "/api/__name__", status: 200, body: Data(#"[{"id": 1}]"#.utf8))
-        await #expect(throws: APIError.self) { _ = try await fixture.client.items() }
+        // Not any error: the decoding error, naming where the body stopped fitting the type.
+        await #expect {
+            _ = try await fixture.client.items()
+        } throws: { error in
+            guard case .decoding(let path, let reason)? = error as? APIError else { return false }
+            return path == "[0].id" && reason.hasPrefix("expected String")
+        }
     }
 
     @Test func anItemOverGraphQLIsKeyedByTheKitAndServedFromTheCache() async throws {
