@@ -251,4 +251,3 @@ final class OverlapTransport: Sendable {
         }
     }
 }
-

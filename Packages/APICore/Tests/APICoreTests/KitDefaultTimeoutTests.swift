@@ -53,7 +53,11 @@ import Testing
             let fixture = try GraphQLFixture(endpoint: bank.endpoint)
             try fixture.container.install([NotesKit()])
             _ = try await fixture.client.fetch(AccountsQuery())
-            fixture.clock.advance(by: 11)
+            // The positive control: within the kit's 10 s the query is a cache hit…
+            fixture.clock.advance(by: 9)
+            #expect(try await fixture.client.fetch(AccountsQuery()).source == .cache)
+            // …and past them it goes to the network.
+            fixture.clock.advance(by: 2)
             #expect(try await fixture.client.fetch(AccountsQuery()).source == .network)
         }
     }

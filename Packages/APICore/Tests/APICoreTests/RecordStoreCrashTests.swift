@@ -74,9 +74,13 @@ import Testing
             if confirmed.first == "merge" {
                 confirmedMerges += 1
                 #expect(found == Self.recordCount, "trial \(trial): merge \(step) was confirmed, \(found) records found")
-                #expect(generations == [step] || generations == [step + 1], "trial \(trial): merge \(step) confirmed, found \(generations.sorted())")
+                #expect(
+                    generations == [step] || generations == [step + 1],
+                    "trial \(trial): merge \(step) confirmed, found \(generations.sorted())")
             } else {
-                #expect(found == 0 || (found == Self.recordCount && generations == [step + 1]), "trial \(trial): cleared after \(step), found \(found)")
+                #expect(
+                    found == 0 || (found == Self.recordCount && generations == [step + 1]),
+                    "trial \(trial): cleared after \(step), found \(found)")
             }
             try store.merge(Self.records(generation: -1))
             #expect(try store.usage().count == Self.recordCount)

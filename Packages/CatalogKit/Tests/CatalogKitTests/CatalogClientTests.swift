@@ -80,7 +80,11 @@ import Testing
     @Test func theSettingsFileOverridesTheCatalogTimeout() async throws {
         let fixture = try CatalogFixture(settings: TimeoutSettings(features: [CatalogFeature.catalog: .custom(seconds: 10)]))
         _ = try await fixture.client.page(limit: 5)
-        fixture.clock.advance(by: 11)
+        // The positive control: within the setting's 10 s (not the kit's 300) the page is a cache hit…
+        fixture.clock.advance(by: 9)
+        #expect(try await fixture.client.page(limit: 5).source == .cache)
+        // …and past them it is revalidated.
+        fixture.clock.advance(by: 2)
         #expect(try await fixture.client.page(limit: 5).source == .revalidated)
     }
 
