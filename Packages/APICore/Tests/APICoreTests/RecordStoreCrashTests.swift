@@ -71,7 +71,10 @@ import Testing
             let confirmed = try String(contentsOf: directory.url.appendingPathComponent("confirmed"), encoding: .utf8)
                 .split(separator: " ")
             let step = try #require(confirmed.last.flatMap { Int($0) }, "trial \(trial): \(confirmed)")
-            if confirmed.first == "merge" {
+            if confirmed.first == "merge", step % 25 == 24 {
+                // The clear that follows this merge may have run before its confirmation was written.
+                #expect(found == 0 || generations == [step], "trial \(trial): merge \(step) then a clear, found \(generations.sorted())")
+            } else if confirmed.first == "merge" {
                 confirmedMerges += 1
                 #expect(found == Self.recordCount, "trial \(trial): merge \(step) was confirmed, \(found) records found")
                 #expect(
