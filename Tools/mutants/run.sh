@@ -43,7 +43,7 @@ for id in "${ids[@]}"; do
   if [[ $status -eq 124 || $status -eq 137 ]]; then
     echo "HUNG  $id (${seconds} s)"; hung=$((hung + 1))
   elif [[ $status -ne 0 ]]; then
-    failing=$(grep -oE '✘ Test [^ ]+' "$log" | sort -u | head -3 | sed 's/✘ Test //' | paste -sd, -)
+    failing=$(grep -oE '✘ Test [^ ]+' "$log" | sed 's/✘ Test //' | grep -vx 'run' | sort -u | head -3 | paste -sd, -)
     echo "KILLED  $id (${seconds} s) by ${failing:-a failing test}"; killed=$((killed + 1))
   else
     echo "SURVIVED  $id (${seconds} s)"; survived=$((survived + 1))
