@@ -116,7 +116,7 @@ final class Flag: Sendable {
 }
 
 /// A 304 makes the stored response as young as the 304.
-@Suite(.timeLimit(.minutes(1))) struct RevalidationAgeTests {
+@Suite(.timeLimit(.minutes(3))) struct RevalidationAgeTests {
     static func httpDate(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
