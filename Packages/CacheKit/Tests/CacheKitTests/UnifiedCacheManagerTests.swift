@@ -35,6 +35,10 @@ struct UnifiedCacheManagerTests {
     func clearAllWithFailure() async throws {
         let world = try World(failing: true)
         try await world.populate()
+        // The positive control: before the clear, the entries are there, on disk too.
+        #expect(await world.accounts.value(forKey: "balance:100", requester: "u") == Balance(cents: 100))
+        #expect(await world.catalog.value(forKey: "catalog:page:1", requester: nil) == "CATALOG-PAGE-ONE")
+        #expect(!world.fixture.directory.files().isEmpty, "the disk store wrote its file")
         let report = await world.unified.clearAllCaches()
         #expect(report.succeeded == ["accounts", "catalog"])
         #expect(report.failed.map(\.participant) == ["webview"])
