@@ -140,7 +140,7 @@ public final class ChatHistoryStore: CacheClearingParticipant {
             secret = loaded
             return loaded
         }
-        return directory.appendingPathComponent("history-\(key.hash(userId)).sqlite")
+        return directory.appendingPathComponent("history-\(key.fileNameHash(userId)).sqlite")
     }
 
     private func database(for userId: String) throws -> DatabaseQueue {

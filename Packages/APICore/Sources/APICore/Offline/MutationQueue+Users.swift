@@ -54,7 +54,7 @@ extension MutationQueue {
     /// The file that holds a user's queue: named by a keyed hash of the user id (the key is this
     /// installation's, beside the files), never the id itself nor a hash anyone can compute from a guess.
     public nonisolated func fileURL(for userId: String) -> URL {
-        configuration.directory.appendingPathComponent("queue-\(fileSecret.hash(userId)).sqlite")
+        configuration.directory.appendingPathComponent("queue-\(fileSecret.fileNameHash(userId)).sqlite")
     }
 
     /// The name earlier versions gave the file (an unkeyed hash): renamed to ``fileURL(for:)`` when found.

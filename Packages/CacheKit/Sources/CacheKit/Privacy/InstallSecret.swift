@@ -10,8 +10,9 @@ public final class InstallSecret: Sendable {
     private let key: Data
     private let directory: URL?
 
-    /// The secret kept in `directory` (`.install-secret`), created on first use, and written again by a
-    /// hash that finds it deleted (a folder emptied at logout keeps naming its next files the same way).
+    /// The secret kept in `directory` (`.install-secret`), created on first use, and written again by
+    /// ``fileNameHash(_:)`` when it finds it deleted (a folder emptied at logout keeps naming its next files
+    /// the same way).
     /// When the file cannot be read or written, a key for this process alone is used: hashes then differ
     /// after a relaunch (a miss, never a leak).
     public init(directory: URL) {
@@ -46,11 +47,18 @@ public final class InstallSecret: Sendable {
     }
 
     /// HMAC-SHA256 of `text` under the secret, as 32 lowercase hex characters (128 bits).
+    /// Pure computation, no file access: fit for a cache hit's path.
     public func hash(_ text: String) -> String {
-        if let directory, !FileManager.default.fileExists(atPath: directory.appendingPathComponent(Self.fileName).path) { store() }
-        return HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: key)).prefix(16).map {
+        HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: key)).prefix(16).map {
             String(format: "%02x", $0)
         }
         .joined()
+    }
+
+    /// ``hash(_:)`` for naming a file: the secret's own file is written again first if it was deleted, so
+    /// the name can be found after a relaunch.
+    public func fileNameHash(_ text: String) -> String {
+        if let directory, !FileManager.default.fileExists(atPath: directory.appendingPathComponent(Self.fileName).path) { store() }
+        return hash(text)
     }
 }
