@@ -13,8 +13,7 @@ import Testing
     @Test func aHundredSequentialRequestsShareOneHandshake() async throws {
         let certificate = try TestCertificate()
         try await RecordingTLSServer.with(certificate.server) { server in
-            let policy = try PinningPolicy([.init(host: "127.0.0.1", pins: [certificate.pin, TestCertificate.unusedPin()])])
-            let transport = try PinnedTransport(policy: policy)
+            let transport = try PinnedTransport(policy: certificate.policy())
             for index in 0..<100 {
                 #expect(try await transport.send(server.request("item/\(index)")).status == 204)
             }
@@ -31,8 +30,7 @@ import Testing
     @Test func withNoIdleConnectionsKeptEveryRequestOpensItsOwn() async throws {
         let certificate = try TestCertificate()
         try await RecordingTLSServer.with(certificate.server) { server in
-            let policy = try PinningPolicy([.init(host: "127.0.0.1", pins: [certificate.pin, TestCertificate.unusedPin()])])
-            let transport = try PinnedTransport(policy: policy, configuration: .init(maximumIdleConnectionsPerHost: 0))
+            let transport = try PinnedTransport(policy: certificate.policy(), configuration: .init(maximumIdleConnectionsPerHost: 0))
             for _ in 0..<3 { #expect(try await transport.send(server.request("health")).status == 204) }
             #expect(transport.statistics == .init(connectionsOpened: 3, connectionsReused: 0))
         }
@@ -44,12 +42,10 @@ import Testing
         let expiry = Date().addingTimeInterval(600)
         let now = Locked(expiry.addingTimeInterval(-60))
         try await RecordingTLSServer.with(certificate.server) { server in
-            let policy = try PinningPolicy([
-                .init(host: "127.0.0.1", pins: [certificate.pin, TestCertificate.unusedPin()], expires: expiry)
-            ])
             // Ordinary validation (after the expiry) trusts the certificate; the pin set's clock is injected.
             let transport = try PinnedTransport(
-                policy: policy, trustRoots: .certificates([certificate.certificate]), now: { now.withLock { $0 } })
+                policy: certificate.policy(expires: expiry), trustRoots: .certificates([certificate.certificate]),
+                now: { now.withLock { $0 } })
             #expect(try await transport.send(server.request("one")).status == 204)
             #expect(try await transport.send(server.request("two")).status == 204)
             #expect(transport.statistics == .init(connectionsOpened: 1, connectionsReused: 1))
@@ -62,8 +58,7 @@ import Testing
     @Test func theRequestTargetGoesOutPercentEncodedAsGiven() async throws {
         let certificate = try TestCertificate()
         try await RecordingTLSServer.with(certificate.server) { server in
-            let policy = try PinningPolicy([.init(host: "127.0.0.1", pins: [certificate.pin, TestCertificate.unusedPin()])])
-            let transport = try PinnedTransport(policy: policy)
+            let transport = try PinnedTransport(policy: certificate.policy())
             // Decoded, %2F and %3F would change the route, %23 would cut the query, %0D%0A would start a header.
             let path = "files/a%2Fb%3Fc%23d%0D%0AX-Injected:%20yes?q=%23x%0D%0A&r=1"
             #expect(try await transport.send(server.request(path)).status == 204)
@@ -77,8 +72,7 @@ import Testing
     @Test func aFieldValueCannotStartAFieldOfItsOwn() async throws {
         let certificate = try TestCertificate()
         try await RecordingTLSServer.with(certificate.server) { server in
-            let policy = try PinningPolicy([.init(host: "127.0.0.1", pins: [certificate.pin, TestCertificate.unusedPin()])])
-            let transport = try PinnedTransport(policy: policy)
+            let transport = try PinnedTransport(policy: certificate.policy())
             var fields = HTTPFields()
             fields[HTTPField.Name("X-Note")!] = "a\r\nX-Injected: yes"
             do {

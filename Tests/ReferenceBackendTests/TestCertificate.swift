@@ -1,3 +1,4 @@
+import APICore
 import Crypto
 import Foundation
 import NIOCore
@@ -79,6 +80,11 @@ struct TestCertificate {
 
     /// A server configuration presenting this certificate alone.
     var server: TLSConfiguration { server() }
+
+    /// A policy pinning this certificate's key for 127.0.0.1, with an offline backup.
+    func policy(expires: Date? = nil) throws -> PinningPolicy {
+        try PinningPolicy([.init(host: "127.0.0.1", pins: [pin, Self.unusedPin()], expires: expires)])
+    }
 
     /// A pin of a key nobody uses (a backup kept offline).
     static func unusedPin() -> String {

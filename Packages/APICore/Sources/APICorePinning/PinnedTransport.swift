@@ -90,10 +90,8 @@ public final class PinnedTransport: HTTPTransport {
         var ordinary = TLSConfiguration.makeClientConfiguration()
         ordinary.trustRoots = trustRoots
         ordinaryContext = try NIOSSLContext(configuration: ordinary)
-        let (seconds, attoseconds) = configuration.idleTimeout.components
         pool = ConnectionPool(
-            maximumIdlePerHost: max(0, configuration.maximumIdleConnectionsPerHost),
-            idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+            maximumIdlePerHost: max(0, configuration.maximumIdleConnectionsPerHost), idleTimeout: TimeAmount(configuration.idleTimeout))
     }
 
     deinit {
@@ -154,8 +152,7 @@ public final class PinnedTransport: HTTPTransport {
         _ head: HTTPRequestHead, body: Data?, on channel: any Channel, key: ConnectionPool.Key, timeout: Duration
     ) async throws -> TransportResponse {
         let promise = channel.eventLoop.makePromise(of: HTTP1Exchange.self)
-        let (seconds, attoseconds) = timeout.components
-        let deadline = channel.eventLoop.scheduleTask(in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)) {
+        let deadline = channel.eventLoop.scheduleTask(in: TimeAmount(timeout)) {
             promise.fail(TransportError.timedOut)
             channel.close(promise: nil)
         }
@@ -268,5 +265,13 @@ private final class HandshakeWaiter: ChannelInboundHandler, @unchecked Sendable 
     func channelInactive(context: ChannelHandlerContext) {
         promise.fail(TransportError.connectionLost(reason: "the connection closed during the TLS handshake"))
         context.fireChannelInactive()
+    }
+}
+
+extension TimeAmount {
+    /// `duration` on NIO's clock, to the nanosecond.
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

@@ -20,14 +20,14 @@ struct StoredResponse: Sendable, Hashable {
 
     init(
         status: Int, headerFields: HTTPFields, body: Data, requestTime: Date, responseTime: Date,
-        requestFields: HTTPFields, secret: InstallSecret
+        requestFields: HTTPFields, secret: @autoclosure () -> InstallSecret
     ) {
         self.status = status
         self.headerFields = headerFields.filter { $0.name != .setCookie }
         self.body = body
         self.requestTime = requestTime
         self.responseTime = responseTime
-        vary = Self.varyValues(names: headerFields[values: .vary], requestFields: requestFields, secret: secret)
+        vary = Self.varyValues(names: headerFields[values: .vary], requestFields: requestFields, secret: secret())
     }
 
     var cacheControl: CacheControl { CacheControl(headerFields) }
@@ -36,9 +36,10 @@ struct StoredResponse: Sendable, Hashable {
     var hasValidators: Bool { eTag != nil || lastModified != nil }
 
     /// Whether a request with these fields may be served this response (RFC 9111 §4.1).
-    func matchesVary(_ requestFields: HTTPFields, secret: InstallSecret) -> Bool {
+    /// The secret is read only for a response that has `Vary`: a plain hit takes no lock and touches no file.
+    func matchesVary(_ requestFields: HTTPFields, secret: @autoclosure () -> InstallSecret) -> Bool {
         guard let vary else { return true }
-        return vary == Self.varyValues(names: headerFields[values: .vary], requestFields: requestFields, secret: secret)
+        return vary == Self.varyValues(names: headerFields[values: .vary], requestFields: requestFields, secret: secret())
             && vary["*"] == nil
     }
 
@@ -77,17 +78,20 @@ struct StoredResponse: Sendable, Hashable {
         return merged
     }
 
-    private static func varyValues(names: [String], requestFields: HTTPFields, secret: InstallSecret) -> [String: String]? {
+    private static func varyValues(
+        names: [String], requestFields: HTTPFields, secret: @autoclosure () -> InstallSecret
+    ) -> [String: String]? {
         let fieldNames = names.flatMap { $0.split(separator: ",") }
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             .filter { !$0.isEmpty }
         guard !fieldNames.isEmpty else { return nil }
+        let key = secret()
         var values: [String: String] = [:]
         for name in fieldNames {
             if name == "*" {
                 values["*"] = ""
             } else if let fieldName = HTTPField.Name(name) {
-                values[name] = secret.hash(requestFields[values: fieldName].joined(separator: ", "))
+                values[name] = key.hash(requestFields[values: fieldName].joined(separator: ", "))
             }
         }
         return values
