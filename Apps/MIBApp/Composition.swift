@@ -1,5 +1,8 @@
 import APICore
+import APICoreGraphQL
+import APICoreOffline
 import APICorePinning
+import APICoreREST
 import AccountsKit
 import CacheKit
 import CatalogKit

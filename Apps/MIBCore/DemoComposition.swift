@@ -1,4 +1,5 @@
 import APICore
+import APICoreREST
 import AccountsKit
 import CacheKit
 import CatalogKit

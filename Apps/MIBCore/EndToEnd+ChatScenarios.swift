@@ -1,4 +1,5 @@
 import APICore
+import APICoreOffline
 import CacheKit
 import ChatHistoryKit
 import Foundation

@@ -1,4 +1,5 @@
 import APICore
+import APICoreGraphQL
 import AccountsKit
 import CacheKit
 import ChatHistoryKit

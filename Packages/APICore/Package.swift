@@ -15,7 +15,16 @@ let package = Package(
     // typed throws back-deploy.
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9)],
     products: [
+        // The core every kit needs: the container and registration, the transport protocol and errors,
+        // auth events, connectivity, telemetry and JSON.
         .library(name: "APICore", targets: ["APICore"]),
+        // The REST client with its HTTP cache.
+        .library(name: "APICoreREST", targets: ["APICoreREST"]),
+        // The GraphQL client with its normalized cache and record stores: the only module that links
+        // GraphQLSwift.
+        .library(name: "APICoreGraphQL", targets: ["APICoreGraphQL"]),
+        // The offline mutation queue.
+        .library(name: "APICoreOffline", targets: ["APICoreOffline"]),
         .library(name: "APICoreTesting", targets: ["APICoreTesting"]),
         // A loopback HTTP server for kits' test targets; it links SwiftNIO, so no library depends on it.
         .library(name: "APICoreTestServer", targets: ["APICoreTestServer"]),
@@ -51,12 +60,40 @@ let package = Package(
             name: "APICore",
             dependencies: [
                 .product(name: "CacheKit", package: "CacheKit"),
-                .product(name: "GraphQL", package: "GraphQL"),
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        .target(
+            name: "APICoreREST",
+            dependencies: [
+                "APICore",
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "APICoreOffline",
+            dependencies: [
+                "APICore", "APICoreREST",
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "APICoreGraphQL",
+            dependencies: [
+                "APICore", "APICoreREST", "APICoreOffline",
+                .product(name: "CacheKit", package: "CacheKit"),
+                .product(name: "GraphQL", package: "GraphQL"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -101,7 +138,8 @@ let package = Package(
         .testTarget(
             name: "APICoreTests",
             dependencies: [
-                "APICore", "APICoreTesting", "APICoreTestServer", "BankSchema",
+                "APICore", "APICoreREST", "APICoreGraphQL", "APICoreOffline", "APICoreTesting", "APICoreTestServer",
+                "BankSchema",
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),
                 .product(name: "GraphQL", package: "GraphQL"),

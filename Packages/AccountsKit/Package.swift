@@ -29,6 +29,8 @@ let package = Package(
             name: "AccountsKit",
             dependencies: [
                 .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreREST", package: "APICore"),
+                .product(name: "APICoreGraphQL", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -47,6 +49,8 @@ let package = Package(
             dependencies: [
                 "AccountsKit", "AccountsKitTesting",
                 .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreREST", package: "APICore"),
+                .product(name: "APICoreGraphQL", package: "APICore"),
                 .product(name: "APICoreTesting", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),

@@ -29,6 +29,8 @@ let package = Package(
             name: "CatalogKit",
             dependencies: [
                 .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreREST", package: "APICore"),
+                .product(name: "APICoreOffline", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -49,6 +51,7 @@ let package = Package(
             dependencies: [
                 "CatalogKit", "CatalogKitTesting",
                 .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreREST", package: "APICore"),
                 .product(name: "APICoreTesting", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),

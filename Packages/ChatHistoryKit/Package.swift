@@ -29,6 +29,8 @@ let package = Package(
             name: "ChatHistoryKit",
             dependencies: [
                 .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreREST", package: "APICore"),
+                .product(name: "APICoreOffline", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -1,4 +1,5 @@
 import APICore
+import APICoreOffline
 import AccountsKit
 import CacheKit
 import CacheKitTesting

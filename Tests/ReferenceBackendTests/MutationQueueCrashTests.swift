@@ -1,4 +1,5 @@
 import APICore
+import APICoreOffline
 import APICoreTesting
 import CacheKit
 import CacheKitTesting

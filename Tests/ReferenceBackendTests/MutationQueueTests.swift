@@ -1,4 +1,7 @@
 import APICore
+import APICoreGraphQL
+import APICoreOffline
+import APICoreREST
 import APICoreTesting
 import CacheKit
 import CacheKitTesting
@@ -26,15 +29,16 @@ import Testing
             var logger = Logger(label: "queue-test")
             logger.logLevel = .critical
             tokens = StaticTokenProvider(credentials)
-            rest = RESTClient(
+            let environment = CacheEnvironment(logger: logger, cachesDirectory: directory.appendingPathComponent("caches"))
+            rest = RESTClient(configuration: .init(baseURL: baseURL, environment: environment, tokenProvider: tokens, retry: .none))
+            let graphQL = GraphQLClient(
                 configuration: .init(
-                    baseURL: baseURL,
-                    environment: CacheEnvironment(logger: logger, cachesDirectory: directory.appendingPathComponent("caches")),
-                    tokenProvider: tokens, retry: .none))
+                    endpoint: baseURL.appendingPathComponent("graphql"), environment: environment, tokenProvider: tokens,
+                    container: container, retry: .none))
             queue = MutationQueue(
                 configuration: .init(
                     directory: directory.appendingPathComponent("mutations"), tokenProvider: tokens, rest: rest,
-                    container: container, sleeper: RecordingSleeper(), logger: logger))
+                    graphQL: graphQL, container: container, sleeper: RecordingSleeper(), logger: logger))
         }
 
         @discardableResult

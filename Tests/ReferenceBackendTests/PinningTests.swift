@@ -1,5 +1,6 @@
 import APICore
 import APICorePinning
+import APICoreREST
 import CacheKit
 import CacheKitTesting
 import Foundation

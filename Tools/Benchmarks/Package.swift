@@ -54,6 +54,9 @@ let package = Package(
             dependencies: [
                 "HeapUsage",
                 .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreREST", package: "APICore"),
+                .product(name: "APICoreOffline", package: "APICore"),
+                .product(name: "APICoreGraphQL", package: "APICore"),
                 .product(name: "APICoreTesting", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "Benchmark", package: "benchmark"),
@@ -70,6 +73,9 @@ let package = Package(
             name: "BackendBenchmarks",
             dependencies: [
                 .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreREST", package: "APICore"),
+                .product(name: "APICoreOffline", package: "APICore"),
+                .product(name: "APICoreGraphQL", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),
                 .product(name: "CatalogKit", package: "CatalogKit"),

@@ -28,6 +28,9 @@ let package = Package(
             name: "__Name__Kit",
             dependencies: [
                 .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreREST", package: "APICore"),
+                .product(name: "APICoreOffline", package: "APICore"),
+                .product(name: "APICoreGraphQL", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -46,6 +49,9 @@ let package = Package(
             dependencies: [
                 "__Name__Kit", "__Name__KitTesting",
                 .product(name: "APICore", package: "APICore"),
+                .product(name: "APICoreREST", package: "APICore"),
+                .product(name: "APICoreOffline", package: "APICore"),
+                .product(name: "APICoreGraphQL", package: "APICore"),
                 .product(name: "APICoreTesting", package: "APICore"),
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),

@@ -6,6 +6,7 @@ import HTTPTypes
 import Testing
 
 @testable import APICore
+@testable import APICoreREST
 
 /// The five policies and the cache's corner cases, with a recording transport (logic only).
 @Suite(.timeLimit(.minutes(3))) struct CachePolicyTests {

@@ -8,6 +8,7 @@ import Hummingbird
 import Testing
 
 @testable import APICore
+@testable import APICoreREST
 
 /// What the HTTP cache keeps beside a response can never be replayed as a credential (security review,
 /// finding 5): a thief of the caches folder finds neither the bearer token a response varied on nor the

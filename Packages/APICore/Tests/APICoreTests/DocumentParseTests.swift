@@ -6,6 +6,8 @@ import HTTPTypes
 import Testing
 
 @testable import APICore
+@testable import APICoreGraphQL
+@testable import APICoreREST
 
 /// A GraphQL document is parsed once per operation type, never per call.
 @Suite(.timeLimit(.minutes(3))) struct DocumentParseTests {

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import APICore
+@testable import APICoreOffline
 
 /// A user's files are named by a keyed hash (security review, finding 12): hashing a list of likely user
 /// ids, as a thief of the folder would, finds no file; and a file named the old way is still found.

@@ -6,6 +6,8 @@ import HTTPTypes
 import Testing
 
 @testable import APICore
+@testable import APICoreGraphQL
+@testable import APICoreREST
 
 /// The GraphQL client against a real GraphQL endpoint (Hummingbird + GraphQLSwift) on 127.0.0.1.
 @Suite(.timeLimit(.minutes(3))) struct GraphQLClientTests {

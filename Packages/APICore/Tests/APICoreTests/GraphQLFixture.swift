@@ -1,4 +1,5 @@
 import APICore
+import APICoreGraphQL
 import APICoreTesting
 import CacheKit
 import CacheKitTesting

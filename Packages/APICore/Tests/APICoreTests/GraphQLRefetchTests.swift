@@ -5,6 +5,8 @@ import Foundation
 import Testing
 
 @testable import APICore
+@testable import APICoreGraphQL
+@testable import APICoreREST
 
 /// A cursor-paginated list, for the refetch rules' first-page restart.
 struct TransactionPageQuery: GraphQLQuery {

@@ -1,4 +1,6 @@
 import APICore
+import APICoreGraphQL
+import APICoreREST
 import CacheKit
 import CacheKitTesting
 import Foundation

@@ -7,6 +7,7 @@ import Hummingbird
 import Testing
 
 @testable import APICore
+@testable import APICoreREST
 
 /// Concurrent requests share one fetch only when they would get the same response, and an unsafe
 /// method invalidates only the URLs it names. Over real HTTP, through `forward` (`mib proxy`'s path).

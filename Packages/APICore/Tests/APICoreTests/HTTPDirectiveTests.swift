@@ -8,6 +8,7 @@ import Hummingbird
 import Testing
 
 @testable import APICore
+@testable import APICoreREST
 
 /// A switch a test flips and a route reads.
 final class Flag: Sendable {

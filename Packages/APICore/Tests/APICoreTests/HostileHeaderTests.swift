@@ -6,6 +6,7 @@ import HTTPTypes
 import Testing
 
 @testable import APICore
+@testable import APICoreREST
 
 /// Response headers from a hostile or broken server never trap: each one below crashed any GET
 /// through `RESTClient` (and so `mib proxy`) before the parsers bounded their numbers.

@@ -2,6 +2,7 @@ import CacheKit
 import Testing
 
 @testable import APICore
+@testable import APICoreREST
 
 /// A shared request lets go of everything once it is over.
 @Suite(.timeLimit(.minutes(3))) struct InFlightRequestsTests {

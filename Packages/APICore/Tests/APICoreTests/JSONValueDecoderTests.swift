@@ -3,6 +3,8 @@ import Foundation
 import Testing
 
 @testable import APICore
+@testable import APICoreGraphQL
+@testable import APICoreREST
 
 /// `JSONValueDecoder` must decode every type exactly as `JSONDecoder` does from the same JSON, and fail
 /// with the same kind of error and coding path, since `GraphQLResult.decode` switched from one to the other.

@@ -1,4 +1,5 @@
 import APICore
+import APICoreREST
 import APICoreTestServer
 import APICoreTesting
 import CacheKit

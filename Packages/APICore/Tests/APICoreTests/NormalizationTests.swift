@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import APICore
+@testable import APICoreGraphQL
 
 /// Parsing operations, field keys, normalization and reading back (REQ ARC-2's "Normalized Cache
 /// with Custom Keys" and "Apollo Query-Based Caching").

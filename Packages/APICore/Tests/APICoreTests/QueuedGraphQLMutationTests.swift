@@ -1,4 +1,7 @@
 import APICore
+import APICoreGraphQL
+import APICoreOffline
+import APICoreREST
 import APICoreTesting
 import CacheKit
 import CacheKitTesting
@@ -72,6 +75,20 @@ import Testing
         await #expect(throws: APIError.requiresConnection(operation: "MakePayment")) {
             _ = try await fixture.client.perform(PaymentMutation(accountId: "100", amount: 1))
         }
+    }
+
+    @Test func aGraphQLMutationOnAQueueWithoutAGraphQLClientIsRefusedAtEnqueue() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let tokens = StaticTokenProvider(Credentials(accessToken: "t", userId: "alice"))
+        let queue = MutationQueue(
+            configuration: .init(directory: directory.url, tokenProvider: tokens, sleeper: RecordingSleeper()))
+        await #expect(
+            throws: MutationQueueError.invalidOperation(.unsupported("a GraphQL mutation on a queue with no GraphQL client"))
+        ) {
+            try await queue.enqueue(Self.payment, name: "payment")
+        }
+        #expect(await queue.pending().isEmpty, "nothing was queued that could never be sent")
     }
 
     struct Declarations: FeatureKit {

@@ -1,4 +1,5 @@
 import APICore
+import APICoreREST
 import APICoreTesting
 import CacheKitTesting
 import Foundation

@@ -8,6 +8,7 @@ import NIOCore
 import Testing
 
 @testable import APICore
+@testable import APICoreREST
 
 /// De-duplication, errors, auth events, retries and transport failures against a real server.
 @Suite(.timeLimit(.minutes(3))) struct RESTReliabilityTests {

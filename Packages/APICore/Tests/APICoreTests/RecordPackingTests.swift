@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import APICore
+@testable import APICoreGraphQL
 
 @Suite(.timeLimit(.minutes(3))) struct RecordPackingTests {
     static let date = Date(timeIntervalSince1970: 1_800_000_000.25)

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import APICore
+@testable import APICoreGraphQL
 
 #if canImport(Glibc)
     import Glibc

@@ -5,6 +5,7 @@ import GRDB
 import Testing
 
 @testable import APICore
+@testable import APICoreGraphQL
 
 /// One suite for both record stores, then what only the SQLite store does.
 @Suite(.timeLimit(.minutes(3))) struct RecordStoreTests {

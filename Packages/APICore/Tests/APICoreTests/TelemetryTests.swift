@@ -7,6 +7,8 @@ import MetricsTestKit
 import Testing
 
 @testable import APICore
+@testable import APICoreGraphQL
+@testable import APICoreREST
 
 /// Error and retry telemetry (REQ OBS-1), the error-rate alert (OBS-2) and `Retry-After` (OBS-3).
 @Suite(.timeLimit(.minutes(3))) struct TelemetryTests {

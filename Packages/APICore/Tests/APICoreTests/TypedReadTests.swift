@@ -5,6 +5,8 @@ import Foundation
 import Testing
 
 @testable import APICore
+@testable import APICoreGraphQL
+@testable import APICoreREST
 
 /// `GraphQLClient.fetch(_:as:)`: a fresh hit decodes straight from the records and must give exactly what
 /// the tree and `JSONDecoder` give; a miss, stale data or a type that does not fit goes the tree's way.

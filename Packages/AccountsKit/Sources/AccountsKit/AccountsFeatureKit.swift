@@ -1,4 +1,5 @@
 import APICore
+import APICoreGraphQL
 import CacheKit
 
 /// AccountsKit as the composition root installs it: the use cases (``AccountsClient``), the

@@ -1,4 +1,6 @@
 import APICore
+import APICoreGraphQL
+import APICoreREST
 import CacheKit
 
 /// A bank account as the screens show it. Amounts are in cents.

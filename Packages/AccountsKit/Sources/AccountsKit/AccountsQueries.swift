@@ -1,4 +1,5 @@
 import APICore
+import APICoreGraphQL
 import CacheKit
 
 // The kit's operations. Each query type declares its feature (the settings file's key) and, where

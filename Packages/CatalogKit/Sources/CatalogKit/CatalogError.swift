@@ -1,4 +1,5 @@
 import APICore
+import APICoreOffline
 
 /// Why a catalog use case failed, typed so a screen can act on each case.
 public enum CatalogError: Error, Sendable, Hashable, CustomStringConvertible {

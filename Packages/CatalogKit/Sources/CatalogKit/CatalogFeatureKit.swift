@@ -1,4 +1,6 @@
 import APICore
+import APICoreOffline
+import APICoreREST
 
 /// CatalogKit as the composition root installs it: the catalog's client (its use cases) and list
 /// model factory, the catalog cache as a clearing participant (not account-scoped, but cleared at

@@ -1,4 +1,5 @@
 import APICore
+import APICoreREST
 
 /// Pages of one listing joined in catalog order: each funnel once, none skipped, grouped by pillar
 /// as the pages group them.

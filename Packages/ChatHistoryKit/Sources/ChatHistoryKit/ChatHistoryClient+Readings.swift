@@ -1,4 +1,5 @@
 import APICore
+import APICoreREST
 import CacheKit
 import Foundation
 import HTTPTypes

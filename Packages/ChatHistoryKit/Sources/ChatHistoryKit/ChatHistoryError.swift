@@ -1,4 +1,5 @@
 import APICore
+import APICoreOffline
 
 /// Why a chat-history use case failed.
 public enum ChatHistoryError: Error, Sendable, Hashable, CustomStringConvertible {

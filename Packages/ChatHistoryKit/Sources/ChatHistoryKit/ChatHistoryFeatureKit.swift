@@ -1,4 +1,6 @@
 import APICore
+import APICoreOffline
+import APICoreREST
 import CacheKit
 import Foundation
 

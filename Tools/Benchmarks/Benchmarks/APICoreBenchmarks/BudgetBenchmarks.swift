@@ -1,4 +1,5 @@
 import APICore
+import APICoreGraphQL
 import Benchmark
 import CacheKit
 import Foundation

@@ -1,4 +1,5 @@
 import APICore
+import APICoreREST
 import Benchmark
 import CacheKit
 import CacheKitTesting

@@ -1,4 +1,6 @@
 import APICore
+import APICoreGraphQL
+import APICoreREST
 import Benchmark
 import CacheKit
 import Foundation

@@ -1,4 +1,6 @@
 import APICore
+import APICoreGraphQL
+import APICoreREST
 import APICoreTesting
 import CacheKit
 import Foundation

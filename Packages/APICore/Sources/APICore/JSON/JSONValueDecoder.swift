@@ -25,25 +25,32 @@ public struct JSONValueDecoder: Sendable {
 
 /// One position in the tree being decoded. Its coding path is built only when asked for (a nested
 /// container or an error), so a scalar member costs no allocation.
-struct ValueDecoder: Decoder {
+package struct ValueDecoder: Decoder {
     let value: JSONValue
     let parentPath: [any CodingKey]
     let key: (any CodingKey)?
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
+    package init(value: JSONValue, parentPath: [any CodingKey], key: (any CodingKey)?) {
+        self.value = value
+        self.parentPath = parentPath
+        self.key = key
+    }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+    package var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    package var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
+
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let object) = value else { throw mismatch([String: JSONValue].self) }
         return KeyedDecodingContainer(KeyedContainer<Key>(object: object, codingPath: codingPath))
     }
 
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+    package func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard case .array(let items) = value else { throw mismatch([JSONValue].self) }
         return UnkeyedContainer(items: items, codingPath: codingPath)
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+    package func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
     func mismatch(_ expected: Any.Type) -> DecodingError {
         if value == .null {
@@ -77,7 +84,7 @@ struct ValueDecoder: Decoder {
         }
     }
 
-    func unbox<T: Decodable>(_ type: T.Type) throws -> T {
+    package func unbox<T: Decodable>(_ type: T.Type) throws -> T {
         // The types JSONDecoder treats specially, by its default strategies.
         if T.self == Data.self {
             guard case .string(let text) = value, let data = Data(base64Encoded: text) else { throw mismatch(Data.self) }
@@ -100,31 +107,31 @@ struct ValueDecoder: Decoder {
 }
 
 extension ValueDecoder: SingleValueDecodingContainer {
-    func decodeNil() -> Bool { value == .null }
+    package func decodeNil() -> Bool { value == .null }
 
-    func decode(_ type: Bool.Type) throws -> Bool {
+    package func decode(_ type: Bool.Type) throws -> Bool {
         guard case .bool(let bool) = value else { throw mismatch(Bool.self) }
         return bool
     }
 
-    func decode(_ type: String.Type) throws -> String {
+    package func decode(_ type: String.Type) throws -> String {
         guard case .string(let string) = value else { throw mismatch(String.self) }
         return string
     }
 
-    func decode(_ type: Double.Type) throws -> Double { try unboxFloat(Double.self) }
-    func decode(_ type: Float.Type) throws -> Float { try unboxFloat(Float.self) }
-    func decode(_ type: Int.Type) throws -> Int { try unboxInteger(Int.self) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try unboxInteger(Int8.self) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try unboxInteger(Int16.self) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try unboxInteger(Int32.self) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try unboxInteger(Int64.self) }
-    func decode(_ type: UInt.Type) throws -> UInt { try unboxInteger(UInt.self) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try unboxInteger(UInt8.self) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try unboxInteger(UInt16.self) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try unboxInteger(UInt32.self) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try unboxInteger(UInt64.self) }
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try unbox(T.self) }
+    package func decode(_ type: Double.Type) throws -> Double { try unboxFloat(Double.self) }
+    package func decode(_ type: Float.Type) throws -> Float { try unboxFloat(Float.self) }
+    package func decode(_ type: Int.Type) throws -> Int { try unboxInteger(Int.self) }
+    package func decode(_ type: Int8.Type) throws -> Int8 { try unboxInteger(Int8.self) }
+    package func decode(_ type: Int16.Type) throws -> Int16 { try unboxInteger(Int16.self) }
+    package func decode(_ type: Int32.Type) throws -> Int32 { try unboxInteger(Int32.self) }
+    package func decode(_ type: Int64.Type) throws -> Int64 { try unboxInteger(Int64.self) }
+    package func decode(_ type: UInt.Type) throws -> UInt { try unboxInteger(UInt.self) }
+    package func decode(_ type: UInt8.Type) throws -> UInt8 { try unboxInteger(UInt8.self) }
+    package func decode(_ type: UInt16.Type) throws -> UInt16 { try unboxInteger(UInt16.self) }
+    package func decode(_ type: UInt32.Type) throws -> UInt32 { try unboxInteger(UInt32.self) }
+    package func decode(_ type: UInt64.Type) throws -> UInt64 { try unboxInteger(UInt64.self) }
+    package func decode<T: Decodable>(_ type: T.Type) throws -> T { try unbox(T.self) }
 }
 
 /// A JSON object's members, by coding key.
@@ -228,16 +235,16 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
 }
 
 /// A coding-path element for an array index or `super`.
-struct JSONIndexKey: CodingKey {
-    var stringValue: String
-    var intValue: Int?
+package struct JSONIndexKey: CodingKey {
+    package var stringValue: String
+    package var intValue: Int?
 
-    init(stringValue: String) {
+    package init(stringValue: String) {
         self.stringValue = stringValue
         intValue = nil
     }
 
-    init(intValue: Int) {
+    package init(intValue: Int) {
         stringValue = "Index \(intValue)"
         self.intValue = intValue
     }

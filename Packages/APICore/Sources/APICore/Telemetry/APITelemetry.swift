@@ -60,7 +60,7 @@ public final class APITelemetry: Sendable {
     }
 
     /// Records an error a caller receives (cancellations are not errors).
-    func recordError(_ error: APIError, endpoint: String) {
+    package func recordError(_ error: APIError, endpoint: String) {
         guard error != .cancelled, error != .transport(.cancelled) else { return }
         let event = APIErrorEvent(error, endpoint: endpoint, at: clock.now())
         Counter(

@@ -3,8 +3,8 @@ import Foundation
 import Logging
 
 /// Sends through a transport with bounded retries, reports every exchange and retry to telemetry, and
-/// publishes 401/403 as ``AuthEvent``s: the network step shared by ``RESTClient`` and ``GraphQLClient``.
-struct RetryingSender: Sendable {
+/// publishes 401/403 as ``AuthEvent``s: the network step shared by `RESTClient` and `GraphQLClient`.
+package struct RetryingSender: Sendable {
     let transport: any HTTPTransport
     let retry: RetryPolicy
     let sleeper: any Sleeper
@@ -13,11 +13,24 @@ struct RetryingSender: Sendable {
     let telemetry: APITelemetry
     let clock: any CacheClock
 
+    package init(
+        transport: any HTTPTransport, retry: RetryPolicy, sleeper: any Sleeper, logger: Logger,
+        authEvents: AuthEvents, telemetry: APITelemetry, clock: any CacheClock
+    ) {
+        self.transport = transport
+        self.retry = retry
+        self.sleeper = sleeper
+        self.logger = logger
+        self.authEvents = authEvents
+        self.telemetry = telemetry
+        self.clock = clock
+    }
+
     /// Sends `request`; an idempotent one is retried on transport errors and 429/500/502/503/504, waiting
     /// what a 429's or 503's `Retry-After` asks (through the sleeper, against the clock) or else the policy's
     /// backoff. A `Retry-After` longer than ``RetryPolicy/maxRetryAfter`` is not waited for: that response
     /// is returned at once. The last response (even a 5xx) is returned; the last transport error is thrown.
-    func send(_ request: TransportRequest, idempotent: Bool, requester: String?, endpoint: String) async throws(APIError)
+    package func send(_ request: TransportRequest, idempotent: Bool, requester: String?, endpoint: String) async throws(APIError)
         -> TransportResponse
     {
         var attempt = 1

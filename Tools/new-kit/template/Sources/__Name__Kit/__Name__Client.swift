@@ -1,4 +1,7 @@
 import APICore
+import APICoreGraphQL
+import APICoreOffline
+import APICoreREST
 import CacheKit
 import Foundation
 import HTTPTypes

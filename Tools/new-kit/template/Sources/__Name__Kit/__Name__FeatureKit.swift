@@ -1,4 +1,7 @@
 import APICore
+import APICoreGraphQL
+import APICoreOffline
+import APICoreREST
 import CacheKit
 
 /// __Name__Kit as the app installs it: its use case (resolved lazily, with the app's GraphQL client), its

@@ -1,4 +1,5 @@
 import APICore
+import APICoreGraphQL
 
 /// How __Name__Kit's GraphQL objects are keyed in the normalized store: `__Name__Item:<id>`, so every
 /// query that reads an item shares one copy of it. A typename belongs to one kit: installing a second

@@ -1,4 +1,7 @@
 import APICore
+import APICoreGraphQL
+import APICoreOffline
+import APICoreREST
 import APICoreTesting
 import CacheKit
 import CacheKitTesting

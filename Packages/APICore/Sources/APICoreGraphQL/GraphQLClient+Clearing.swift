@@ -1,0 +1,133 @@
+import APICore
+import CacheKit
+import Logging
+
+/// What the app can clear in the GraphQL cache (REQ ARC-5).
+public protocol GraphQLCacheManaging: Sendable {
+    /// Removes every record (logout, session expiry).
+    func clearAll() async throws
+    /// Removes every object a key provider tagged with exactly this account (`100` keeps `1002`),
+    /// and the fields that referenced them, so queries reading them miss and refetch.
+    func clear(forAccountId accountId: String) async throws
+    /// Removes a query's root fields, so the next fetch goes to the network.
+    func clear<Q: GraphQLQuery>(_ query: Q) async throws
+    /// Removes one object (`Account:123`) and the fields that referenced it.
+    func removeObject(forKey key: String) async throws
+}
+
+extension GraphQLClient: GraphQLCacheManaging, CacheClearingParticipant {
+    /// The name in clearing reports (``Configuration/cacheName``).
+    public var participantName: String { configuration.cacheName }
+    /// ``CacheCategory/graphQL``.
+    public var category: CacheCategory { .graphQL }
+
+    /// Removes every record and forgets the queries kept for refetch rules; a response or a
+    /// mutation in flight is not written. Watchers stay open and quiet until their query is written
+    /// again. The store then belongs to "signed out": the next user's first request clears it once
+    /// more, so nothing written around the clear can ever be read by that user.
+    public func clearAll() async throws {
+        try state.withLock { state in
+            state.generation += 1
+            state.active = [:]
+            state.owner = .some(nil)
+            try cache.clearAll()
+        }
+    }
+
+    /// Removes exactly this account's objects and the references to them; watchers that read them
+    /// refetch. A response in flight is not written.
+    public func clear(forAccountId accountId: String) async throws {
+        let changed = try state.withLock { state in
+            state.generation += 1
+            return try cache.clear(forAccountId: accountId)
+        }
+        notifyWatchers(changed)
+    }
+
+    /// Removes a query's root fields.
+    public func clear<Q: GraphQLQuery>(_ query: Q) async throws {
+        let operation = try query.operation()
+        let changed = try state.withLock { _ in try cache.removeRootFields(of: operation, variables: query.variables) }
+        notifyWatchers(changed)
+    }
+
+    /// Removes one object and the references to it.
+    public func removeObject(forKey key: String) async throws {
+        let changed = try state.withLock { _ in try cache.removeObject(forKey: key) }
+        notifyWatchers(changed)
+    }
+
+    /// Removes the object under `key` (`Account:123`), or the root field with that key
+    /// (`account(id:"123")`): ``UnifiedCacheManager/clearCache(forQuery:)``.
+    public func clear(forKey key: String) async throws {
+        let changed = try state.withLock { _ in
+            try cache.removeObject(forKey: key).union(try cache.store.removeFields([RootKey.query: [key]]))
+        }
+        notifyWatchers(changed)
+    }
+
+    /// Makes every stored field stale, so each query is fetched again on next use.
+    public func expireAll() async throws {
+        try state.withLock { _ in try cache.store.expireAll() }
+    }
+
+    /// Evicts least recently used records until the store holds at most `bytes` (the app-wide budget).
+    public func trim(toBytes bytes: Int) async throws {
+        try state.withLock { _ in try cache.store.trim(toBytes: bytes) }
+    }
+
+    /// One row: the normalized store's counts (over every feature) and its records.
+    public func statistics() async throws -> [CacheStoreStatistics] {
+        let counts = environment.metrics.snapshot().filter { $0.store == "normalized" }
+            .reduce(CacheStatistics(store: "normalized", feature: participantName), +)
+        return [
+            CacheStoreStatistics(
+                participant: participantName, category: category, counts: counts,
+                usage: try cache.store.usage())
+        ]
+    }
+
+    /// One row per normalized record, redacted (keys, the owning user and accounts), without values.
+    public func exportEntries() async throws -> [CacheExportEntry] {
+        let owner = state.withLock { $0.owner ?? nil }
+        return try cache.store.describeRecords().map { description in
+            var description = description
+            description.metadata.scope.userId = owner
+            return CacheExportEntry(participant: participantName, store: "normalized", entry: description)
+        }
+    }
+}
+
+// One user's data at a time.
+extension GraphQLClient {
+    /// Makes sure the store holds only the signed-in user's data (see ``adopt(_:)``).
+    func adoptCurrentUser() async {
+        adopt(await configuration.tokenProvider?.currentCredentials()?.userId)
+    }
+
+    /// The store is not partitioned by user: it holds one user's data at a time. The first user
+    /// seen owns it; a request made for another user (or signed out) clears it first, so nothing
+    /// of the previous user can be read even if the logout clear was missed. (A relaunch starts
+    /// with no owner: a persistent store is cleared at logout by the ``UnifiedCacheManager``.)
+    func adopt(_ userId: String?) {
+        let replaced = state.withLock { state -> String?? in
+            guard let owner = state.owner else {
+                state.owner = .some(userId)
+                return nil
+            }
+            guard owner != userId else { return nil }
+            state.generation += 1
+            state.active = [:]
+            state.owner = .some(userId)
+            do {
+                try cache.clearAll()
+            } catch {
+                environment.logger.error("Could not clear the previous user's GraphQL data", metadata: ["error": "\(error)"])
+            }
+            return owner
+        }
+        if replaced != nil {
+            environment.logger.notice("Cleared the GraphQL cache: a request came for another user")
+        }
+    }
+}

@@ -1,0 +1,276 @@
+import APICore
+import CacheKit
+import Foundation
+import GRDB
+
+/// Normalized records in a SQLite file (GRDB), for kits that want offline reads: survives a
+/// relaunch, keeps its size under a byte limit by evicting the least recently used records, and
+/// migrates files written by older versions. A file that is not a database (truncated, foreign) is
+/// deleted and started afresh: it is a cache.
+///
+/// Evicting a record leaves the fields that referenced it pointing nowhere; reading one is a miss,
+/// so the query is fetched again.
+///
+/// Reads go through a bounded memory front (the packed records, 4 MB unless told): a record read or
+/// written recently is answered without SQLite. The front is filled and changed only inside the
+/// database's serial queue, so it never holds a record the file has not. Writes use a write-ahead log
+/// with `synchronous=NORMAL`: a transaction is in the file or not at all when the process dies.
+/// Clearing everything moves the file out of the way at once (``DiscardedFiles``) and starts a new one.
+public final class SQLiteRecordStore: NormalizedRecordStore {
+    /// The file.
+    public let url: URL
+    /// The most bytes of records kept.
+    public let byteLimit: Int
+    /// The open database; replaced by a new file when everything is cleared.
+    let connection: Locked<DatabaseQueue>
+    /// Recently read or written records, at most `frontByteLimit` bytes of them.
+    let front: MemoryStore<NormalizedRecord>
+    /// The bytes the records take, kept by writes so eviction need not sum the table; `nil` when unknown
+    /// (after a removal or a failed write), summed again at the next write.
+    let totalBytes = Locked<Int?>(nil)
+    /// Recency of reads, written with the next write (a read never writes).
+    private let recency = Locked(Recency())
+
+    private struct Recency {
+        var counter: Int64 = 0
+        var touched: [String: Int64] = [:]
+
+        mutating func next() -> Int64 {
+            counter += 1
+            return counter
+        }
+    }
+
+    /// Opens (or creates) the store at `url`.
+    /// - Parameters:
+    ///   - byteLimit: 20 MB unless given.
+    ///   - frontByteLimit: the most bytes of records the memory front keeps (4 MB unless given; 0 for none).
+    /// - Throws: ``RecordStoreError/database(_:)`` when the folder cannot hold a database at all.
+    public init(url: URL, byteLimit: Int = 20 * 1024 * 1024, frontByteLimit: Int = 4 * 1024 * 1024) throws(RecordStoreError) {
+        self.url = url
+        self.byteLimit = byteLimit
+        front = MemoryStore(
+            name: "sqlite-front", limits: .init(countLimit: .max, costLimit: frontByteLimit),
+            metrics: CacheMetrics(store: "sqlite-front", feature: "-"), cost: { $0.estimatedBytes })
+        DiscardedFiles.sweep(url.deletingLastPathComponent())
+        let queue: DatabaseQueue
+        do {
+            queue = try Self.open(url)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                try? FileManager.default.removeItem(atPath: url.path + suffix)
+            }
+            do {
+                queue = try Self.open(url)
+            } catch {
+                throw .database("\(error)")
+            }
+        } catch {
+            throw .database("\(error)")
+        }
+        let last = (try? queue.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(accessed), 0) FROM record") }) ?? 0
+        recency.withLock { $0.counter = last }
+        connection = Locked(queue)
+    }
+
+    private static func open(_ url: URL) throws -> DatabaseQueue {
+        try ProtectedFiles.createDirectory(url.deletingLastPathComponent())
+        var configuration = Configuration()
+        configuration.label = "APICore.SQLiteRecordStore"
+        configuration.prepareDatabase { db in
+            // Deleted records (a logout) are overwritten on disk, not just unlinked.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+        }
+        let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+        try ProtectedFiles.protectFile(url)
+        // A write-ahead log: a commit appends, and a process that dies mid-write leaves the last commit.
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        try migrator.migrate(queue)
+        return queue
+    }
+
+    /// Schema versions. v1 held only the encoded records; v2 adds the owning account, the size and
+    /// the recency used for eviction.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: "CREATE TABLE record (key TEXT PRIMARY KEY NOT NULL, body BLOB NOT NULL)")
+        }
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE record ADD COLUMN account TEXT;
+                    ALTER TABLE record ADD COLUMN size INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE record ADD COLUMN accessed INTEGER NOT NULL DEFAULT 0;
+                    UPDATE record SET size = length(key) + length(body);
+                    CREATE INDEX record_by_accessed ON record(accessed);
+                    CREATE INDEX record_by_account ON record(account);
+                    """)
+        }
+        return migrator
+    }
+
+    /// The record under `key`.
+    /// - Throws: ``RecordStoreError/corrupt(key:reason:)`` when its row does not decode.
+    public func record(forKey key: String) throws -> NormalizedRecord? {
+        if let cached = front.get(key) {
+            recency.withLock { $0.touched[key] = $0.next() }
+            return cached.value
+        }
+        let record: NormalizedRecord? = try database { db in
+            guard let row = try Row.fetchOne(try db.cachedStatement(sql: Self.selectSQL), arguments: [key]) else { return nil }
+            let record = try Self.decode(row, key: key)
+            remember(record, key: key)
+            try prefetchReferences(of: record, db)
+            return record
+        }
+        guard let record else { return nil }
+        recency.withLock { $0.touched[key] = $0.next() }
+        return record
+    }
+
+    static let frontMetadata = CacheEntryMetadata(storedAt: .distantPast, expiresAt: nil)
+
+    /// Keeps `record` in the memory front; called inside the database's queue only.
+    private func remember(_ record: NormalizedRecord, key: String) {
+        front.set(record, forKey: key, metadata: Self.frontMetadata)
+    }
+
+    /// Merges field by field; returns the changed fields. Evicts the least recently used records
+    /// when the file grows past ``byteLimit``.
+    @discardableResult
+    public func merge(_ incoming: [String: NormalizedRecord]) throws -> Set<FieldPath> {
+        // Records read since the last write get their recency here; written ones get theirs with their row,
+        // numbered from a block reserved for this merge.
+        let (read, first) = recency.withLock { recency in
+            defer { recency.touched = [:] }
+            let first = recency.counter + 1
+            recency.counter += Int64(incoming.count)
+            return (recency.touched, first)
+        }
+        let readOnly = read.filter { incoming[$0.key] == nil }
+        do {
+            return try write { db in
+                var changed: Set<FieldPath> = []
+                var growth = 0
+                for (position, (key, record)) in incoming.enumerated() {
+                    let found = try front.peek(key)?.value ?? Self.stored(key, db)
+                    var existing = found ?? NormalizedRecord(accountId: record.accountId)
+                    for field in existing.merge(record) { changed.insert(FieldPath(key, field)) }
+                    growth += Self.size(existing, key: key) - (found.map { Self.size($0, key: key) } ?? 0)
+                    try Self.save(existing, key: key, accessed: first + Int64(position), db)
+                    remember(existing, key: key)
+                }
+                totalBytes.withLock { total in total = total.map { $0 + growth } }
+                try Self.apply(readOnly, db)
+                try self.evict(db)
+                return changed
+            }
+        } catch {
+            // The front and the total may hold what the rolled-back transaction wrote: start them afresh.
+            front.removeAll()
+            totalBytes.withLock { $0 = nil }
+            throw error
+        }
+    }
+
+    /// Removes the selected records and the references to them; returns the removed fields.
+    @discardableResult
+    public func removeRecords(where predicate: @Sendable (String, NormalizedRecord) -> Bool) throws -> Set<FieldPath> {
+        defer { truncateLog() }
+        return try write { db in
+            let all = try Self.all(db)
+            let removed = all.filter { predicate($0.key, $0.value) }
+            guard !removed.isEmpty else { return [] }
+            front.removeAll()
+            totalBytes.withLock { $0 = nil }
+            var changed: Set<FieldPath> = []
+            for (key, record) in removed {
+                try db.execute(sql: "DELETE FROM record WHERE key = ?", arguments: [key])
+                changed.formUnion(record.fieldPaths(key: key))
+            }
+            let removedKeys = Set(removed.keys)
+            for (key, var record) in all where removed[key] == nil {
+                let stale = record.fields(referencing: removedKeys)
+                guard !stale.isEmpty else { continue }
+                for field in stale {
+                    record.remove(field)
+                    changed.insert(FieldPath(key, field))
+                }
+                try Self.save(record, key: key, accessed: nil, db)
+            }
+            return changed
+        }
+    }
+
+    /// Removes these fields; returns those that were present.
+    @discardableResult
+    public func removeFields(_ fields: [String: Set<String>]) throws -> Set<FieldPath> {
+        defer { truncateLog() }
+        return try write { db in
+            var changed: Set<FieldPath> = []
+            for (key, names) in fields {
+                guard let row = try Row.fetchOne(try db.cachedStatement(sql: Self.selectSQL), arguments: [key]),
+                    var record = try? Self.decode(row, key: key)
+                else { continue }
+                for name in names where record.remove(name) {
+                    changed.insert(FieldPath(key, name))
+                }
+                front.remove(key)
+                try Self.save(record, key: key, accessed: nil, db)
+            }
+            return changed
+        }
+    }
+
+    /// Marks every field as written at the distant past.
+    public func expireAll() throws {
+        try write { db in
+            front.removeAll()
+            totalBytes.withLock { $0 = nil }
+            for (key, var record) in try Self.all(db) {
+                record.restamp(.distantPast)
+                try Self.save(record, key: key, accessed: nil, db)
+            }
+        }
+    }
+
+    /// Deletes every record at once: the file (with its log) is moved out of the way and deleted in the
+    /// background (``DiscardedFiles``), and a new, empty file takes its place.
+    public func removeAll() throws {
+        recency.withLock { $0.touched = [:] }
+        try connection.withLock { queue in
+            front.removeAll()
+            totalBytes.withLock { $0 = nil }
+            try? queue.close()
+            do {
+                try DiscardedFiles.discard(
+                    ["", "-wal", "-shm", "-journal"].map { url.path + $0 }, in: url.deletingLastPathComponent())
+                queue = try Self.open(url)
+            } catch {
+                throw RecordStoreError.database("\(error)")
+            }
+        }
+    }
+
+    /// The number of records and the bytes they take.
+    public func usage() throws -> CacheStoreUsage {
+        try database { db in
+            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM record")
+            return CacheStoreUsage(count: row?[0] ?? 0, bytes: row?[1] ?? 0)
+        }
+    }
+
+    /// Every record, described for the debug export; a row that does not decode is skipped.
+    public func describeRecords() throws -> [CacheEntryDescription] {
+        try database { db in
+            try Row.fetchAll(db, sql: "SELECT key, body FROM record ORDER BY key").compactMap { row in
+                let key: String = row[0]
+                return (try? Self.decode(row, key: key))?.description(key: key)
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import APICore
+import APICoreREST
+import CacheKit
+import Foundation
+import Logging
+
+// Replaying: in order, once the network allows, with backoff; a 4xx is dropped and rolled back.
+extension MutationQueue {
+    /// Sends the signed-in user's mutations in order until the queue is empty or one must wait
+    /// (see the type's documentation). Concurrent calls share one replay.
+    @discardableResult
+    public func replay() async -> ReplayReport {
+        if let running { return await running.value }
+        let task = Task { await self.sendAll() }
+        running = task
+        let report = await task.value
+        running = nil
+        if automatic, report.remaining > 0, let error = report.stoppedBy, error.isRetryable {
+            scheduleRetry()
+        }
+        return report
+    }
+
+    /// Replays by itself from now on: after each enqueue, each time `connectivity` says the network
+    /// returned, and after a retryable failure with backoff. Replays once at once.
+    public func start(connectivity: (any Connectivity)? = nil) {
+        automatic = true
+        reconnection?.cancel()
+        reconnection = connectivity?.whenOnlineAgain { [weak self] in await self?.replay() }
+        scheduleReplay()
+    }
+
+    /// Stops replaying by itself and waits for a replay in progress to end (what is queued stays).
+    public func stop() async {
+        automatic = false
+        retry?.cancel()
+        reconnection?.cancel()
+        if let running { _ = await running.value }
+    }
+
+    func scheduleReplay() {
+        Task { await self.replay() }
+    }
+
+    func scheduleRetry() {
+        retry?.cancel()
+        let attempt = max(1, state.pending.first?.attempts ?? 1)
+        let delay = configuration.backoff.delay(beforeRetry: attempt, unit: configuration.random())
+        retry = Task { [sleeper = configuration.sleeper] in
+            guard (try? await sleeper.sleep(for: delay)) != nil else { return }
+            await self.replay()
+        }
+    }
+
+    func sendAll() async -> ReplayReport {
+        var report = ReplayReport()
+        var droppedConnectionResends = 0
+        setReplaying(true)
+        defer { setReplaying(false) }
+        while !Task.isCancelled {
+            guard let credentials = await configuration.tokenProvider.currentCredentials() else { break }
+            let user = credentials.userId
+            let store: MutationQueueStore
+            let next: QueuedMutation?
+            do {
+                store = try self.store(for: user)
+                next = try store.first()
+            } catch {
+                configuration.logger.error("The mutation queue could not be read", metadata: ["error": "\(error)"])
+                break
+            }
+            guard let next else { break }
+            var outcome = await send(next, as: credentials, optimistic: { try? store.optimistic(of: next.id) })
+            // Connections pooled before the network went away fail when reused: send again at once,
+            // at most three times per replay (the idempotency key makes it safe), before waiting.
+            while case .wait(.transport(.connectionLost)) = outcome, droppedConnectionResends < 3 {
+                droppedConnectionResends += 1
+                outcome = await send(next, as: credentials, optimistic: { try? store.optimistic(of: next.id) })
+            }
+            var change = PendingChange.removed(next.id)
+            switch outcome {
+            case .sent:
+                try? store.remove(next.id)
+                report.sent += 1
+            case .refused(let error):
+                try? store.remove(next.id)
+                let failure = MutationFailure(mutation: next, error: error)
+                report.refused.append(failure)
+                state.failures.append(failure)
+                configuration.logger.warning(
+                    "A queued mutation was refused; removed",
+                    metadata: ["mutation": "\(next.name)", "error": "\(error)"])
+            case .wait(let error):
+                try? store.recordFailure(of: next.id, reason: "\(error)")
+                change = .failed(next.id, "\(error)")
+                report.stoppedBy = error
+            case .notOwner:
+                change = .none
+                report.stoppedBy = .unauthorized(body: Data())
+            }
+            await publish(for: user, change)
+            if report.stoppedBy != nil { break }
+        }
+        report.remaining = state.pending.count
+        return report
+    }
+
+    enum Outcome {
+        case sent
+        case refused(APIError)
+        case wait(APIError)
+        case notOwner
+    }
+
+    func send(
+        _ mutation: QueuedMutation, as credentials: Credentials,
+        optimistic: () -> Data?
+    ) async -> Outcome {
+        do throws(APIError) {
+            switch mutation.request {
+            case .rest(let method, let path, let fields, let body):
+                guard let rest = configuration.rest else { return .wait(.invalidRequest(reason: "no REST client to send it")) }
+                let sent = try await rest.sendQueued(
+                    method: method, path: path, headerFields: fields, body: body,
+                    idempotencyKey: mutation.idempotencyKey, owner: credentials.userId)
+                return sent ? .sent : .notOwner
+            case .graphQL(let document, let variables):
+                guard let graphQL = configuration.graphQL else { return .wait(.invalidRequest(reason: "no GraphQL client to send it")) }
+                try await graphQL.performQueued(
+                    document: document, variables: variables, credentials: credentials,
+                    idempotencyKey: mutation.idempotencyKey, optimistic: optimistic())
+                return .sent
+            }
+        } catch {
+            switch error {
+            case .unauthorized, .forbidden, .cancelled: return .notOwner
+            case .decoding:
+                // A 2xx whose body did not decode: the server applied it.
+                return .sent
+            default:
+                return error.isRetryable ? .wait(error) : .refused(error)
+            }
+        }
+    }
+}

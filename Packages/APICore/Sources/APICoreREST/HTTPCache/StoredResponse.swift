@@ -1,0 +1,229 @@
+import APICore
+import CacheKit
+import Foundation
+import HTTPTypes
+
+/// A response as the HTTP cache keeps it: status, header fields, body, when it was requested and
+/// received (for RFC 9111 age), and a keyed hash of the request's values of the fields its `Vary` names.
+///
+/// Nothing it keeps can be replayed as a credential (security review, finding 5): a varied value
+/// (`Authorization`, `Cookie`, …) is kept as an HMAC under the installation's ``InstallSecret``, never as
+/// sent, and `Set-Cookie` is never stored (RFC 9111 §3.1 lets a cache omit it).
+struct StoredResponse: Sendable, Hashable {
+    var status: Int
+    var headerFields: HTTPFields
+    var body: Data
+    var requestTime: Date
+    var responseTime: Date
+    /// Lower-cased field name → the keyed hash of the request's value, for each field `Vary` names; `nil`
+    /// without `Vary`. `Vary: *` is stored as `["*": ""]` and never matches.
+    var vary: [String: String]?
+
+    init(
+        status: Int, headerFields: HTTPFields, body: Data, requestTime: Date, responseTime: Date,
+        requestFields: HTTPFields, secret: @autoclosure () -> InstallSecret
+    ) {
+        self.status = status
+        self.headerFields = headerFields.filter { $0.name != .setCookie }
+        self.body = body
+        self.requestTime = requestTime
+        self.responseTime = responseTime
+        vary = Self.varyValues(names: headerFields[values: .vary], requestFields: requestFields, secret: secret())
+    }
+
+    var cacheControl: CacheControl { CacheControl(headerFields) }
+    var eTag: String? { headerFields[.eTag] }
+    var lastModified: String? { headerFields[.lastModified] }
+    var hasValidators: Bool { eTag != nil || lastModified != nil }
+
+    /// Whether a request with these fields may be served this response (RFC 9111 §4.1).
+    /// The secret is read only for a response that has `Vary`: a plain hit takes no lock and touches no file.
+    func matchesVary(_ requestFields: HTTPFields, secret: @autoclosure () -> InstallSecret) -> Bool {
+        guard let vary else { return true }
+        return vary == Self.varyValues(names: headerFields[values: .vary], requestFields: requestFields, secret: secret())
+            && vary["*"] == nil
+    }
+
+    /// Whether `stale-if-error` (RFC 5861 §4) lets it answer for a 5xx at `now`.
+    func allowsStale(byErrorAt now: Date) -> Bool {
+        guard let window = cacheControl.staleIfError, !cacheControl.mustRevalidate, !cacheControl.noCache else { return false }
+        return now.timeIntervalSince(headerExpiry) <= TimeInterval(window)
+    }
+
+    /// Whether it may be served stale when the server cannot be reached (RFC 9111 §4.2.4).
+    var allowsStaleOnError: Bool {
+        let directives = cacheControl
+        return !directives.mustRevalidate && !directives.noCache
+    }
+
+    /// The response updated by a 304 (RFC 9111 §4.3.4): the 304's fields replace the stored ones of
+    /// the same name, except `Content-Length`, and the age is measured from the 304.
+    /// The stored `Age` and `Date` describe the old response: a 304 without them leaves the response
+    /// as old as the 304 itself, so they are dropped rather than kept (a stale `Date` would make the
+    /// revalidated response look old at once).
+    /// The response's freshness as a caller sees it at `now`: stored (or last validated) at its
+    /// response time, aged by RFC 9111 §4.2.3.
+    func freshness(_ state: Freshness.State, at now: Date) -> Freshness {
+        Freshness(state: state, storedAt: responseTime, age: currentAge(at: now))
+    }
+
+    func merging(notModified fields: HTTPFields, requestTime: Date, responseTime: Date) -> StoredResponse {
+        var merged = self
+        let replaced = Set(fields.map(\.name)).subtracting([.contentLength, .transferEncoding, .setCookie])
+            .union([.age, .date])
+        merged.headerFields = HTTPFields(
+            headerFields.filter { !replaced.contains($0.name) }
+                + fields.filter { replaced.contains($0.name) })
+        merged.requestTime = requestTime
+        merged.responseTime = responseTime
+        return merged
+    }
+
+    private static func varyValues(
+        names: [String], requestFields: HTTPFields, secret: @autoclosure () -> InstallSecret
+    ) -> [String: String]? {
+        let fieldNames = names.flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .filter { !$0.isEmpty }
+        guard !fieldNames.isEmpty else { return nil }
+        let key = secret()
+        var values: [String: String] = [:]
+        for name in fieldNames {
+            if name == "*" {
+                values["*"] = ""
+            } else if let fieldName = HTTPField.Name(name) {
+                values[name] = key.hash(requestFields[values: fieldName].joined(separator: ", "))
+            }
+        }
+        return values
+    }
+}
+
+// MARK: Freshness (RFC 9111 §4.2)
+
+extension StoredResponse {
+    /// How long the response is fresh from the origin's point of view: `max-age`, else
+    /// `Expires − Date`, else 10% of `Date − Last-Modified` (capped at a day) as the heuristic the
+    /// RFC allows for a 200 with no explicit expiration, else zero.
+    var freshnessLifetime: TimeInterval {
+        if let maxAge = cacheControl.maxAge { return TimeInterval(maxAge) }
+        let date = headerFields[.date].flatMap(HTTPDate.parse) ?? responseTime
+        if let expiresField = headerFields[.expires] {
+            // An invalid Expires (such as "0") means already expired.
+            guard let expires = HTTPDate.parse(expiresField) else { return 0 }
+            return max(0, expires.timeIntervalSince(date))
+        }
+        if Self.heuristicallyCacheable.contains(status),
+            let lastModified = headerFields[.lastModified].flatMap(HTTPDate.parse)
+        {
+            return min(86_400, max(0, date.timeIntervalSince(lastModified)) / 10)
+        }
+        return 0
+    }
+
+    /// The response's age when it was received (RFC 9111 §4.2.3, `corrected_initial_age`).
+    var correctedInitialAge: TimeInterval {
+        let ageValue = TimeInterval(ageFieldValue ?? 0)
+        let apparentAge = headerFields[.date].flatMap(HTTPDate.parse).map { max(0, responseTime.timeIntervalSince($0)) } ?? 0
+        let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
+        return max(apparentAge, ageValue + responseDelay)
+    }
+
+    /// The origin's `Age` (RFC 9111 §5.1): delta-seconds, of the first field line and the first
+    /// member of a list ("7200, 0" is 7200; FoundationNetworking joins repeated field lines with a
+    /// comma, so this also takes the first line). An invalid value ("7200.0", "1e300") is ignored.
+    var ageFieldValue: Int? {
+        guard let line = headerFields[values: .age].first,
+            let first = line.split(separator: ",", omittingEmptySubsequences: false).first
+        else { return nil }
+        return DeltaSeconds.parse(first.trimmingCharacters(in: CharacterSet(charactersIn: " \t")))
+    }
+
+    /// The response's fields as served from the cache at `now`, with `Age` set to its current age in
+    /// whole seconds (RFC 9111 §4.2.3 and §5.1: a cache generates `Age` when it reuses a response).
+    func fieldsServed(at now: Date) -> HTTPFields {
+        let currentAge = currentAge(at: now)
+        var fields = headerFields
+        fields[.age] = DeltaSeconds.string(currentAge)
+        return fields
+    }
+
+    /// When the response stops being fresh by its own headers; `no-cache` makes it stale at once.
+    var headerExpiry: Date {
+        if cacheControl.noCache { return responseTime }
+        return responseTime.addingTimeInterval(max(0, freshnessLifetime - correctedInitialAge))
+    }
+
+    /// Whether the headers let a private cache store it (RFC 9111 §3): a status the cache
+    /// understands, no `no-store`, and explicit freshness (`max-age`, `Expires`) whatever the status;
+    /// otherwise, for the heuristically cacheable statuses only, validators or a heuristic lifetime.
+    var isStorableByHeaders: Bool {
+        guard Self.storableStatuses.contains(status), !cacheControl.noStore else { return false }
+        if hasExplicitFreshness { return true }
+        return Self.heuristicallyCacheable.contains(status) && (hasValidators || freshnessLifetime > 0)
+    }
+
+    /// `max-age` or `Expires` is present.
+    var hasExplicitFreshness: Bool { cacheControl.maxAge != nil || headerFields[.expires] != nil }
+
+    /// How old the response is at `now` (RFC 9111 §4.2.3, `current_age`).
+    func currentAge(at now: Date) -> TimeInterval {
+        correctedInitialAge + max(0, now.timeIntervalSince(responseTime))
+    }
+
+    /// The final statuses this cache stores: what it understands, so not 206 (ranges are never
+    /// combined) nor 304 (it only updates a stored response).
+    static let storableStatuses: Set<Int> = [
+        200, 203, 204, 300, 301, 302, 303, 307, 308, 404, 405, 410, 414,
+        500, 501, 502, 503, 504,
+    ]
+    static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
+}
+
+// MARK: Serialization for the disk store
+
+extension StoredResponse {
+    private struct Head: Codable {
+        var status: Int
+        var fields: [[String]]
+        var requestTime: Double
+        var responseTime: Double
+        var vary: [String: String]?
+    }
+
+    /// A length-prefixed JSON head followed by the raw body.
+    func encoded() throws -> Data {
+        let head = Head(
+            status: status, fields: headerFields.map { [$0.name.rawName, $0.value] },
+            requestTime: requestTime.timeIntervalSince1970, responseTime: responseTime.timeIntervalSince1970,
+            vary: vary)
+        let headData = try JSONEncoder().encode(head)
+        var data = Data()
+        var length = UInt32(headData.count).bigEndian
+        withUnsafeBytes(of: &length) { data.append(contentsOf: $0) }
+        data.append(headData)
+        data.append(body)
+        return data
+    }
+
+    /// Decodes what ``encoded()`` wrote, or `nil` for anything else.
+    init?(encoded data: Data) {
+        guard data.count >= 4 else { return nil }
+        let length = data.prefix(4).reduce(0) { $0 << 8 | Int($1) }
+        let start = data.startIndex + 4
+        guard data.count >= 4 + length,
+            let head = try? JSONDecoder().decode(Head.self, from: data[start..<start + length])
+        else { return nil }
+        var fields = HTTPFields()
+        for pair in head.fields {
+            guard pair.count == 2, let name = HTTPField.Name(pair[0]) else { return nil }
+            fields.append(HTTPField(name: name, value: pair[1]))
+        }
+        status = head.status
+        headerFields = fields
+        body = Data(data[(start + length)...])
+        requestTime = Date(timeIntervalSince1970: head.requestTime)
+        responseTime = Date(timeIntervalSince1970: head.responseTime)
+        vary = head.vary
+    }
+}

@@ -1,0 +1,225 @@
+import APICore
+import CacheKit
+import Foundation
+import HTTPTypes
+import Logging
+
+// The steps of one REST request: prepare the URL and credentials, exchange with the network
+// (coalesced, retried, revalidated), store, and turn the exchange into a typed response.
+extension RESTClient {
+
+    func prepare<R>(_ request: APIRequest<R>) async throws(APIError) -> Prepared {
+        let urlString = Self.urlString(base: configuration.baseURL.absoluteString, path: request.path, query: request.query)
+        let credentials = await configuration.tokenProvider?.currentCredentials()
+        var fields = request.headerFields
+        if let credentials { fields[.authorization] = "Bearer \(credentials.accessToken)" }
+        if let key = request.idempotencyKey, let name = HTTPField.Name("Idempotency-Key") { fields[name] = key }
+        let scope = request.cacheable?.scope(forUser: credentials?.userId) ?? CacheScope(userId: credentials?.userId)
+        return Prepared(
+            urlString: urlString, key: HTTPCache.key(forURL: urlString), requester: credentials?.userId,
+            scope: scope, fields: fields)
+    }
+
+    /// The request's absolute URL as text: the base, the path, and the query items percent-encoded
+    /// in order. Built by hand because it is on the cache-hit path (URLComponents costs microseconds).
+    static func urlString(base: String, path: String, query: [URLQueryItem]) -> String {
+        var text: String
+        if path.hasPrefix("http://") || path.hasPrefix("https://") {
+            text = path
+        } else {
+            text = base.hasSuffix("/") ? String(base.dropLast()) : base
+            if !path.hasPrefix("/") { text += "/" }
+            text += path
+        }
+        guard !query.isEmpty else { return text }
+        text += text.contains("?") ? "&" : "?"
+        for (index, item) in query.enumerated() {
+            if index > 0 { text += "&" }
+            text += item.name.addingPercentEncoding(withAllowedCharacters: unreserved) ?? item.name
+            if let value = item.value {
+                text += "=" + (value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value)
+            }
+        }
+        return text
+    }
+
+    /// RFC 3986's unreserved characters: everything else in a query name or value is percent-encoded.
+    static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// Runs the network step once for identical concurrent requests.
+    func fetch<R>(_ request: APIRequest<R>, _ prepared: Prepared, conditional: StoredResponse?, store: Bool)
+        async throws(APIError) -> Exchange
+    {
+        guard let requestKey = Self.coalescingKey(prepared.fields) else {
+            return try await exchange(request, prepared, conditional: conditional, store: store)
+        }
+        let flightKey = [
+            prepared.key, prepared.requester ?? "", store ? "store" : "transient",
+            conditional?.eTag ?? "", conditional?.lastModified ?? "", requestKey,
+        ].joined(separator: "\u{1F}")
+        return try await inFlight.run(flightKey) { () async throws(APIError) -> Exchange in
+            try await self.exchange(request, prepared, conditional: conditional, store: store)
+        }
+    }
+
+    /// `Pragma`, HTTP/1.0's `no-cache` (a valid name, built once rather than on every send).
+    static let pragma = HTTPField.Name("Pragma")
+
+    /// Request fields that never change the response, so requests differing only in them may share
+    /// one fetch: connection management, tracing and the client's identification.
+    static let fieldsIgnoredForCoalescing: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "via",
+        "user-agent", "traceparent", "tracestate", "x-request-id", "content-length", "host",
+    ]
+
+    /// Request fields that make a request its own: the caller's validators and ranges ask for a
+    /// response that depends on what the caller holds (a 304, a 206), never to be handed to another.
+    static let fieldsThatNeverCoalesce: Set<HTTPField.Name> = [
+        .ifNoneMatch, .ifModifiedSince, .ifMatch, .ifUnmodifiedSince, .ifRange, .range,
+    ]
+
+    /// What two concurrent requests for one URL must share to be merged into one fetch: every
+    /// request field (names lower-cased, values as sent, in order) but those in
+    /// ``fieldsIgnoredForCoalescing`` — before the response is known, any other field may be one it
+    /// varies on (`Accept-Language`, `Accept`, `Authorization`, `Cookie`). `nil` for a request that
+    /// must go on its own (``fieldsThatNeverCoalesce``).
+    static func coalescingKey(_ fields: HTTPFields) -> String? {
+        var parts: [String] = []
+        for field in fields {
+            if fieldsThatNeverCoalesce.contains(field.name) { return nil }
+            let name = field.name.canonicalName
+            guard !fieldsIgnoredForCoalescing.contains(name) else { continue }
+            parts.append(name + ":" + field.value)
+        }
+        return parts.sorted().joined(separator: "\u{1E}")
+    }
+
+    func exchange<R>(_ request: APIRequest<R>, _ prepared: Prepared, conditional: StoredResponse?, store: Bool)
+        async throws(APIError) -> Exchange
+    {
+        let generation = cache.generation
+        var fields = prepared.fields
+        if let conditional {
+            if let eTag = conditional.eTag { fields[.ifNoneMatch] = eTag }
+            if let lastModified = conditional.lastModified { fields[.ifModifiedSince] = lastModified }
+        }
+        let url = try prepared.url()
+        let requestTime = environment.clock.now()
+        let response = try await sender.send(
+            TransportRequest(
+                method: request.method, url: url, headerFields: fields, body: request.body,
+                timeout: request.timeout ?? configuration.requestTimeout),
+            idempotent: true, requester: prepared.requester, endpoint: EndpointTemplate.of(path: url.path))
+        let responseTime = environment.clock.now()
+        if response.status == 304, let conditional {
+            let merged = conditional.merging(
+                notModified: response.headerFields, requestTime: requestTime,
+                responseTime: responseTime)
+            if store {
+                cache.store(
+                    merged, forKey: prepared.key,
+                    metadata: cache.metadata(
+                        for: merged, cacheable: request.cacheable, feature: request.feature,
+                        scope: prepared.scope),
+                    uplifted: request.cacheable?.isUplifted ?? false, startedIn: generation)
+            }
+            cache.metrics(feature: request.feature)
+                .recordRevalidation(bytesSaved: conditional.body.count)
+            return Exchange(
+                status: merged.status, headerFields: merged.headerFields, body: merged.body,
+                source: .revalidated, decoded: try? request.decode(merged.body))
+        }
+        // Any final response the headers allow is stored, whatever its status (RFC 9111 §3); a
+        // success only when it decodes. A caller still receives a non-2xx as its typed error.
+        let isSuccess = (200..<300).contains(response.status)
+        let decoded = isSuccess ? try? request.decode(response.body) : nil
+        let stored = StoredResponse(
+            status: response.status, headerFields: response.headerFields, body: response.body,
+            requestTime: requestTime, responseTime: responseTime, requestFields: fields, secret: cache.secret)
+        let declared =
+            request.cacheable?.timeout != nil && [200, 203].contains(response.status)
+            && !stored.cacheControl.noStore
+        if store, decoded != nil || !isSuccess, declared || stored.isStorableByHeaders {
+            cache.store(
+                stored, forKey: prepared.key,
+                metadata: cache.metadata(
+                    for: stored, cacheable: request.cacheable, feature: request.feature,
+                    scope: prepared.scope),
+                uplifted: request.cacheable?.isUplifted ?? false, startedIn: generation)
+            cache.metrics(feature: request.feature).recordWrite()
+        }
+        return Exchange(
+            status: response.status, headerFields: response.headerFields, body: response.body,
+            source: .network, decoded: decoded)
+    }
+
+    /// Sends a request that is never cached nor de-duplicated; a successful unsafe one invalidates
+    /// what it touched.
+    /// Sends a queued mutation with its idempotency key, if the signed-in user is `owner`; returns
+    /// whether it was sent (never with another user's token).
+    package func sendQueued(
+        method: HTTPRequest.Method, path: String, headerFields: HTTPFields, body: Data?,
+        idempotencyKey: String, owner: String
+    ) async throws(APIError) -> Bool {
+        let request = APIRequest<Data>(
+            method: method, path: path, headerFields: headerFields, body: body,
+            feature: "mutations", idempotencyKey: idempotencyKey)
+        let prepared = try await prepare(request)
+        guard prepared.requester == owner else { return false }
+        _ = try await sendUncached(request, prepared)
+        return true
+    }
+
+    func sendUncached<R>(_ request: APIRequest<R>, _ prepared: Prepared) async throws(APIError) -> APIResponse<R> {
+        let idempotent = [.head, .put, .delete, .options, .trace].contains(request.method) || request.idempotencyKey != nil
+        let url = try prepared.url()
+        let response = try await sender.send(
+            TransportRequest(
+                method: request.method, url: url, headerFields: prepared.fields, body: request.body,
+                timeout: request.timeout ?? configuration.requestTimeout),
+            idempotent: idempotent, requester: prepared.requester, endpoint: EndpointTemplate.of(path: url.path))
+        if (200..<400).contains(response.status), ![.head, .options, .trace].contains(request.method) {
+            cache.invalidate(prepared.key)
+            for name in [HTTPField.Name.location, .contentLocation] {
+                guard let value = response.headerFields[name],
+                    let target = URL(string: value, relativeTo: url)?.absoluteURL,
+                    target.scheme == url.scheme, target.host == url.host, target.port == url.port
+                else { continue }
+                cache.invalidate(HTTPCache.key(for: target))
+            }
+        }
+        return try self.response(
+            from: Exchange(status: response.status, headerFields: response.headerFields, body: response.body, source: .network),
+            for: request)
+    }
+
+    func refreshInBackground<R>(_ request: APIRequest<R>, _ prepared: Prepared, conditional: StoredResponse) {
+        Task {
+            do {
+                _ = try await self.fetch(request, prepared, conditional: conditional.hasValidators ? conditional : nil, store: true)
+            } catch {
+                self.environment.logger.debug(
+                    "Background refresh failed",
+                    metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(error)"])
+            }
+        }
+    }
+
+    /// Turns an exchange into the caller's typed response or error.
+    func response<R>(from exchange: Exchange, for request: APIRequest<R>) throws(APIError) -> APIResponse<R> {
+        guard (200..<300).contains(exchange.status) || request.returnsAnyStatus else {
+            throw APIError(status: exchange.status, body: exchange.body)
+        }
+        let value: R
+        if let decoded = exchange.decoded as? R {
+            value = decoded
+        } else {
+            value = try request.decode(exchange.body)
+        }
+        return APIResponse(
+            value: value, source: exchange.source, freshness: .fetched(at: environment.clock.now()),
+            status: exchange.status,
+            headerFields: exchange.headerFields)
+    }
+}
