@@ -6,6 +6,7 @@ import CacheKitTesting
 import ChatHistoryKit
 import Foundation
 import Logging
+import MIBApp
 import MIBCore
 import ReferenceBackend
 import Testing

@@ -4,7 +4,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 kit="$root/Packages/TemplateCheckKit"
-trap 'rm -rf "$kit"' EXIT
+trap 'rm -rf "$kit" "${log:-}"' EXIT
 rm -rf "$kit"
 "$root/Tools/new-kit/new-kit.sh" TemplateCheck
-swift test --package-path "$kit"
+log="$(mktemp)"
+swift test --package-path "$kit" 2>&1 | tee "$log"
+"$root/Tools/check-warnings.sh" "$log"

@@ -25,7 +25,7 @@ public struct KitRegistry: Sendable {
     /// Declares that this kit needs `type` from some kit, so ``DependencyContainer/verify()`` fails
     /// at start-up when nobody provides it.
     public func require<T>(_ type: T.Type) {
-        try? container.mutate { state in
+        container.mutate { state in
             state.requirements.append(.init(kit: kit, type: ObjectIdentifier(type), typeName: String(reflecting: type)))
         }
     }
@@ -56,25 +56,25 @@ public struct KitRegistry: Sendable {
 
     /// Declares what a mutation makes stale.
     public func addRefetchRule(_ rule: MutationRefetchRule) {
-        try? container.mutate { $0.refetchRules.append(rule) }
+        container.mutate { $0.refetchRules.append(rule) }
     }
 
     /// Declares whether a mutation (by operation name, or the name a REST change is queued under)
     /// may wait in the ``MutationQueue`` while offline. Payments and purchases are
     /// ``MutationPolicy/requiresConnection``.
     public func declareMutation(_ name: String, _ policy: MutationPolicy) {
-        try? container.mutate { $0.mutationPolicies[name] = policy }
+        container.mutate { $0.mutationPolicies[name] = policy }
     }
 
     /// Declares how a feature's data is labelled for people once it is older than a threshold
     /// ("Last updated 3 h ago", "Estimated"), beside its timeout (its freshness window).
     public func setStaleIndicator(_ indicator: StaleIndicator, forFeature feature: String) {
-        try? container.mutate { $0.staleIndicators[feature] = indicator }
+        container.mutate { $0.staleIndicators[feature] = indicator }
     }
 
     /// Declares a feature's default timeout (the kit level of the timeout precedence).
     public func setDefaultTimeout(_ timeout: CacheTimeout, forFeature feature: String) {
-        try? container.mutate { $0.timeoutDefaults[feature] = timeout }
+        container.mutate { $0.timeoutDefaults[feature] = timeout }
     }
 }
 
