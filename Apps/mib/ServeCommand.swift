@@ -43,7 +43,8 @@ struct ServeCommand: AsyncParsableCommand {
         var tls: TLSConfiguration?
         if let tlsCertificate, let tlsKey {
             let chain = try NIOSSLCertificate.fromPEMFile(tlsCertificate).map(NIOSSLCertificateSource.certificate)
-            tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: tlsKey, format: .pem)))
+            tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: tlsKey, format: .pem)))
         }
         let backend = try await ReferenceBackend.start(
             .init(

@@ -54,6 +54,8 @@ let package = Package(
         // APICorePinning: the path from a server's leaf to a pinned key is verified (signatures, dates, names).
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        // `swift package generate-documentation` (DocC) for every module.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(

@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
         // Keyed hashes (HMAC-SHA256) under a per-install secret: CryptoKit on Apple platforms, BoringSSL on Linux.
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // `swift package generate-documentation` (DocC).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(

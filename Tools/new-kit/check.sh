@@ -10,3 +10,4 @@ rm -rf "$kit"
 log="$(mktemp)"
 swift test --package-path "$kit" 2>&1 | tee "$log"
 "$root/Tools/check-warnings.sh" "$log"
+DOCS_SCRATCH="$kit/.build" "$root/Tools/docs.sh" TemplateCheckKit

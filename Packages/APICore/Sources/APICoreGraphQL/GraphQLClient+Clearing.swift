@@ -18,7 +18,7 @@ public protocol GraphQLCacheManaging: Sendable {
 extension GraphQLClient: GraphQLCacheManaging, CacheClearingParticipant {
     /// The name in clearing reports (``Configuration/cacheName``).
     public var participantName: String { configuration.cacheName }
-    /// ``CacheCategory/graphQL``.
+    /// `CacheCategory/graphQL`.
     public var category: CacheCategory { .graphQL }
 
     /// Removes every record and forgets the queries kept for refetch rules; a response or a
@@ -58,7 +58,7 @@ extension GraphQLClient: GraphQLCacheManaging, CacheClearingParticipant {
     }
 
     /// Removes the object under `key` (`Account:123`), or the root field with that key
-    /// (`account(id:"123")`): ``UnifiedCacheManager/clearCache(forQuery:)``.
+    /// (`account(id:"123")`): `UnifiedCacheManager/clearCache(forQuery:)`.
     public func clear(forKey key: String) async throws {
         let changed = try state.withLock { _ in
             try cache.removeObject(forKey: key).union(try cache.store.removeFields([RootKey.query: [key]]))

@@ -39,7 +39,7 @@ extension GraphQLClient {
     ///   - optimisticResponse: data shaped like the mutation's result, written at once (watchers see
     ///     it) and rolled back exactly if the mutation fails: each field it set returns to its previous
     ///     value, unless something else wrote that field since.
-    /// - Throws: ``APIError``; the store is left as it was before the call.
+    /// - Throws: `APIError`; the store is left as it was before the call.
     public func perform<M: GraphQLMutation>(_ mutation: M, optimisticResponse: [String: JSONValue]? = nil)
         async throws(APIError) -> MutationResult
     {

@@ -7,7 +7,7 @@ import Foundation
 public struct GraphQLValue<Value: Sendable>: Sendable {
     /// The decoded data.
     public var value: Value
-    /// ``ResponseSource/cache`` or ``ResponseSource/network``.
+    /// `ResponseSource/cache` or `ResponseSource/network`.
     public var source: ResponseSource
     /// When the data was stored, its age, and whether it is fresh, stale or offline.
     public var freshness: Freshness
@@ -36,7 +36,7 @@ extension GraphQLClient {
     /// let accounts = try await graphQL.fetch(AccountsQuery(), as: AccountsData.self)
     /// show(accounts.value.accounts, label: accounts.freshness)
     /// ```
-    /// - Throws: what ``fetch(_:policy:timeout:)`` throws, and ``APIError/decoding(path:reason:)`` when the
+    /// - Throws: what ``fetch(_:policy:timeout:)`` throws, and `APIError/decoding(path:reason:)` when the
     ///   data does not fit `T`.
     public func fetch<Q: GraphQLQuery, T: Decodable & Sendable>(
         _ query: Q, as type: T.Type, policy: CachePolicy = .default, timeout: CacheTimeout? = nil

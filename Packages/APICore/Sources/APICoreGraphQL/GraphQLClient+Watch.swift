@@ -8,7 +8,7 @@ public typealias GraphQLWatchEvent = Result<GraphQLResult, APIError>
 
 extension GraphQLClient {
     /// Watches a query: delivers its result under `policy` (with
-    /// ``CachePolicy/returnCacheDataAndFetch``, the cached result and then the server's), then again
+    /// `CachePolicy/returnCacheDataAndFetch`, the cached result and then the server's), then again
     /// whenever a field it read changes, whether by another query, a mutation, an optimistic update
     /// or a local write. Unrelated changes deliver nothing, nor does a write that leaves its data as
     /// it was. When an object it read is removed (an account cleared), it refetches. The watch ends

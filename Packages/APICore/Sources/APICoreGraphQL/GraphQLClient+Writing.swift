@@ -33,7 +33,7 @@ extension GraphQLClient {
     /// Reads a query's data from the store, with no freshness check and no request (offline screens,
     /// tests).
     /// - Throws: ``CacheReadMiss`` naming the missing or corrupt path, or
-    ///   ``APIError/invalidOperation(_:)``.
+    ///   `APIError/invalidOperation(_:)`.
     public func readLocal<Q: GraphQLQuery>(_ query: Q) throws -> [String: JSONValue] {
         try cache.read(try query.operation(), variables: query.variables).data
     }

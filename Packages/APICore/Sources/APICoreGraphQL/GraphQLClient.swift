@@ -5,8 +5,8 @@ import Foundation
 import HTTPTypes
 import Logging
 
-/// Sends GraphQL queries and mutations over an ``HTTPTransport`` through a normalized cache: the
-/// five ``CachePolicy`` cases, per-field freshness under the timeout precedence, in-flight
+/// Sends GraphQL queries and mutations over an `HTTPTransport` through a normalized cache: the
+/// five `CachePolicy` cases, per-field freshness under the timeout precedence, in-flight
 /// de-duplication of identical queries, watchers, mutations with refetch rules and optimistic
 /// updates, and exact clearing by account.
 ///
@@ -17,7 +17,7 @@ import Logging
 /// let balance = try await graphQL.fetch(AccountBalanceQuery(id: "123")).data
 /// ```
 ///
-/// Objects are stored once, under the key a kit's ``CacheKeyProvider`` gives (`Account:123`), so a
+/// Objects are stored once, under the key a kit's `CacheKeyProvider` gives (`Account:123`), so a
 /// mutation that changes `Account:123.balance` is seen by every query and watcher that reads it.
 public final class GraphQLClient: Sendable {
     /// How a client is set up.
@@ -42,7 +42,7 @@ public final class GraphQLClient: Sendable {
         public var requestTimeout: Duration
         /// The participant's name in clearing reports and statistics.
         public var cacheName: String
-        /// Where 401 and 403 responses are published (share it with the ``RESTClient``).
+        /// Where 401 and 403 responses are published (share it with the `RESTClient`).
         public var authEvents: AuthEvents
         /// Where every request, retry and error is reported (metrics, the error-rate alert, the app's sinks);
         /// share one between the clients.
@@ -101,7 +101,7 @@ public final class GraphQLClient: Sendable {
         var typenameChecked: Set<String> = []
     }
 
-    /// Creates a client. Register it with the app's ``UnifiedCacheManager``; it clears like the rest.
+    /// Creates a client. Register it with the app's `UnifiedCacheManager`; it clears like the rest.
     public init(configuration: Configuration) {
         self.configuration = configuration
         let container = configuration.container
@@ -120,15 +120,15 @@ public final class GraphQLClient: Sendable {
     ///
     /// - Parameters:
     ///   - query: the query and its variables.
-    ///   - policy: ``CachePolicy/returnCacheDataElseFetch`` (the default) answers from the store when
+    ///   - policy: `CachePolicy/returnCacheDataElseFetch` (the default) answers from the store when
     ///     every field the query reads is present and younger than its timeout; an expired or missing
-    ///     field is a miss. ``CachePolicy/returnCacheDataAndFetch`` returns the cached data (marked
+    ///     field is a miss. `CachePolicy/returnCacheDataAndFetch` returns the cached data (marked
     ///     stale when expired) and refreshes the store in the background: ``watch(_:policy:timeout:)``
-    ///     delivers both. ``CachePolicy/returnCacheDataDontFetch`` never sends a request.
-    ///     ``CachePolicy/fetchIgnoringCacheCompletely`` writes nothing.
+    ///     delivers both. `CachePolicy/returnCacheDataDontFetch` never sends a request.
+    ///     `CachePolicy/fetchIgnoringCacheCompletely` writes nothing.
     ///   - timeout: this call's timeout, before the query type's, the kit's and the global default.
-    /// - Throws: ``APIError``: ``APIError/graphQL(_:)`` for an `errors` array, with the partial data;
-    ///   ``APIError/notCached`` for a cache-only miss; ``APIError/invalidOperation(_:)``.
+    /// - Throws: `APIError`: `APIError/graphQL(_:)` for an `errors` array, with the partial data;
+    ///   `APIError/notCached` for a cache-only miss; `APIError/invalidOperation(_:)`.
     public func fetch<Q: GraphQLQuery>(_ query: Q, policy: CachePolicy = .default, timeout: CacheTimeout? = nil)
         async throws(APIError) -> GraphQLResult
     {

@@ -34,7 +34,7 @@ public struct GraphQLOperation: Sendable, Hashable {
     public let document: String
 
     /// Parses `source`, which holds one query or mutation and any fragments it uses.
-    /// - Throws: ``GraphQLOperationError`` with the line and column of the problem.
+    /// - Throws: `GraphQLOperationError` with the line and column of the problem.
     public init(_ source: String) throws(GraphQLOperationError) {
         let parsed: Document
         do {
@@ -75,7 +75,7 @@ public struct GraphQLOperation: Sendable, Hashable {
     }
 
     /// Checks that every required variable is present.
-    /// - Throws: ``GraphQLOperationError/missingVariable(_:operation:)``.
+    /// - Throws: `GraphQLOperationError/missingVariable(_:operation:)`.
     public func validate(variables: [String: JSONValue]) throws(GraphQLOperationError) {
         for variable in requiredVariables.sorted() where variables[variable] == nil || variables[variable] == .null {
             throw .missingVariable(variable, operation: name ?? kind.rawValue)

@@ -19,7 +19,7 @@ public protocol GraphQLQuery: Sendable {
     /// The feature it belongs to: picks the kit's default timeout, the settings file's override and
     /// the metrics' label. `graphql` unless declared.
     static var feature: String { get }
-    /// The type's own timeout, between the call site's and the kit's. ``CacheTimeout/useDefault``
+    /// The type's own timeout, between the call site's and the kit's. `CacheTimeout/useDefault`
     /// unless declared.
     static var cacheTimeout: CacheTimeout { get }
     /// The variables of this call.
@@ -27,7 +27,7 @@ public protocol GraphQLQuery: Sendable {
 }
 
 /// A mutation type: its document, parsed once for the type, and its variables. The kit that owns it
-/// declares what it makes stale with a ``MutationRefetchRule`` under the operation's name.
+/// declares what it makes stale with a `MutationRefetchRule` under the operation's name.
 public protocol GraphQLMutation: Sendable {
     /// The mutation, with any fragments it uses.
     static var document: String { get }

@@ -26,7 +26,7 @@ public final class NormalizedCache: Sendable {
     ///   - store: in memory by default.
     ///   - clock: stamps each field's write.
     ///   - keyProvider: the provider that claimed a typename (the container's
-    ///     ``DependencyContainer/cacheKeyProvider(forTypename:)``), or `nil` to key by path.
+    ///     `DependencyContainer/cacheKeyProvider(forTypename:)`), or `nil` to key by path.
     public init(
         store: any NormalizedRecordStore = InMemoryRecordStore(), clock: any CacheClock = SystemClock(),
         keyProvider: @escaping @Sendable (String) -> (any CacheKeyProvider)?
@@ -60,8 +60,11 @@ public final class NormalizedCache: Sendable {
     /// - Throws: ``CacheReadMiss/missing(path:)`` when a field is not stored;
     ///   ``CacheReadMiss/corrupt(path:reason:)`` when a stored value does not fit (the record is then
     ///   removed, so the next fetch replaces it).
-    /// - Parameter trackingDependencies: whether to list the fields read (watchers need them; a
-    ///   plain fetch does not, and skipping them makes a read much cheaper).
+    /// - Parameters:
+    ///   - operation: the query whose selections are read.
+    ///   - variables: the values of its variables (they are part of the fields' keys).
+    ///   - trackingDependencies: whether to list the fields read (watchers need them; a plain fetch
+    ///     does not, and skipping them makes a read much cheaper).
     public func read(
         _ operation: GraphQLOperation, variables: [String: JSONValue] = [:],
         trackingDependencies: Bool = true

@@ -15,7 +15,7 @@ import GRDB
 /// written recently is answered without SQLite. The front is filled and changed only inside the
 /// database's serial queue, so it never holds a record the file has not. Writes use a write-ahead log
 /// with `synchronous=NORMAL`: a transaction is in the file or not at all when the process dies.
-/// Clearing everything moves the file out of the way at once (``DiscardedFiles``) and starts a new one.
+/// Clearing everything moves the file out of the way at once (`DiscardedFiles`) and starts a new one.
 public final class SQLiteRecordStore: NormalizedRecordStore {
     /// The file.
     public let url: URL
@@ -43,6 +43,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
 
     /// Opens (or creates) the store at `url`.
     /// - Parameters:
+    ///   - url: the database file; its folder is created (0700) if missing.
     ///   - byteLimit: 20 MB unless given.
     ///   - frontByteLimit: the most bytes of records the memory front keeps (4 MB unless given; 0 for none).
     /// - Throws: ``RecordStoreError/database(_:)`` when the folder cannot hold a database at all.
@@ -239,7 +240,7 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     }
 
     /// Deletes every record at once: the file (with its log) is moved out of the way and deleted in the
-    /// background (``DiscardedFiles``), and a new, empty file takes its place.
+    /// background (`DiscardedFiles`), and a new, empty file takes its place.
     public func removeAll() throws {
         recency.withLock { $0.touched = [:] }
         try connection.withLock { queue in

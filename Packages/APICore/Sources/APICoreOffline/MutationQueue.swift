@@ -39,7 +39,7 @@ public actor MutationQueue {
         /// Sends ``QueuedRequest/graphQL(document:variables:)`` mutations and holds their optimistic
         /// updates: a `GraphQLClient`. Without one, a GraphQL mutation is refused at enqueue.
         public var graphQL: (any QueuedGraphQLSender)?
-        /// The kits' declarations (``KitRegistry/declareMutation(_:_:)``).
+        /// The kits' declarations (`KitRegistry/declareMutation(_:_:)`).
         public var container: DependencyContainer?
         /// Stamps enqueues.
         public var clock: any CacheClock

@@ -10,7 +10,7 @@ import Foundation
 /// that queues only REST mutations links no GraphQL parser. A kit never calls these itself.
 public protocol QueuedGraphQLSender: AnyObject, Sendable {
     /// The name of the operation `document` holds (`nil` for an anonymous one).
-    /// - Throws: ``GraphQLOperationError`` when the document does not parse.
+    /// - Throws: `GraphQLOperationError` when the document does not parse.
     func queuedOperationName(_ document: String) throws(GraphQLOperationError) -> String?
 
     /// Writes an optimistic response at enqueue; returns what it replaced, encoded for the queue's file.

@@ -10,15 +10,15 @@ import NIOPosix
 import NIOSSL
 import NIOTLS
 
-/// An ``HTTPTransport`` that enforces a ``PinningPolicy`` on every HTTPS connection, on Linux and Apple
+/// An `HTTPTransport` that enforces a `PinningPolicy` on every HTTPS connection, on Linux and Apple
 /// platforms alike (REQ SEC-1). Built on SwiftNIO and NIOSSL, because FoundationNetworking's URLSession
 /// on Linux offers no server-trust hook; it lives in its own product so a kit that does not use it links
 /// no SwiftNIO.
 ///
 /// The pins are checked once per connection, during the handshake, against what the handshake proved
-/// (see ``PinningPolicy`` for the trust model): a pinned leaf key, or a pinned intermediate or root key on a
+/// (see `PinningPolicy` for the trust model): a pinned leaf key, or a pinned intermediate or root key on a
 /// verified path from a leaf that names the host. On a mismatch the connection closes before any request
-/// byte is written, and the caller gets ``TransportError/pinMismatch(host:)``.
+/// byte is written, and the caller gets `TransportError/pinMismatch(host:)`.
 ///
 /// Connections are HTTP/1.1 and kept alive: a few idle ones per host (``Configuration``) are reused, so a
 /// screen's requests cost one TCP and TLS handshake, not one each. A connection is filed under the pin set

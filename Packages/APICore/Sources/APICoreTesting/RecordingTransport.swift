@@ -58,7 +58,7 @@ public final class RecordingTransport: HTTPTransport {
     }
 }
 
-/// A ``Sleeper`` that records each delay and returns at once, so backoff is tested without waiting.
+/// A `Sleeper` that records each delay and returns at once, so backoff is tested without waiting.
 public final class RecordingSleeper: Sleeper {
     private let recorded = Locked<[Duration]>([])
 
@@ -75,7 +75,7 @@ public final class RecordingSleeper: Sleeper {
     }
 }
 
-/// A ``Sleeper`` whose sleeps end only when the test calls ``wakeAll()`` (or the sleeping task is
+/// A `Sleeper` whose sleeps end only when the test calls ``wakeAll()`` (or the sleeping task is
 /// cancelled): a timeout measured with it never fires by itself, however loaded the machine.
 public final class ManualSleeper: Sleeper {
     private let state = Locked<(delays: [Duration], sleepers: [AsyncStream<Void>.Continuation])>(([], []))
@@ -108,7 +108,7 @@ public final class ManualSleeper: Sleeper {
     }
 }
 
-/// A ``TokenProvider`` whose credentials a test sets.
+/// A `TokenProvider` whose credentials a test sets.
 public final class StaticTokenProvider: TokenProvider {
     private let credentials: Locked<Credentials?>
 

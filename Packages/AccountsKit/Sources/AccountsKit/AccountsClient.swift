@@ -7,8 +7,8 @@ import Foundation
 /// The accounts use cases (REQ ARC-7), over the app's GraphQL client
 /// and its normalized store.
 ///
-/// Every read takes an optional ``CachePolicy``; `nil` means cache first
-/// (``CachePolicy/returnCacheDataElseFetch``). Use ``CachePolicy/fetchIgnoringCacheData`` for
+/// Every read takes an optional `CachePolicy`; `nil` means cache first
+/// (`CachePolicy/returnCacheDataElseFetch`). Use `CachePolicy/fetchIgnoringCacheData` for
 /// pull-to-refresh. Timeouts: balance 30 s, transactions 5 min, profile 15 min, the rest the kit's
 /// default of 5 min; the settings file overrides each by feature (``AccountsFeature``).
 ///
@@ -59,8 +59,10 @@ public final class AccountsClient: Sendable {
 
     /// One page of an account's transactions, newest first (5 min).
     /// - Parameters:
+    ///   - accountId: the account whose transactions are listed.
     ///   - first: page size, 1 to 100.
     ///   - after: the previous page's ``TransactionPage/nextCursor``.
+    ///   - policy: how the cache is used; `nil` means cache first with the kit's timeout.
     /// - Throws: as ``balance(accountId:policy:)``; a refused cursor is ``AccountsError/api(_:)`` with
     ///   server code `INVALID_CURSOR`.
     public func transactions(accountId: String, first: Int = 20, after: String? = nil, policy: CachePolicy? = nil)

@@ -4,7 +4,7 @@ import CacheKit
 
 /// AccountsKit as the composition root installs it: the use cases (``AccountsClient``), the
 /// cache-key provider, the payment's refetch rule and the features' default timeouts. The app
-/// registers its ``GraphQLClient`` (built with the same container) under the `app` kit.
+/// registers its `GraphQLClient` (built with the same container) under the `app` kit.
 ///
 /// ```swift
 /// try container.install([AccountsFeatureKit(), /* other kits */])

@@ -100,7 +100,7 @@ public struct UserProfile: Codable, Sendable, Hashable {
 public struct Loaded<Value: Sendable>: Sendable {
     /// The value.
     public var value: Value
-    /// ``ResponseSource/cache`` (no request) or ``ResponseSource/network``.
+    /// `ResponseSource/cache` (no request) or `ResponseSource/network`.
     public var source: ResponseSource
     /// How old it is, and the label a view shows beside it ("Offline · last updated 5 min ago").
     public var status: DataStatus

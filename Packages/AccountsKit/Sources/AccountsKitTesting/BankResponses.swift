@@ -3,7 +3,7 @@ import APICoreTesting
 import Foundation
 import HTTPTypes
 
-/// GraphQL responses of the bank, for unit tests that answer with a ``RecordingTransport``: each
+/// GraphQL responses of the bank, for unit tests that answer with a `RecordingTransport`: each
 /// returns the transport answer for `POST /graphql`. Tests against real HTTP use the reference backend.
 public enum BankResponses {
     /// `{"data": ...}` with status 200; the root's `__typename` (`Query`, which the client asks for)

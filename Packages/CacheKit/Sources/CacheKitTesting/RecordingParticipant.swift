@@ -1,7 +1,7 @@
 import CacheKit
 
 /// A clearing participant that records every call it receives and can be told to fail, for tests of
-/// ``UnifiedCacheManager`` and of flows that must clear caches (logout, account switch).
+/// `UnifiedCacheManager` and of flows that must clear caches (logout, account switch).
 public final class RecordingParticipant: CacheClearingParticipant {
     /// One call the participant received.
     public enum Call: Sendable, Hashable {

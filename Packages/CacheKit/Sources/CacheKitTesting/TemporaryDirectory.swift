@@ -14,7 +14,7 @@ public struct TemporaryDirectory: Sendable {
     }
 
     /// Every regular file below the folder, recursively, once the deletions a clearing queued have run
-    /// (a cleared store's files leave their paths at once and are deleted right after: ``DiscardedFiles``).
+    /// (a cleared store's files leave their paths at once and are deleted right after: `DiscardedFiles`).
     public func files() -> [URL] {
         DiscardedFiles.waitForDeletions()
         return filesNow()

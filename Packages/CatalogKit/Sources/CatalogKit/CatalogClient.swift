@@ -15,7 +15,7 @@ import Logging
 /// let fresh = try await catalog.page(policy: .fetchIgnoringCacheData)   // pull-to-refresh
 /// ```
 ///
-/// Every use case takes an optional ``CachePolicy`` (cache first by default). A stored response past
+/// Every use case takes an optional `CachePolicy` (cache first by default). A stored response past
 /// its timeout is revalidated with its `ETag` and `Last-Modified`; a 304 keeps the stored body and
 /// counts as bandwidth saved. Pages, details and definitions are kept on disk too, so a relaunch
 /// shows them at once.
@@ -41,7 +41,7 @@ public final class CatalogClient: Sendable {
         self.timeouts = timeouts
     }
 
-    /// The catalog's cache, for the app's ``UnifiedCacheManager`` (cleared at logout like every cache).
+    /// The catalog's cache, for the app's `UnifiedCacheManager` (cleared at logout like every cache).
     public var cacheParticipant: any CacheClearingParticipant { rest.cacheParticipant }
 
     // MARK: Use cases
@@ -52,7 +52,7 @@ public final class CatalogClient: Sendable {
     ///   - cursor: the previous page's `nextCursor`; `nil` for the first page.
     ///   - limit: items per page, 1 to 100.
     ///   - filter: which funnels the listing shows.
-    ///   - policy: how the cache is used; ``CachePolicy/fetchIgnoringCacheData`` for pull-to-refresh.
+    ///   - policy: how the cache is used; `CachePolicy/fetchIgnoringCacheData` for pull-to-refresh.
     /// - Throws: ``CatalogError/invalidLimit(_:)`` before any request; ``CatalogError/invalidCursor(message:)``
     ///   when the server refuses the cursor; ``CatalogError/api(_:)`` otherwise.
     public func page(

@@ -12,7 +12,7 @@ public enum CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidCursor(message: String)
     /// No funnel has this slug (404).
     case notFound(slug: String)
-    /// Any other failure: offline, a 500, a body that does not decode (see ``APIError``).
+    /// Any other failure: offline, a 500, a body that does not decode (see `APIError`).
     case api(APIError)
     /// A change could not be queued (nobody signed in, or the queue's file could not be written).
     case queue(MutationQueueError)

@@ -6,7 +6,7 @@ import Foundation
 import HTTPTypes
 
 /// The signed-in user's favorite funnels, offline first: a change is saved in the app's
-/// ``MutationQueue`` at once (the toast says "Will sync when online" while it waits) and reaches the
+/// `MutationQueue` at once (the toast says "Will sync when online" while it waits) and reaches the
 /// server once, in order, when the network allows, with the user's token only.
 ///
 /// ```swift
@@ -15,9 +15,9 @@ import HTTPTypes
 /// let slugs = try await favorites.favorites().value          // from the server
 /// ```
 public struct CatalogFavorites: Sendable {
-    /// The queued mutation that adds a favorite (declared ``MutationPolicy/queueable``).
+    /// The queued mutation that adds a favorite (declared `MutationPolicy/queueable`).
     public static let addMutation = "AddFavorite"
-    /// The queued mutation that removes one (declared ``MutationPolicy/queueable``).
+    /// The queued mutation that removes one (declared `MutationPolicy/queueable`).
     public static let removeMutation = "RemoveFavorite"
 
     private let client: CatalogClient

@@ -7,7 +7,7 @@ import HTTPTypes
 import Logging
 
 /// The chat-history kit's use cases: the history kept on the device and synced from the server,
-/// questions sent offline first through the app's ``MutationQueue``, today's prediction until the
+/// questions sent offline first through the app's `MutationQueue`, today's prediction until the
 /// user's day ends, astro data forever per birth data, and the subscription for the session.
 ///
 /// ```swift
@@ -50,7 +50,7 @@ public final class ChatHistoryClient: Sendable {
     ///   - environment: the app's clock, timeouts, logger and caches folder (the history lives in
     ///     `chat-history/` under it).
     ///   - timeZone: the user's time zone: today's prediction lasts until midnight there.
-    /// - Throws: ``CacheError`` when a cache's folder name is refused (never with these names).
+    /// - Throws: `CacheError` when a cache's folder name is refused (never with these names).
     public init(rest: RESTClient, queue: MutationQueue, environment: CacheEnvironment, timeZone: TimeZone) throws {
         self.rest = rest
         self.queue = queue
@@ -71,7 +71,7 @@ public final class ChatHistoryClient: Sendable {
         follower.withLock { $0?.cancel() }
     }
 
-    /// Every cache of the kit, for the app's ``UnifiedCacheManager``: cleared at logout (the history
+    /// Every cache of the kit, for the app's `UnifiedCacheManager`: cleared at logout (the history
     /// too: the server has it).
     public var clearingParticipants: [any CacheClearingParticipant] { [store, predictions, charts, periods, subscriptions] }
 

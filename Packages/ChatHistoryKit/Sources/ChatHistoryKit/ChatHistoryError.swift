@@ -11,7 +11,7 @@ public enum ChatHistoryError: Error, Sendable, Hashable, CustomStringConvertible
     case storage(reason: String)
     /// The change could not be queued.
     case queue(MutationQueueError)
-    /// The server could not be reached or refused (see ``APIError``).
+    /// The server could not be reached or refused (see `APIError`).
     case api(APIError)
 
     /// A sentence that says what went wrong.

@@ -4,7 +4,7 @@ import GRDB
 
 /// The chat history on the device: one SQLite file per user (GRDB, migrated from its first version),
 /// kept until logout or deletion. The backend is the source of truth, so the whole history can be
-/// cleared at logout and restored by ``ChatHistoryClient/syncFromServer()``.
+/// cleared at logout and restored by ``ChatHistoryClient/syncFromServer(pageSize:)``.
 ///
 /// It is the kit's clearing participant (`chat-history`): ``clearAll()`` deletes every file.
 public final class ChatHistoryStore: CacheClearingParticipant {

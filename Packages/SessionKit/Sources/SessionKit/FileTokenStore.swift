@@ -27,7 +27,7 @@ public final class FileTokenStore: TokenStore {
 
     /// Where an app keeps its token file: in application support, which the system never purges
     /// (unlike the caches folder), under the app's own folder: `Application Support/<app>/session/
-    /// token.json` on Apple platforms (prefer ``KeychainTokenStore`` there), and
+    /// token.json` on Apple platforms (prefer `KeychainTokenStore` there), and
     /// `$XDG_DATA_HOME/<app>/session/token.json` (by default `~/.local/share/…`) on Linux.
     /// - Parameter app: the app's folder name (its bundle identifier or executable name).
     public static func defaultURL(app: String) -> URL {

@@ -1,8 +1,8 @@
 import APICore
 
 /// SessionKit as the composition root installs it: it provides the ``SessionManager`` (its use
-/// cases: launch, sign-in, logout, account switch and deletion) and the clients' ``TokenProvider``.
-/// The manager subscribes to the shared ``AuthEvents`` when it is created, so any kit's 401 or 403
+/// cases: launch, sign-in, logout, account switch and deletion) and the clients' `TokenProvider`.
+/// The manager subscribes to the shared `AuthEvents` when it is created, so any kit's 401 or 403
 /// ends the session.
 public struct SessionFeatureKit: FeatureKit {
     /// `session`.

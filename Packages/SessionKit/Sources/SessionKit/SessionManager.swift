@@ -6,12 +6,12 @@ import Logging
 
 /// The session: sign-in, token validation at launch, expiry on any 401 or 403, logout, account
 /// switch and account deletion (REQ AUTH-1, AUTH-2, AUTH-15, AUTH-16; the clearing
-/// scenarios of REQ ARC-5; REQ OFF-9). It is the clients' ``TokenProvider``.
+/// scenarios of REQ ARC-5; REQ OFF-9). It is the clients' `TokenProvider`.
 ///
 /// The rule above all others: after logout, expiry or account deletion nothing of the previous user
 /// can be read from any cache. Each of them first stops handing out the token (so no request
 /// leaves with it), cancels the work registered with ``cancelOnSessionEnd(_:)``, then runs
-/// ``UnifiedCacheManager/clearAllCaches()`` and deletes the stored token; the new state is published
+/// `UnifiedCacheManager/clearAllCaches()` and deletes the stored token; the new state is published
 /// last, so whoever sees `signedOut` or `expired` can rely on nothing of the user being left.
 ///
 /// ```swift

@@ -1,7 +1,7 @@
 import APICore
 
 /// Why signing in failed. The first two are found before any request, with the same rules the
-/// backend applies (``CredentialRules``), so a form can show them inline.
+/// backend applies (`CredentialRules`), so a form can show them inline.
 public enum SignInError: Error, Sendable, Hashable {
     /// The e-mail is not a practical RFC 5322 address; `message` is what to show below the field.
     case invalidEmail(message: String)
@@ -12,7 +12,7 @@ public enum SignInError: Error, Sendable, Hashable {
     /// Too many attempts from this device: the server asks to wait `retryAfter` (when it said) before
     /// trying again. A sign-in is the user's action, so it is never retried behind their back.
     case rateLimited(retryAfter: Duration?)
-    /// The server answered something else, or could not be reached (``APIError/transport(_:)``).
+    /// The server answered something else, or could not be reached (`APIError/transport(_:)`).
     case api(APIError)
     /// The token could not be kept; the user is not signed in.
     case tokenStorage(TokenStoreError)

@@ -13,7 +13,7 @@ public struct Credentials: Sendable, Hashable {
     }
 }
 
-/// Supplies the current credentials to ``RESTClient`` on every request (SessionKit registers one).
+/// Supplies the current credentials to `RESTClient` on every request (SessionKit registers one).
 /// The client never reads a token from global state.
 public protocol TokenProvider: Sendable {
     /// The current credentials, or `nil` when nobody is signed in.

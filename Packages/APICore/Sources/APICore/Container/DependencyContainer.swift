@@ -1,7 +1,7 @@
 import CacheKit
 
 /// The app's one container: kits register into it, use cases resolve from it, and the clearing
-/// participants kits register reach the app's ``UnifiedCacheManager``.
+/// participants kits register reach the app's `UnifiedCacheManager`.
 ///
 /// ```swift
 /// let container = DependencyContainer(cacheManager: unified)
@@ -151,7 +151,7 @@ public final class DependencyContainer: Sendable {
         state.withLock { $0.mutationPolicies[name] }
     }
 
-    /// How a feature's data is labelled once old, as its kit declared it; ``StaleIndicator/none``
+    /// How a feature's data is labelled once old, as its kit declared it; `StaleIndicator/none`
     /// when it declared nothing (offline data is labelled all the same).
     public func staleIndicator(forFeature feature: String) -> StaleIndicator {
         state.withLock { $0.staleIndicators[feature] ?? .none }

@@ -44,7 +44,7 @@ public struct KitRegistry: Sendable {
         }
     }
 
-    /// Adds a cache to the app's ``UnifiedCacheManager``: cleared at logout, per account, re-timed by
+    /// Adds a cache to the app's `UnifiedCacheManager`: cleared at logout, per account, re-timed by
     /// settings and counted in statistics. It joins the manager once the whole install succeeded.
     public func addClearingParticipant(_ participant: any CacheClearingParticipant) {
         var registerNow = false
@@ -60,7 +60,7 @@ public struct KitRegistry: Sendable {
     }
 
     /// Declares whether a mutation (by operation name, or the name a REST change is queued under)
-    /// may wait in the ``MutationQueue`` while offline. Payments and purchases are
+    /// may wait in the `MutationQueue` while offline. Payments and purchases are
     /// ``MutationPolicy/requiresConnection``.
     public func declareMutation(_ name: String, _ policy: MutationPolicy) {
         container.mutate { $0.mutationPolicies[name] = policy }

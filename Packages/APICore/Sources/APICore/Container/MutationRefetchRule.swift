@@ -14,7 +14,7 @@ public struct MutationRefetchRule: Sendable, Hashable {
         /// Strategy 2: `critical` queries are refetched network-only and awaited in parallel before
         /// the mutation returns. `background` ones run afterwards, one after another and not awaited,
         /// cache-then-network: what the cache holds (the mutation's result already written into it) is
-        /// what screens show meanwhile, and is reported in ``RefetchReport/cached``; then the network's
+        /// what screens show meanwhile, and is reported in `RefetchReport/cached`; then the network's
         /// answer replaces it.
         case criticalAndBackground(critical: [RefetchQuery], background: [RefetchQuery])
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Decodes a `Decodable` type straight from a ``JSONValue`` tree, with no JSON text in between: what
-/// ``GraphQLResult/decode(_:)`` uses, so a typed read from the normalized cache never serializes the tree
+/// `GraphQLResult/decode(_:)` uses, so a typed read from the normalized cache never serializes the tree
 /// and parses it again.
 ///
 /// It follows `JSONDecoder`'s default strategies, so a type decodes the same either way: numbers convert

@@ -5,7 +5,7 @@ import Foundation
 /// requests of the last 5 minutes, once the window holds at least 20 requests (a window with fewer says
 /// nothing), and clears when the rate falls back to the threshold or below.
 ///
-/// Time comes from the ``CacheClock`` it is given, so tests drive it with a manual clock. Requests are
+/// Time comes from the `CacheClock` it is given, so tests drive it with a manual clock. Requests are
 /// counted in one-second buckets; memory is bounded by the window's length.
 public final class ErrorRateAlert: Sendable {
     /// When the alert fires.

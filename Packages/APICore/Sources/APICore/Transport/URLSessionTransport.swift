@@ -6,7 +6,7 @@ import HTTPTypes
 #endif
 
 /// The default transport: Foundation's `URLSession` (`FoundationNetworking` on Linux) with its own
-/// cache, cookies and credential storage switched off, so ``RESTClient``'s HTTP cache alone decides
+/// cache, cookies and credential storage switched off, so `RESTClient`'s HTTP cache alone decides
 /// what is stored and revalidated (on Linux `URLCache` neither stores nor revalidates anyway, and a
 /// 304 reaches the caller as is).
 public final class URLSessionTransport: HTTPTransport {
@@ -131,7 +131,7 @@ private final class RedirectDelegate: NSObject, URLSessionTaskDelegate, Sendable
 /// - to another origin: followed **without** `Authorization`, `Proxy-Authorization` and `Cookie`;
 /// - from `https` to `http`: refused, the 3xx is returned (nothing is sent in clear text).
 ///
-/// ``PinnedTransport`` (APICorePinning) never follows redirects.
+/// `PinnedTransport` (APICorePinning) never follows redirects.
 public enum RedirectRule {
     /// The credentials a redirect to another origin drops.
     public static let credentialFields = ["Authorization", "Proxy-Authorization", "Cookie"]

@@ -57,7 +57,7 @@ public struct APIRequest<Response: Sendable>: Sendable {
 
 extension APIRequest where Response: Decodable {
     /// Creates a request whose response is JSON decoded as `Response`. A body that does not decode
-    /// gives ``APIError/decoding(path:reason:)`` with the coding path that failed.
+    /// gives `APIError/decoding(path:reason:)` with the coding path that failed.
     ///
     /// Inlinable so the decoding is specialized for `Response` in the module that builds the
     /// request (unspecialized, a cache hit spent ~15% more time decoding).

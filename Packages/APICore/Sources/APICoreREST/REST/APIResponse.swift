@@ -19,9 +19,9 @@ public struct APIResponse<Value: Sendable>: Sendable {
     /// Where it came from.
     public var source: ResponseSource
     /// When the response was stored or last validated, its age (RFC 9111 §4.2.3, the origin's `Age`
-    /// included), and its state: ``Freshness/State-swift.enum/stale`` when a stale response was
+    /// included), and its state: `Freshness/State-swift.enum/stale` when a stale response was
     /// served because its headers and the request allow it (or first by ``RESTClient/updates(for:)``
-    /// while a fresh one is fetched), ``Freshness/State-swift.enum/offline`` when served because the
+    /// while a fresh one is fetched), `Freshness/State-swift.enum/offline` when served because the
     /// server could not be reached, and by ``RESTClient/lastKnown(_:)``.
     public var freshness: Freshness
     /// The HTTP status of the (stored) response.

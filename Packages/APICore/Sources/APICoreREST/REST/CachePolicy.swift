@@ -10,7 +10,7 @@ public enum CachePolicy: Sendable, Hashable, CaseIterable {
     case fetchIgnoringCacheData
     /// Cache then network: the cached response now, and a fetch that updates the cache.
     case returnCacheDataAndFetch
-    /// Cache only: a fresh cached response or ``APIError/notCached``; never a request (offline mode).
+    /// Cache only: a fresh cached response or `APIError/notCached`; never a request (offline mode).
     case returnCacheDataDontFetch
     /// No cache: neither read nor written (transient data).
     case fetchIgnoringCacheCompletely

@@ -2,7 +2,7 @@ import APICore
 import Foundation
 
 /// The servers' success envelope, `{"success": true, "data": …}` (REQ CAT-1; the failure envelope is
-/// ``ServerError``). Kits pass ``decode(_:)`` as a request's `decode`.
+/// `ServerError`). Kits pass ``decode(_:)`` as a request's `decode`.
 ///
 /// ```swift
 /// APIRequest<CatalogPage>(path: "/api/funnels/catalog", decode: DataEnvelope.decode)
@@ -14,7 +14,7 @@ public enum DataEnvelope {
     }
 
     /// The envelope's `data`, decoded; a body that does not decode names the coding path
-    /// (``APIError/decoding(path:reason:)``).
+    /// (`APIError/decoding(path:reason:)`).
     @Sendable public static func decode<Payload: Decodable & Sendable>(_ body: Data) throws(APIError) -> Payload {
         do {
             return try JSONDecoder().decode(Success<Payload>.self, from: body).data

@@ -7,7 +7,7 @@ import HTTPTypes
 // an HTTP intermediary.
 extension RESTClient {
     /// The last response stored for a GET request, however old and whatever its headers say, labelled
-    /// ``Freshness/State-swift.enum/offline`` with its age; `nil` when none is stored for the signed-in
+    /// `Freshness/State-swift.enum/offline` with its age; `nil` when none is stored for the signed-in
     /// user, or it is not a 2xx, or it no longer decodes. Never sends a request.
     ///
     /// This is a history view, not a cache hit (RFC 9111 §6): a screen that could not load may show
@@ -64,7 +64,7 @@ extension RESTClient {
 
     /// Sends a request as an HTTP intermediary would (`mib proxy`): through the same cache, policies
     /// and revalidation as ``send(_:policy:)``, but whatever the status, the response is returned
-    /// with its raw body instead of being thrown as an ``APIError``.
+    /// with its raw body instead of being thrown as an `APIError`.
     ///
     /// - Parameters:
     ///   - method: the method, sent unchanged; only a GET is read from or written to the cache.
@@ -74,8 +74,8 @@ extension RESTClient {
     ///   - policy: how the cache is used.
     /// - Returns: the response; ``APIResponse/source`` and ``APIResponse/isStale`` say whether the cache
     ///   answered, and a reused response carries `Age`.
-    /// - Throws: ``APIError`` only when no response could be had (transport errors, an invalid URL, or
-    ///   ``APIError/notCached`` under ``CachePolicy/returnCacheDataDontFetch``).
+    /// - Throws: `APIError` only when no response could be had (transport errors, an invalid URL, or
+    ///   `APIError/notCached` under ``CachePolicy/returnCacheDataDontFetch``).
     public func forward(
         method: HTTPRequest.Method, url: String, headerFields: HTTPFields, body: Data?,
         policy: CachePolicy = .default

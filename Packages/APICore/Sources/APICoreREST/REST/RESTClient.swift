@@ -40,7 +40,7 @@ public final class RESTClient: Sendable {
         public var memoryLimits: (count: Int, bytes: Int)
         /// The disk store's byte limit (uplifted entries).
         public var diskByteLimit: Int
-        /// Where 401 and 403 responses are published; share one with the ``GraphQLClient`` so the
+        /// Where 401 and 403 responses are published; share one with the `GraphQLClient` so the
         /// session subscribes once.
         public var authEvents: AuthEvents
         /// Where every request, retry and error is reported (metrics, the error-rate alert, the app's sinks);
@@ -80,7 +80,7 @@ public final class RESTClient: Sendable {
     let sender: RetryingSender
     var environment: CacheEnvironment { configuration.environment }
 
-    /// Creates a client. Register ``cacheParticipant`` with the app's ``UnifiedCacheManager``.
+    /// Creates a client. Register ``cacheParticipant`` with the app's `UnifiedCacheManager`.
     public init(configuration: Configuration) {
         self.configuration = configuration
         sender = RetryingSender(
@@ -95,7 +95,7 @@ public final class RESTClient: Sendable {
             diskByteLimit: configuration.diskByteLimit)
     }
 
-    /// The HTTP cache, to register with the ``UnifiedCacheManager`` (cleared at logout like the rest).
+    /// The HTTP cache, to register with the `UnifiedCacheManager` (cleared at logout like the rest).
     public var cacheParticipant: any CacheClearingParticipant { cache }
 
     /// What one network step produced (a 304 already merged with the stored response), shared by
@@ -133,7 +133,7 @@ public final class RESTClient: Sendable {
     ///   - request: what to send and how to decode it.
     ///   - policy: how the cache is used; only GET requests are ever read from or written to it.
     /// - Returns: the value, where it came from, and the (stored) response's status and fields.
-    /// - Throws: ``APIError``; a 401 or 403 is also published on ``authEvents``.
+    /// - Throws: `APIError`; a 401 or 403 is also published on ``authEvents``.
     public func send<R>(_ request: APIRequest<R>, policy: CachePolicy = .default) async throws(APIError)
         -> APIResponse<R>
     {

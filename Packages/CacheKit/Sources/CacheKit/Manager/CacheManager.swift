@@ -132,6 +132,8 @@ public actor CacheManager<Value: Codable & Sendable> {
     /// Stores `value` under `key`.
     ///
     /// - Parameters:
+    ///   - value: what is stored, encoded once for the disk.
+    ///   - key: the entry's key within this manager.
     ///   - scope: whom the value belongs to; readers of another user never see it.
     ///   - timeout: the call site's timeout; `.useDefault` defers to the type
     ///     (``CacheTimeoutProviding``), then the manager's default, then the global default.

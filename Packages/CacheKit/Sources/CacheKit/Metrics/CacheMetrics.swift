@@ -36,7 +36,10 @@ public final class CacheMetrics: Sendable {
     /// Creates counters for one store of one feature. Prefer ``CacheMetricsRegistry/metrics(store:feature:)``,
     /// which keeps them for snapshots.
     ///
-    /// - Parameter factory: the swift-metrics backend; by default the one the app bootstrapped.
+    /// - Parameters:
+    ///   - store: the store's name, the `store` dimension of every counter.
+    ///   - feature: the feature's name, the `feature` dimension.
+    ///   - factory: the swift-metrics backend; by default the one the app bootstrapped.
     public init(store: String, feature: String, factory: any MetricsFactory = MetricsSystem.factory) {
         self.store = store
         self.feature = feature

@@ -19,7 +19,7 @@ import Foundation
 /// Every key is optional; a missing key keeps its default.
 public struct TimeoutSettings: Sendable, Hashable, Codable {
     /// The global switch: when `false`, nothing expires by age (a feature set to
-    /// ``FeatureOverride/never`` still always fetches).
+    /// ``FeatureOverride/alwaysFetch`` (`"never"` in the file) still always fetches).
     public var expiryEnabled: Bool
     /// The global default timeout in seconds, used where no level declares one. 300 s by default.
     public var defaultTimeoutSeconds: TimeInterval

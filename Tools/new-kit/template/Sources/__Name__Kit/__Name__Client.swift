@@ -36,7 +36,7 @@ public final class __Name__Client: Sendable {
 
     /// The items, cache first: fresh for 5 minutes (`Cacheable`), then revalidated with the server's
     /// validators. The response says how old it is (`freshness`).
-    /// - Throws: ``APIError``.
+    /// - Throws: `APIError`.
     public func items(policy: CachePolicy = .default) async throws(APIError) -> APIResponse<[__Name__Item]> {
         try await rest.send(APIRequest<[__Name__Item]>(
             path: "/api/__name__", cacheable: Cacheable(key: "__name__.items", timeout: .seconds(300)), feature: Self.feature),
@@ -50,21 +50,21 @@ public final class __Name__Client: Sendable {
 
     /// One item over GraphQL, cache first (the feature's timeout), stored once under `__Name__Item:<id>`; a
     /// cache hit decodes straight from the stored records (`fetch(_:as:)`).
-    /// - Throws: ``APIError``; `.notCached` under `.returnCacheDataDontFetch` when it is not stored.
+    /// - Throws: `APIError`; `.notCached` under `.returnCacheDataDontFetch` when it is not stored.
     public func item(id: String, policy: CachePolicy = .default) async throws(APIError) -> __Name__Item {
         guard let graphQL else { throw .notCached() }
         return try await graphQL.fetch(__Name__ItemQuery(id: id), as: __Name__ItemData.self, policy: policy).value.__name__Item
     }
 
     /// Keeps the signed-in user's draft (their own entry: another user never reads it).
-    /// - Throws: ``MutationQueueError/signedOut`` when nobody is signed in; ``CacheError`` when it cannot be stored.
+    /// - Throws: `MutationQueueError/signedOut` when nobody is signed in; `CacheError` when it cannot be stored.
     public func saveDraft(_ text: String) async throws {
         let user = try await signedInUser()
         try await drafts.set(text, forKey: "draft:\(user)", scope: .user(user), timeout: .never)
     }
 
     /// The signed-in user's draft, if any.
-    /// - Throws: ``MutationQueueError/signedOut`` when nobody is signed in.
+    /// - Throws: `MutationQueueError/signedOut` when nobody is signed in.
     public func draft() async throws -> String? {
         let user = try await signedInUser()
         return await drafts.value(forKey: "draft:\(user)", requester: user)
@@ -76,7 +76,7 @@ public final class __Name__Client: Sendable {
     }
 
     /// Adds an item: queued on disk at once, sent in order when the network allows, once.
-    /// - Throws: ``MutationQueueError``; `.signedOut` with no queue.
+    /// - Throws: `MutationQueueError`; `.signedOut` with no queue.
     @discardableResult
     public func add(title: String) async throws(MutationQueueError) -> QueuedMutation {
         guard let queue else { throw .signedOut }

@@ -22,7 +22,7 @@ public struct __Name__FeatureKit: FeatureKit {
     public let drafts: CacheManager<String>
 
     /// Creates the kit over the app's REST client, cache environment and mutation queue.
-    /// - Throws: ``CacheError`` when the drafts cache cannot be created.
+    /// - Throws: `CacheError` when the drafts cache cannot be created.
     public init(rest: RESTClient, environment: CacheEnvironment, queue: MutationQueue? = nil) throws(CacheError) {
         self.rest = rest
         self.queue = queue

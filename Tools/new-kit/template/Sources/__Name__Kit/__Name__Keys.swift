@@ -3,7 +3,7 @@ import APICoreGraphQL
 
 /// How __Name__Kit's GraphQL objects are keyed in the normalized store: `__Name__Item:<id>`, so every
 /// query that reads an item shares one copy of it. A typename belongs to one kit: installing a second
-/// kit whose provider claims `__Name__Item` fails with ``ContainerError/duplicateTypename(_:kits:)``.
+/// kit whose provider claims `__Name__Item` fails with `ContainerError/duplicateTypename(_:kits:)`.
 public struct __Name__Keys: CacheKeyProvider {
     /// The `__typename` the server gives an item.
     public static let itemTypename = "__Name__Item"

@@ -15,7 +15,7 @@ public enum __Name__Responses {
 }
 
 extension __Name__Responses {
-    /// Stubs `POST /graphql` with `item` as the answer to ``__Name__ItemQuery``, every `__typename` included.
+    /// Stubs `POST /graphql` with `item` as the answer to `__Name__ItemQuery`, every `__typename` included.
     public static func stubItem(_ item: __Name__Item, on transport: RecordingTransport) {
         transport.stub(.post, "/graphql", status: 200, headerFields: [.contentType: "application/json"],
                        body: GraphQLStub.body(["__name__Item": .object(["id": .string(item.id), "title": .string(item.title)])],
