@@ -1,13 +1,325 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-/// The monorepo's root: it depends on every kit by path and runs every kit's tests, plus the
-/// cross-kit tests in `Tests/`, in one build (`swift test`). Each kit still builds and tests alone
+/// The monorepo's root. It declares every kit's targets itself (the section below, kept equal to each
+/// kit's own manifest by `Tools/kit-manifests.py`) and exports each kit library as a product, so an app in
+/// another repository depends on this one by URL. It runs every kit's tests and the cross-kit tests in
+/// `Tests/` in one build (`swift test`); each kit still builds and tests alone from its own manifest
 /// (`swift test --package-path Packages/<Kit>`).
 let sharedSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
+
+// BEGIN kit targets: generated from Packages/*/Package.swift by `Tools/kit-manifests.py write`.
+// Each kit builds and tests alone from its own manifest; CI checks that this section agrees with them.
+let kitProducts: [Product] = [
+    .library(name: "CacheKit", targets: ["CacheKit"]),
+    .library(name: "CacheKitTesting", targets: ["CacheKitTesting"]),
+    .library(name: "APICore", targets: ["APICore"]),
+    .library(name: "APICoreREST", targets: ["APICoreREST"]),
+    .library(name: "APICoreGraphQL", targets: ["APICoreGraphQL"]),
+    .library(name: "APICoreOffline", targets: ["APICoreOffline"]),
+    .library(name: "APICoreTesting", targets: ["APICoreTesting"]),
+    .library(name: "APICoreTestServer", targets: ["APICoreTestServer"]),
+    .library(name: "BankSchema", targets: ["BankSchema"]),
+    .library(name: "APICorePinning", targets: ["APICorePinning"]),
+    .library(name: "SessionKit", targets: ["SessionKit"]),
+    .library(name: "SessionKitTesting", targets: ["SessionKitTesting"]),
+    .library(name: "CatalogKit", targets: ["CatalogKit"]),
+    .library(name: "CatalogKitTesting", targets: ["CatalogKitTesting"]),
+    .library(name: "AccountsKit", targets: ["AccountsKit"]),
+    .library(name: "AccountsKitTesting", targets: ["AccountsKitTesting"]),
+    .library(name: "ChatHistoryKit", targets: ["ChatHistoryKit"]),
+    .library(name: "ChatHistoryKitTesting", targets: ["ChatHistoryKitTesting"]),
+]
+
+let kitTargets: [Target] = [
+    .target(
+        name: "CacheKit",
+        dependencies: [
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Atomics", package: "swift-atomics"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ],
+        path: "Packages/CacheKit/Sources/CacheKit"
+    ),
+    .target(
+        name: "CacheKitTesting",
+        dependencies: [
+            "CacheKit",
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Packages/CacheKit/Sources/CacheKitTesting"
+    ),
+    .testTarget(
+        name: "CacheKitTests",
+        dependencies: [
+            "CacheKit",
+            "CacheKitTesting",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Packages/CacheKit/Tests/CacheKitTests"
+    ),
+    .target(
+        name: "APICore",
+        dependencies: [
+            "CacheKit",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Histogram", package: "hdrhistogram-swift"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+        ],
+        path: "Packages/APICore/Sources/APICore"
+    ),
+    .target(
+        name: "APICoreREST",
+        dependencies: [
+            "APICore",
+            "CacheKit",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Packages/APICore/Sources/APICoreREST"
+    ),
+    .target(
+        name: "APICoreOffline",
+        dependencies: [
+            "APICore",
+            "APICoreREST",
+            "CacheKit",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Packages/APICore/Sources/APICoreOffline"
+    ),
+    .target(
+        name: "APICoreGraphQL",
+        dependencies: [
+            "APICore",
+            "APICoreREST",
+            "APICoreOffline",
+            "CacheKit",
+            .product(name: "GraphQL", package: "GraphQL"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Packages/APICore/Sources/APICoreGraphQL"
+    ),
+    .target(
+        name: "APICoreTesting",
+        dependencies: [
+            "APICore",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ],
+        path: "Packages/APICore/Sources/APICoreTesting"
+    ),
+    .target(
+        name: "APICoreTestServer",
+        dependencies: [
+            "CacheKit",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ],
+        path: "Packages/APICore/Sources/APICoreTestServer"
+    ),
+    .target(
+        name: "APICorePinning",
+        dependencies: [
+            "APICore",
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOTLS", package: "swift-nio"),
+            .product(name: "X509", package: "swift-certificates"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+        ],
+        path: "Packages/APICore/Sources/APICorePinning"
+    ),
+    .target(
+        name: "BankSchema",
+        dependencies: [
+            .product(name: "GraphQL", package: "GraphQL"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+        ],
+        path: "Packages/APICore/Sources/BankSchema"
+    ),
+    .testTarget(
+        name: "APICoreTests",
+        dependencies: [
+            "APICore",
+            "APICoreREST",
+            "APICoreGraphQL",
+            "APICoreOffline",
+            "APICoreTesting",
+            "APICoreTestServer",
+            "BankSchema",
+            "CacheKit",
+            "CacheKitTesting",
+            .product(name: "GraphQL", package: "GraphQL"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
+            .product(name: "OrderedCollections", package: "swift-collections"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ],
+        path: "Packages/APICore/Tests/APICoreTests"
+    ),
+    .target(
+        name: "SessionKit",
+        dependencies: [
+            "APICore",
+            "CacheKit",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Packages/SessionKit/Sources/SessionKit"
+    ),
+    .target(
+        name: "SessionKitTesting",
+        dependencies: [
+            "SessionKit",
+            "CacheKit",
+        ],
+        path: "Packages/SessionKit/Sources/SessionKitTesting"
+    ),
+    .testTarget(
+        name: "SessionKitTests",
+        dependencies: [
+            "SessionKit",
+            "SessionKitTesting",
+            "APICore",
+            "APICoreTesting",
+            "CacheKit",
+            "CacheKitTesting",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ],
+        path: "Packages/SessionKit/Tests/SessionKitTests"
+    ),
+    .target(
+        name: "CatalogKit",
+        dependencies: [
+            "APICore",
+            "APICoreREST",
+            "APICoreOffline",
+            "CacheKit",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Packages/CatalogKit/Sources/CatalogKit"
+    ),
+    .target(
+        name: "CatalogKitTesting",
+        dependencies: [
+            "CatalogKit",
+            "APICore",
+            "CacheKit",
+            "APICoreTesting",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ],
+        path: "Packages/CatalogKit/Sources/CatalogKitTesting"
+    ),
+    .testTarget(
+        name: "CatalogKitTests",
+        dependencies: [
+            "CatalogKit",
+            "CatalogKitTesting",
+            "APICore",
+            "APICoreREST",
+            "APICoreTesting",
+            "CacheKit",
+            "CacheKitTesting",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Packages/CatalogKit/Tests/CatalogKitTests"
+    ),
+    .target(
+        name: "AccountsKit",
+        dependencies: [
+            "APICore",
+            "APICoreREST",
+            "APICoreGraphQL",
+            "CacheKit",
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Packages/AccountsKit/Sources/AccountsKit"
+    ),
+    .target(
+        name: "AccountsKitTesting",
+        dependencies: [
+            "AccountsKit",
+            "APICore",
+            "APICoreTesting",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ],
+        path: "Packages/AccountsKit/Sources/AccountsKitTesting"
+    ),
+    .testTarget(
+        name: "AccountsKitTests",
+        dependencies: [
+            "AccountsKit",
+            "AccountsKitTesting",
+            "APICore",
+            "APICoreREST",
+            "APICoreGraphQL",
+            "APICoreTesting",
+            "CacheKit",
+            "CacheKitTesting",
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Packages/AccountsKit/Tests/AccountsKitTests"
+    ),
+    .target(
+        name: "ChatHistoryKit",
+        dependencies: [
+            "APICore",
+            "APICoreREST",
+            "APICoreOffline",
+            "CacheKit",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Packages/ChatHistoryKit/Sources/ChatHistoryKit"
+    ),
+    .target(
+        name: "ChatHistoryKitTesting",
+        dependencies: [
+            "ChatHistoryKit",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ],
+        path: "Packages/ChatHistoryKit/Sources/ChatHistoryKitTesting"
+    ),
+    .testTarget(
+        name: "ChatHistoryKitTests",
+        dependencies: [
+            "ChatHistoryKit",
+            "ChatHistoryKitTesting",
+            "CacheKit",
+            "CacheKitTesting",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ],
+        path: "Packages/ChatHistoryKit/Tests/ChatHistoryKitTests"
+    ),
+]
+// END kit targets
 
 let package = Package(
     name: "MIBMonorepo",
@@ -20,20 +332,18 @@ let package = Package(
         // For Tools/Benchmarks (the backend's own figures, and the whole app's logout).
         .library(name: "ReferenceBackend", targets: ["ReferenceBackend"]),
         .library(name: "MIBApp", targets: ["MIBApp"]),
-    ],
+        // For Tools/Fuzz: the fuzz targets' bodies, which `swift test` here replays on every input.
+        .library(name: "FuzzBodies", targets: ["FuzzBodies"]),
+    ] + kitProducts,
     dependencies: [
-        .package(path: "Packages/CacheKit"),
-        .package(path: "Packages/APICore"),
-        .package(path: "Packages/SessionKit"),
-        .package(path: "Packages/CatalogKit"),
-        .package(path: "Packages/AccountsKit"),
-        .package(path: "Packages/ChatHistoryKit"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/GraphQLSwift/GraphQL", from: "4.3.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // The reference backend (Apps/) and the test targets: the kits' libraries never link SwiftNIO.
@@ -49,9 +359,9 @@ let package = Package(
         .target(
             name: "ReferenceBackend",
             dependencies: [
-                .product(name: "APICore", package: "APICore"),
-                .product(name: "BankSchema", package: "APICore"),
-                .product(name: "CacheKit", package: "CacheKit"),
+                "APICore",
+                "BankSchema",
+                "CacheKit",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "GraphQL", package: "GraphQL"),
@@ -74,16 +384,16 @@ let package = Package(
         .target(
             name: "MIBApp",
             dependencies: [
-                .product(name: "SessionKit", package: "SessionKit"),
-                .product(name: "CatalogKit", package: "CatalogKit"),
-                .product(name: "AccountsKit", package: "AccountsKit"),
-                .product(name: "ChatHistoryKit", package: "ChatHistoryKit"),
-                .product(name: "APICore", package: "APICore"),
-                .product(name: "APICoreREST", package: "APICore"),
-                .product(name: "APICoreOffline", package: "APICore"),
-                .product(name: "APICoreGraphQL", package: "APICore"),
-                .product(name: "APICorePinning", package: "APICore"),
-                .product(name: "CacheKit", package: "CacheKit"),
+                "SessionKit",
+                "CatalogKit",
+                "AccountsKit",
+                "ChatHistoryKit",
+                "APICore",
+                "APICoreREST",
+                "APICoreOffline",
+                "APICoreGraphQL",
+                "APICorePinning",
+                "CacheKit",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -94,16 +404,16 @@ let package = Package(
             name: "MIBCore",
             dependencies: [
                 "MIBApp", "ReferenceBackend",
-                .product(name: "APICorePinning", package: "APICore"),
-                .product(name: "SessionKit", package: "SessionKit"),
-                .product(name: "CatalogKit", package: "CatalogKit"),
-                .product(name: "AccountsKit", package: "AccountsKit"),
-                .product(name: "ChatHistoryKit", package: "ChatHistoryKit"),
-                .product(name: "APICore", package: "APICore"),
-                .product(name: "APICoreOffline", package: "APICore"),
-                .product(name: "APICoreREST", package: "APICore"),
-                .product(name: "APICoreGraphQL", package: "APICore"),
-                .product(name: "CacheKit", package: "CacheKit"),
+                "APICorePinning",
+                "SessionKit",
+                "CatalogKit",
+                "AccountsKit",
+                "ChatHistoryKit",
+                "APICore",
+                "APICoreOffline",
+                "APICoreREST",
+                "APICoreGraphQL",
+                "CacheKit",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -115,11 +425,11 @@ let package = Package(
             name: "mib",
             dependencies: [
                 "MIBApp", "MIBCore", "ReferenceBackend",
-                .product(name: "APICore", package: "APICore"),
+                "APICore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "CacheKit", package: "CacheKit"),
+                "CacheKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Apps/mib"
@@ -129,12 +439,12 @@ let package = Package(
         .target(
             name: "FuzzBodies",
             dependencies: [
-                .product(name: "APICore", package: "APICore"),
-                .product(name: "APICoreREST", package: "APICore"),
-                .product(name: "APICoreGraphQL", package: "APICore"),
-                .product(name: "APICoreTesting", package: "APICore"),
-                .product(name: "CacheKit", package: "CacheKit"),
-                .product(name: "CacheKitTesting", package: "CacheKit"),
+                "APICore",
+                "APICoreREST",
+                "APICoreGraphQL",
+                "APICoreTesting",
+                "CacheKit",
+                "CacheKitTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -149,24 +459,24 @@ let package = Package(
             name: "ReferenceBackendTests",
             dependencies: [
                 "ReferenceBackend", "MIBApp", "MIBCore", "mib",
-                .product(name: "APICorePinning", package: "APICore"),
+                "APICorePinning",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "SessionKit", package: "SessionKit"),
-                .product(name: "CatalogKit", package: "CatalogKit"),
-                .product(name: "AccountsKit", package: "AccountsKit"),
-                .product(name: "ChatHistoryKit", package: "ChatHistoryKit"),
-                .product(name: "APICore", package: "APICore"),
-                .product(name: "APICoreREST", package: "APICore"),
-                .product(name: "APICoreOffline", package: "APICore"),
-                .product(name: "APICoreGraphQL", package: "APICore"),
+                "SessionKit",
+                "CatalogKit",
+                "AccountsKit",
+                "ChatHistoryKit",
+                "APICore",
+                "APICoreREST",
+                "APICoreOffline",
+                "APICoreGraphQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "APICoreTesting", package: "APICore"),
-                .product(name: "CacheKit", package: "CacheKit"),
-                .product(name: "CacheKitTesting", package: "CacheKit"),
+                "APICoreTesting",
+                "CacheKit",
+                "CacheKitTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -175,107 +485,19 @@ let package = Package(
             path: "Tests/ReferenceBackendTests"
         ),
         .testTarget(
-            name: "CacheKitTests",
-            dependencies: [
-                .product(name: "CacheKit", package: "CacheKit"),
-                .product(name: "CacheKitTesting", package: "CacheKit"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Packages/CacheKit/Tests/CacheKitTests"
-        ),
-        .testTarget(
-            name: "APICoreTests",
-            dependencies: [
-                .product(name: "APICore", package: "APICore"),
-                .product(name: "APICoreREST", package: "APICore"),
-                .product(name: "APICoreOffline", package: "APICore"),
-                .product(name: "APICoreGraphQL", package: "APICore"),
-                .product(name: "APICoreTesting", package: "APICore"),
-                .product(name: "APICoreTestServer", package: "APICore"),
-                .product(name: "BankSchema", package: "APICore"),
-                .product(name: "CacheKit", package: "CacheKit"),
-                .product(name: "CacheKitTesting", package: "CacheKit"),
-                .product(name: "GraphQL", package: "GraphQL"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            path: "Packages/APICore/Tests/APICoreTests"
-        ),
-        .testTarget(
-            name: "SessionKitTests",
-            dependencies: [
-                .product(name: "SessionKit", package: "SessionKit"),
-                .product(name: "SessionKitTesting", package: "SessionKit"),
-                .product(name: "APICore", package: "APICore"),
-                .product(name: "APICoreTesting", package: "APICore"),
-                .product(name: "CacheKit", package: "CacheKit"),
-                .product(name: "CacheKitTesting", package: "CacheKit"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-            ],
-            path: "Packages/SessionKit/Tests/SessionKitTests"
-        ),
-        .testTarget(
-            name: "CatalogKitTests",
-            dependencies: [
-                .product(name: "CatalogKit", package: "CatalogKit"),
-                .product(name: "CatalogKitTesting", package: "CatalogKit"),
-                .product(name: "APICore", package: "APICore"),
-                .product(name: "APICoreREST", package: "APICore"),
-                .product(name: "APICoreTesting", package: "APICore"),
-                .product(name: "CacheKit", package: "CacheKit"),
-                .product(name: "CacheKitTesting", package: "CacheKit"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Packages/CatalogKit/Tests/CatalogKitTests"
-        ),
-        .testTarget(
-            name: "AccountsKitTests",
-            dependencies: [
-                .product(name: "AccountsKit", package: "AccountsKit"),
-                .product(name: "AccountsKitTesting", package: "AccountsKit"),
-                .product(name: "APICore", package: "APICore"),
-                .product(name: "APICoreREST", package: "APICore"),
-                .product(name: "APICoreGraphQL", package: "APICore"),
-                .product(name: "APICoreTesting", package: "APICore"),
-                .product(name: "CacheKit", package: "CacheKit"),
-                .product(name: "CacheKitTesting", package: "CacheKit"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Packages/AccountsKit/Tests/AccountsKitTests"
-        ),
-        .testTarget(
-            name: "ChatHistoryKitTests",
-            dependencies: [
-                .product(name: "ChatHistoryKit", package: "ChatHistoryKit"),
-                .product(name: "ChatHistoryKitTesting", package: "ChatHistoryKit"),
-                .product(name: "CacheKit", package: "CacheKit"),
-                .product(name: "CacheKitTesting", package: "CacheKit"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ],
-            path: "Packages/ChatHistoryKit/Tests/ChatHistoryKitTests"
-        ),
-        .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                .product(name: "APICore", package: "APICore"),
-                .product(name: "APICoreREST", package: "APICore"),
-                .product(name: "APICoreGraphQL", package: "APICore"),
-                .product(name: "APICoreTesting", package: "APICore"),
-                .product(name: "CacheKit", package: "CacheKit"),
-                .product(name: "CacheKitTesting", package: "CacheKit"),
+                "APICore",
+                "APICoreREST",
+                "APICoreGraphQL",
+                "APICoreTesting",
+                "CacheKit",
+                "CacheKitTesting",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Tests/IntegrationTests"
         ),
-    ],
+    ] + kitTargets,
     swiftLanguageModes: [.v6]
 )
 

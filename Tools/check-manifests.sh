@@ -34,7 +34,10 @@ if grep -n "^import \(ReferenceBackend\|Hummingbird\|NIO\)" Apps/MIBApp/*.swift;
   echo "Apps/MIBApp imports server code"
   failures=$((failures + 1))
 fi
-if block Package.swift 'name: "MIBApp"' 'path:' | grep -q 'ReferenceBackend\|hummingbird\|swift-nio'; then
+# The target's own lines (from its `name:` line to its `path:`), not the product's, which names no dependency.
+mibapp=$(block Package.swift '^ *name: "MIBApp",$' 'path:')
+[[ -n "$mibapp" ]] || { echo "Package.swift: no MIBApp target found"; failures=$((failures + 1)); }
+if grep -q '"ReferenceBackend"\|"MIBCore"\|hummingbird\|swift-nio' <<<"$mibapp"; then
   echo "Package.swift: the MIBApp target depends on server code"
   failures=$((failures + 1))
 fi

@@ -1,5 +1,11 @@
 // swift-tools-version: 6.0
+import Foundation
 import PackageDescription
+
+/// The monorepo root's package identity: SwiftPM names a path dependency after its folder, and a
+/// clone's folder can be called anything.
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().lastPathComponent.lowercased()
 
 /// libFuzzer targets over the kits' public API, kept out of the root build like Tools/Benchmarks.
 ///
@@ -15,29 +21,17 @@ let package = Package(
     name: "Fuzz",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: "../../Packages/CacheKit"),
-        .package(path: "../../Packages/APICore"),
-        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The kits come from the root, which declares their targets (and the fuzz bodies, which
+        // `swift test` there replays): two packages declaring one target name cannot share a graph.
+        .package(path: "../.."),
     ],
     targets: [
-        .target(
-            name: "FuzzBodies",
-            dependencies: [
-                .product(name: "APICore", package: "APICore"),
-                .product(name: "APICoreTesting", package: "APICore"),
-                .product(name: "CacheKit", package: "CacheKit"),
-                .product(name: "CacheKitTesting", package: "CacheKit"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
         .target(name: "FuzzDriver"),
-        .executableTarget(name: "FuzzJSON", dependencies: ["FuzzBodies", "FuzzDriver"]),
-        .executableTarget(name: "FuzzSettings", dependencies: ["FuzzBodies", "FuzzDriver"]),
-        .executableTarget(name: "FuzzEnvelope", dependencies: ["FuzzBodies", "FuzzDriver"]),
-        .executableTarget(name: "FuzzREST", dependencies: ["FuzzBodies", "FuzzDriver"]),
-        .executableTarget(name: "FuzzGraphQL", dependencies: ["FuzzBodies", "FuzzDriver"]),
+        .executableTarget(name: "FuzzJSON", dependencies: [.product(name: "FuzzBodies", package: root), "FuzzDriver"]),
+        .executableTarget(name: "FuzzSettings", dependencies: [.product(name: "FuzzBodies", package: root), "FuzzDriver"]),
+        .executableTarget(name: "FuzzEnvelope", dependencies: [.product(name: "FuzzBodies", package: root), "FuzzDriver"]),
+        .executableTarget(name: "FuzzREST", dependencies: [.product(name: "FuzzBodies", package: root), "FuzzDriver"]),
+        .executableTarget(name: "FuzzGraphQL", dependencies: [.product(name: "FuzzBodies", package: root), "FuzzDriver"]),
     ],
     swiftLanguageModes: [.v6]
 )
