@@ -15,5 +15,6 @@ mkdir -p "$target"
   mkdir -p "$(dirname "$out")"
   sed -e "s/__Name__/$name/g" -e "s/__name__/$lower/g" "$(dirname "$0")/template/$file" > "$out"
 done
-echo "Created $target. Next: swift test --package-path Packages/${name}Kit, then add it to the root Package.swift"
-echo "and to the app's Composition (docs/writing-a-kit.md, steps 6 and 7)."
+echo "Created $target. Next: swift test --package-path Packages/${name}Kit; then register it with the root"
+echo "(add ${name}Kit to KITS in Tools/kit-manifests.py and run Tools/kit-manifests.py write) and add it to"
+echo "the app's Composition (docs/writing-a-kit.md, steps 6 and 7)."
