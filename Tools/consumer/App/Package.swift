@@ -23,18 +23,7 @@ let package = Package(
                 .product(name: "AccountsKit", package: "mib-data-layer"),
                 .product(name: "ChatHistoryKit", package: "mib-data-layer"),
             ]
-        ),
-        // A module of the app's own that is called CacheKit, like ours: ours is renamed for the target that
-        // needs both (moduleAliases), as the README shows.
-        .target(name: "CacheKit"),
-        .executableTarget(
-            name: "AliasedApp",
-            dependencies: [
-                "CacheKit",
-                .product(name: "CacheKit", package: "mib-data-layer", moduleAliases: ["CacheKit": "MIBCacheKit"]),
-                .product(name: "CatalogKit", package: "mib-data-layer"),
-            ]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )
