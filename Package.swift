@@ -1,6 +1,23 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
+#if os(Linux)
+    import Foundation
+
+    // The first command on a fresh Linux machine fails here, at once, rather than after minutes of compiling:
+    // GRDB compiles against the system SQLite, whose headers come from a package. Set
+    // MIB_SQLITE_HEADERS_ELSEWHERE=1 when they are installed outside /usr/include.
+    if !FileManager.default.fileExists(atPath: "/usr/include/sqlite3.h"),
+        ProcessInfo.processInfo.environment["MIB_SQLITE_HEADERS_ELSEWHERE"] == nil
+    {
+        FileHandle.standardError.write(
+            Data(
+                "SQLite's headers are missing (/usr/include/sqlite3.h): install them with `sudo apt-get install libsqlite3-dev` (Debian, Ubuntu) or `sudo dnf install sqlite-devel` (Fedora), then run the command again.\n"
+                    .utf8))
+        exit(1)
+    }
+#endif
+
 /// The monorepo's root. It declares every kit's targets itself (the section below, kept equal to each
 /// kit's own manifest by `Tools/kit-manifests.py`) and exports each kit library as a product, so an app in
 /// another repository depends on this one by URL. It runs every kit's tests and the cross-kit tests in
@@ -488,6 +505,11 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "APICore",
+                "APICoreOffline",
+                "AccountsKit",
+                "CatalogKit",
+                "ChatHistoryKit",
+                "SessionKit",
                 "APICoreREST",
                 "APICoreGraphQL",
                 "APICoreTesting",

@@ -34,6 +34,10 @@ struct EndToEndCommand: AsyncParsableCommand {
         let pinning = try pinning()
         if let pinning, let server = try serverURL(server) {
             try await checkPins(pinning, server: server)
+        } else if let server = try serverURL(server) {
+            try await requireReachable(
+                server, probing: "health", named: "the server",
+                hint: "start it with `mib serve`, or leave out --server to test against a fresh reference backend")
         }
         let report = try await EndToEnd.run(server: try serverURL(server), pinning: pinning, in: directory) { result in
             guard !json else { return }
@@ -80,8 +84,8 @@ extension EndToEndCommand {
             )
             throw ExitCode(1)
         } catch {
-            printError("\(server.absoluteString) cannot be reached: \(error)")
-            throw ExitCode(1)
+            printError("mib: the server \(server.absoluteString) cannot be reached (\(unreachableCause(error))).")
+            throw ExitCode(2)
         }
     }
 }

@@ -35,6 +35,11 @@ struct InspectCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let server = try serverURL(server) {
+            try await requireReachable(
+                server, probing: "health", named: "the server",
+                hint: "start it with `mib serve`, or leave out --server to inspect a fresh reference backend")
+        }
         let directory = scratchDirectory("inspect")
         defer { try? FileManager.default.removeItem(at: directory) }
         if web {

@@ -105,6 +105,7 @@ struct ProxyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let url = try httpURL(upstream, option: "--upstream", example: "https://api.example.com")
+        try await requireReachable(url, named: "the upstream", hint: "check --upstream and the network")
         let directory = scratchDirectory("proxy")
         defer { try? FileManager.default.removeItem(at: directory) }
         let environment = CacheEnvironment(logger: Logger(label: "mib.proxy"), cachesDirectory: directory)

@@ -63,3 +63,8 @@ extension NormalizedRecord {
                 storedAt: writtenAt.values.min() ?? .distantPast, expiresAt: nil, scope: CacheScope(accountId: accountId)))
     }
 }
+
+extension RecordStoreError: LocalizedError {
+    /// A sentence for people: the stored data is reloaded from the server.
+    public var errorDescription: String? { "Saved data could not be read. It will be loaded again." }
+}

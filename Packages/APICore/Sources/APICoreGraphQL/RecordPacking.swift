@@ -140,3 +140,8 @@ struct RecordPacker {
         bytes.append(UInt8(value))
     }
 }
+
+extension RecordPackingError: LocalizedError {
+    /// A sentence for people: the stored data is reloaded from the server.
+    public var errorDescription: String? { "Saved data could not be read. It will be loaded again." }
+}

@@ -78,3 +78,15 @@ public enum MutationQueueError: Error, Sendable, Hashable, CustomStringConvertib
         }
     }
 }
+
+extension MutationQueueError: LocalizedError {
+    /// A sentence for people; `description` is the form for logs.
+    public var errorDescription: String? {
+        switch self {
+        case .requiresConnection: ErrorMessages.connectToContinue
+        case .signedOut: "Sign in to save this change."
+        case .storage: "The change could not be saved on this device. Free some space and try again."
+        case .invalidOperation: ErrorMessages.appProblem
+        }
+    }
+}

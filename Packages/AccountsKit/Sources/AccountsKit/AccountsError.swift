@@ -1,4 +1,5 @@
 import APICore
+import Foundation
 
 /// Why an accounts use case failed, typed so a screen can act on each case.
 public enum AccountsError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -35,6 +36,19 @@ public enum AccountsError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unknownAccount(let account): "there is no account \(account)"
         case .requiresConnection: "a payment needs a connection: connect to pay"
         case .api(let error): "the bank could not be reached or refused: \(error)"
+        }
+    }
+}
+
+extension AccountsError: LocalizedError {
+    /// A sentence for people; APICore's for what it passes on.
+    public var errorDescription: String? {
+        switch self {
+        case .invalidAmount: "Enter an amount greater than zero."
+        case .insufficientFunds: "There isn't enough money in this account."
+        case .unknownAccount: ErrorMessages.status(404)
+        case .requiresConnection: ErrorMessages.connectToContinue
+        case .api(let error): error.errorDescription
         }
     }
 }

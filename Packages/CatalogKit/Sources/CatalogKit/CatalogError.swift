@@ -1,5 +1,6 @@
 import APICore
 import APICoreOffline
+import Foundation
 
 /// Why a catalog use case failed, typed so a screen can act on each case.
 public enum CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -44,6 +45,19 @@ public enum CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notFound(let slug): "no funnel '\(slug)'"
         case .api(let error): "the catalog could not be loaded: \(error)"
         case .queue(let error): "the change could not be queued: \(error)"
+        }
+    }
+}
+
+extension CatalogError: LocalizedError {
+    /// A sentence for people; APICore's for what it passes on.
+    public var errorDescription: String? {
+        switch self {
+        case .invalidLimit, .invalidSlug: ErrorMessages.appProblem
+        case .invalidCursor: "The list changed. Reload it to continue."
+        case .notFound: ErrorMessages.status(404)
+        case .api(let error): error.errorDescription
+        case .queue(let error): error.errorDescription
         }
     }
 }

@@ -1,5 +1,6 @@
 import APICore
 import APICoreOffline
+import Foundation
 
 /// Why a chat-history use case failed.
 public enum ChatHistoryError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -22,6 +23,19 @@ public enum ChatHistoryError: Error, Sendable, Hashable, CustomStringConvertible
         case .storage(let reason): "the chat history could not be stored: \(reason)"
         case .queue(let error): "the message could not be queued: \(error)"
         case .api(let error): "the chat service could not be reached or refused: \(error)"
+        }
+    }
+}
+
+extension ChatHistoryError: LocalizedError {
+    /// A sentence for people; APICore's for what it passes on.
+    public var errorDescription: String? {
+        switch self {
+        case .signedOut: "Sign in to see your conversations."
+        case .invalidText: "Write a message of up to 2,000 characters."
+        case .storage: "Your conversations could not be saved on this device. Free some space and try again."
+        case .queue(let error): error.errorDescription
+        case .api(let error): error.errorDescription
         }
     }
 }

@@ -1,4 +1,5 @@
 import APICore
+import Foundation
 
 /// Why signing in failed. The first two are found before any request, with the same rules the
 /// backend applies (`CredentialRules`), so a form can show them inline.
@@ -20,4 +21,19 @@ public enum SignInError: Error, Sendable, Hashable {
     /// a new user never sees a screen that could read it. Show "Could not prepare the app; try again";
     /// each sign-in retries the clear, and the next one that completes lets the user in.
     case previousUserDataNotCleared(participants: [String])
+}
+
+extension SignInError: LocalizedError {
+    /// A sentence for people; APICore's for what it passes on.
+    public var errorDescription: String? {
+        switch self {
+        case .invalidEmail(let message): message
+        case .weakPassword: "Choose a stronger password."
+        case .rejected: "The e-mail or password is incorrect."
+        case .rateLimited: "Too many attempts. Wait a moment and try again."
+        case .api(let error): error.errorDescription
+        case .tokenStorage: "You could not be signed in on this device. Try again."
+        case .previousUserDataNotCleared: "The app could not be prepared for you. Try again."
+        }
+    }
 }

@@ -43,3 +43,8 @@ public enum TokenStoreError: Error, Sendable, Hashable {
     /// The file system refused (`errno` and the operation).
     case io(operation: String, errno: Int32)
 }
+
+extension TokenStoreError: LocalizedError {
+    /// A sentence for people: the session could not be kept, so signing in again fixes it.
+    public var errorDescription: String? { "Your session could not be kept on this device. Sign in again." }
+}

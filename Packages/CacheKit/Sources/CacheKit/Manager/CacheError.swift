@@ -1,3 +1,5 @@
+import Foundation
+
 /// Failures a caller of ``CacheManager`` can act on.
 public enum CacheError: Error, Hashable, CustomStringConvertible {
     /// The value could not be encoded for storage; nothing was stored.
@@ -12,6 +14,16 @@ public enum CacheError: Error, Hashable, CustomStringConvertible {
             "Could not encode the value for cache key \(key): \(reason)"
         case .invalidFeatureName(let name):
             "Invalid cache feature name \"\(name)\": use letters, digits, '-', '_' and '.' only"
+        }
+    }
+}
+
+extension CacheError: LocalizedError {
+    /// A sentence for people; `description` is the form for logs.
+    public var errorDescription: String? {
+        switch self {
+        case .encoding: "This could not be saved on this device."
+        case .invalidFeatureName: "Something went wrong in the app. Try again, or update the app."
         }
     }
 }

@@ -183,3 +183,8 @@ extension DecodingError {
         }
     }
 }
+
+extension TimeoutSettingsError: LocalizedError {
+    /// A sentence for people: the defaults are used instead.
+    public var errorDescription: String? { "The cache settings could not be read; the defaults are used." }
+}

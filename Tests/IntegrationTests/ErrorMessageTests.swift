@@ -1,0 +1,92 @@
+import APICore
+import APICoreGraphQL
+import APICoreOffline
+import AccountsKit
+import CacheKit
+import CatalogKit
+import ChatHistoryKit
+import Foundation
+import SessionKit
+import Testing
+
+/// Every public error type of the core and the kits reads, through `localizedDescription` (what an app on
+/// Apple platforms shows), as one sentence a screen can show: no type name, no internal reason, no
+/// personal data, and never Foundation's "The operation couldn't be completed".
+@Suite(.timeLimit(.minutes(1))) struct ErrorMessageTests {
+    /// Personal or internal details the samples carry; none may reach a sentence.
+    static let secrets = ["alice@example.com", "acct-4242", "10.0.0.7", "Failed to connect", "INSUFFICIENT", "sqlite"]
+
+    static let api: [APIError] = [
+        .transport(.offline(reason: "Failed to connect to 10.0.0.7 port 1")), .transport(.timedOut),
+        .transport(.connectionLost(reason: "reset by 10.0.0.7")), .transport(.cancelled),
+        .transport(.pinMismatch(host: "10.0.0.7")), .transport(.invalidRequest(reason: "line break in target")),
+        .transport(.other(reason: "sqlite busy")), .cancelled, .unauthorized(body: Data("alice@example.com".utf8)),
+        .forbidden(body: Data()), .server(ServerError(status: 409, code: "INSUFFICIENT", message: "acct-4242 is short")),
+        .status(code: 500, body: Data("alice@example.com".utf8)), .status(code: 404, body: Data()),
+        .status(code: 429, body: Data()), .decoding(path: "acct-4242.balance", reason: "expected Int"),
+        .notCached(MissingData(path: "Account:acct-4242.balance")), .invalidRequest(reason: "bad path"),
+        .invalidOperation(.syntax(message: "unexpected }", line: 1, column: 2)),
+        .graphQL(GraphQLErrors(errors: [GraphQLResponseError(message: "acct-4242 unknown")], data: nil)),
+        .requiresConnection(operation: "MakePayment"),
+    ]
+
+    static var everyError: [any Error] {
+        var errors: [any Error] = api
+        errors += api.map { AccountsError.api($0) } + api.map { CatalogError.api($0) } + api.map { ChatHistoryError.api($0) }
+        errors += [
+            TransportError.offline(reason: "Failed to connect to 10.0.0.7"),
+            GraphQLOperationError.unknownFragment("Secret"), ContainerError.duplicateKit("acct-4242"),
+            PinningPolicyError.noBackupPin(host: "10.0.0.7"),
+            MutationQueueError.requiresConnection(mutation: "MakePayment"), MutationQueueError.signedOut,
+            MutationQueueError.storage(reason: "sqlite full"), MutationQueueError.invalidOperation(.unsupported("x")),
+            RecordStoreError.corrupt(key: "acct-4242", reason: "sqlite"), RecordStoreError.database("sqlite"),
+            CacheError.encoding(key: RedactedKey("acct-4242"), reason: "sqlite"), CacheError.invalidFeatureName("x y"),
+            TimeoutSettingsError.unreadable(path: "/home/alice@example.com", reason: "sqlite"),
+            SignInError.invalidEmail(message: "Enter an e-mail address like name@example.org."),
+            SignInError.weakPassword([.digit]), SignInError.rejected(message: "alice@example.com is unknown"),
+            SignInError.rateLimited(retryAfter: .seconds(30)), SignInError.tokenStorage(.corrupt(reason: "sqlite")),
+            SignInError.previousUserDataNotCleared(participants: ["sqlite"]), TokenStoreError.io(operation: "sqlite", errno: 5),
+            CatalogError.invalidLimit(500), CatalogError.invalidSlug("acct-4242"), CatalogError.invalidCursor(message: "sqlite"),
+            CatalogError.notFound(slug: "acct-4242"), CatalogError.queue(.signedOut),
+            AccountsError.invalidAmount(-1), AccountsError.insufficientFunds(accountId: "acct-4242"),
+            AccountsError.unknownAccount("acct-4242"), AccountsError.requiresConnection,
+            ChatHistoryError.signedOut, ChatHistoryError.invalidText, ChatHistoryError.storage(reason: "sqlite"),
+            ChatHistoryError.queue(.storage(reason: "sqlite")),
+        ]
+        do {
+            _ = try JSONValue.parse(Data("{\"acct-4242\": ".utf8))
+        } catch {
+            errors.append(error)
+        }
+        return errors
+    }
+
+    @Test func everyErrorReadsAsASentenceForPeople() {
+        for error in Self.everyError {
+            let sentence = error.localizedDescription
+            #expect(!sentence.contains("operation couldn"), "Foundation's fallback for \(String(reflecting: error))")
+            #expect(sentence.first?.isUppercase == true && sentence.hasSuffix("."), "not a sentence: \(sentence)")
+            #expect(
+                sentence.range(of: #"[A-Za-z]+(Error|Kit|Core)\b|\w+\(|\.[a-z]+[A-Z]"#, options: .regularExpression) == nil,
+                "a type or case name in: \(sentence)")
+            for secret in Self.secrets {
+                #expect(!sentence.contains(secret), "'\(secret)' leaks into: \(sentence)")
+            }
+        }
+    }
+
+    @Test func aKitPassesOnTheCoresSentence() {
+        for error in Self.api {
+            #expect(CatalogError.api(error).localizedDescription == error.localizedDescription)
+            #expect(AccountsError.api(error).localizedDescription == error.localizedDescription)
+        }
+        #expect(APIError.transport(.offline(reason: "x")).localizedDescription == ErrorMessages.offline)
+        #expect(APIError.unauthorized(body: Data()).localizedDescription == ErrorMessages.signInAgain)
+    }
+
+    @Test func theLogFormStaysPreciseAndRedacted() {
+        let error = APIError.server(ServerError(status: 409, code: "INSUFFICIENT_FUNDS", message: "acct-4242 is short"))
+        #expect("\(error)" == "APIError.server, status 409, code INSUFFICIENT_FUNDS")
+        #expect(error.localizedDescription == ErrorMessages.status(409))
+    }
+}
