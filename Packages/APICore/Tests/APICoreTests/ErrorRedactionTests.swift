@@ -27,6 +27,7 @@ import Testing
         }
         #expect("\(errors[0])" == "APIError.server, status 422, code INSUFFICIENT_FUNDS")
         #expect("\(errors[6])" == "APIError.decoding, at data.account.balance")
+        #expect("\(errors[4])" == "APIError.transport.other, the transport failed", "the transport's kind, never its reason")
         // The debugger still sees everything.
         #expect(String(reflecting: errors[0]).contains(secret))
     }

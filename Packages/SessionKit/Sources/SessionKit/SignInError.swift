@@ -23,6 +23,21 @@ public enum SignInError: Error, Sendable, Hashable {
     case previousUserDataNotCleared(participants: [String])
 }
 
+extension SignInError: CustomStringConvertible {
+    /// The form for logs and `mib`'s output: what failed, without the e-mail or the server's message.
+    public var description: String {
+        switch self {
+        case .invalidEmail: "sign-in refused before sending: the e-mail is not an address"
+        case .weakPassword(let missing): "sign-in refused before sending: the password lacks \(missing.map(\.rawValue))"
+        case .rejected: "the server refused the e-mail and password"
+        case .rateLimited(let wait): "too many attempts; retry after \(wait.map { "\($0)" } ?? "a while")"
+        case .api(let error): "sign-in failed: \(error)"
+        case .tokenStorage(let error): "the token could not be kept: \(error)"
+        case .previousUserDataNotCleared(let participants): "the previous user's data is not cleared from \(participants)"
+        }
+    }
+}
+
 extension SignInError: LocalizedError {
     /// A sentence for people; APICore's for what it passes on.
     public var errorDescription: String? {

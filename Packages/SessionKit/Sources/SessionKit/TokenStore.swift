@@ -44,6 +44,16 @@ public enum TokenStoreError: Error, Sendable, Hashable {
     case io(operation: String, errno: Int32)
 }
 
+extension TokenStoreError: CustomStringConvertible {
+    /// The form for logs and `mib`'s output: the operation and the system's reason, never the token.
+    public var description: String {
+        switch self {
+        case .corrupt(let reason): "the stored token is unreadable: \(reason)"
+        case .io(let operation, let errno): "the token file could not be \(operation) (errno \(errno))"
+        }
+    }
+}
+
 extension TokenStoreError: LocalizedError {
     /// A sentence for people: the session could not be kept, so signing in again fixes it.
     public var errorDescription: String? { "Your session could not be kept on this device. Sign in again." }

@@ -182,6 +182,7 @@ extension APIError: CustomStringConvertible, CustomDebugStringConvertible {
             parts.append("code \(code)")
         }
         if case .decoding(let path, _) = self { parts.append("at \(path)") }
+        if case .transport(let error) = self { parts.append("\(error)") }
         return parts.joined(separator: ", ")
     }
 

@@ -45,6 +45,22 @@ public enum ErrorMessages {
     }
 }
 
+extension TransportError: CustomStringConvertible {
+    /// The form for logs and `mib`'s output: the kind, and the host of a pin mismatch. Never a reason,
+    /// which can hold a URL with its query.
+    public var description: String {
+        switch self {
+        case .offline: "no server answered"
+        case .timedOut: "timed out"
+        case .connectionLost: "the connection dropped"
+        case .cancelled: "cancelled"
+        case .pinMismatch(let host): "\(host) did not prove a pinned key"
+        case .invalidRequest: "the request cannot be written"
+        case .other: "the transport failed"
+        }
+    }
+}
+
 extension TransportError: LocalizedError {
     /// A sentence for people: ``ErrorMessages``.
     public var errorDescription: String? {
