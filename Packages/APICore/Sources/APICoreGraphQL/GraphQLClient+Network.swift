@@ -28,7 +28,7 @@ extension GraphQLClient {
     }
 
     /// Posts `{query, operationName, variables}` and decodes the answer.
-    package func send(
+    func send(
         _ operation: GraphQLOperation, variables: [String: JSONValue], credentials: Credentials?,
         idempotencyKey: String? = nil
     ) async throws(APIError) -> [String: JSONValue] {

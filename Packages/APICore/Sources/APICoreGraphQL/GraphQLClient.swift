@@ -270,7 +270,7 @@ public final class GraphQLClient: Sendable {
 
 extension GraphQLClient {
     /// Reports an error of an operation to telemetry, under `/graphql#OperationName`.
-    package func recordError(_ error: APIError, operation name: String?) {
+    func recordError(_ error: APIError, operation name: String?) {
         configuration.telemetry.recordError(error, endpoint: EndpointTemplate.graphQL(path: configuration.endpoint.path, operation: name))
     }
 }

@@ -83,7 +83,7 @@ struct RecordValueDecoder: Decoder {
         return self
     }
 
-    package func unbox<T: Decodable>(_ type: T.Type) throws -> T {
+    func unbox<T: Decodable>(_ type: T.Type) throws -> T {
         if let scalar { return try scalar.unbox(T.self) }
         return try T(from: self)
     }

@@ -115,7 +115,7 @@ struct ObservedTransport: HTTPTransport {
     let base: any HTTPTransport
     let connectivity: TransportConnectivity
 
-    package func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         do {
             let response = try await base.send(request)
             connectivity.recordResponse()
