@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func theProxyExitsWithStatus2WhenItsUpstreamDoesNotAnswer() async throws {
-        var proxy = try ProxyCommand.parse(["--upstream", "http://127.0.0.1:1", "--port", "0"])
+        let proxy = try ProxyCommand.parse(["--upstream", "http://127.0.0.1:1", "--port", "0"])
         await #expect(throws: ExitCode(2)) { try await proxy.run() }
     }
 }
