@@ -12,6 +12,8 @@ struct CacheControl: Sendable, Hashable {
     var mustRevalidate = false
     var isPrivate = false
     var isPublic = false
+    /// Response: store only if the cache understands the status; then `no-store` is ignored.
+    var mustUnderstand = false
     /// Request: a stale response is acceptable, by at most this many seconds (2^31 without a value).
     var maxStale: Int?
     /// Request: the response must stay fresh for at least this many more seconds.
@@ -49,6 +51,7 @@ struct CacheControl: Sendable, Hashable {
                 case "must-revalidate": mustRevalidate = true
                 case "private": isPrivate = true
                 case "public": isPublic = true
+                case "must-understand": mustUnderstand = true
                 default: break
                 }
             }

@@ -92,10 +92,30 @@ struct StoredResponse: Sendable, Hashable {
             if name == "*" {
                 values["*"] = ""
             } else if let fieldName = HTTPField.Name(name) {
-                values[name] = key.hash(requestFields[values: fieldName].joined(separator: ", "))
+                values[name] = key.hash(normalized(requestFields[values: fieldName], of: name))
             }
         }
         return values
+    }
+
+    /// The content-negotiation fields whose values are case-insensitive lists.
+    private static let negotiationFields: Set<String> = ["accept", "accept-charset", "accept-encoding", "accept-language"]
+
+    /// A request's values of one varied field as compared (RFC 9111 §4.1): the lines joined; for the
+    /// negotiation fields, also normalized as their semantics allow: whitespace removed around the list's
+    /// elements and parameters, case folded, and the elements sorted, so `en-US, fr;q=0.5` matches
+    /// `fr; q=0.5,EN-us`.
+    private static func normalized(_ lines: [String], of name: String) -> String {
+        guard negotiationFields.contains(name) else { return lines.joined(separator: ", ") }
+        return lines.flatMap { $0.split(separator: ",") }
+            .map { element in
+                element.split(separator: ";")
+                    .map { $0.replacingOccurrences(of: " ", with: "").replacingOccurrences(of: "\t", with: "").lowercased() }
+                    .joined(separator: ";")
+            }
+            .filter { !$0.isEmpty }
+            .sorted()
+            .joined(separator: ",")
     }
 }
 
@@ -154,12 +174,21 @@ extension StoredResponse {
         return responseTime.addingTimeInterval(max(0, freshnessLifetime - correctedInitialAge))
     }
 
-    /// Whether the headers let a private cache store it (RFC 9111 §3): a status the cache
-    /// understands, no `no-store`, and explicit freshness (`max-age`, `Expires`) whatever the status;
-    /// otherwise, for the heuristically cacheable statuses only, validators or a heuristic lifetime.
+    /// Whether the headers let a private cache store it (RFC 9111 §3):
+    /// - a final status; 206 and 304 never (ranges are not combined; a 304 only updates);
+    /// - no `no-store`, unless `must-understand` is present and the status is one this cache
+    ///   understands (§5.2.2.3): with `must-understand`, an unknown status is never stored;
+    /// - then explicit freshness (`max-age`, `Expires`) or `public`/`private`, whatever the status
+    ///   (a 299 or a 599 included); otherwise, for the heuristically cacheable statuses only,
+    ///   validators or a heuristic lifetime.
     var isStorableByHeaders: Bool {
-        guard Self.storableStatuses.contains(status), !cacheControl.noStore else { return false }
-        if hasExplicitFreshness { return true }
+        guard status >= 200, status != 206, status != 304 else { return false }
+        if cacheControl.mustUnderstand {
+            guard Self.understoodStatuses.contains(status) else { return false }
+        } else if cacheControl.noStore {
+            return false
+        }
+        if hasExplicitFreshness || cacheControl.isPublic || cacheControl.isPrivate { return true }
         return Self.heuristicallyCacheable.contains(status) && (hasValidators || freshnessLifetime > 0)
     }
 
@@ -171,9 +200,9 @@ extension StoredResponse {
         correctedInitialAge + max(0, now.timeIntervalSince(responseTime))
     }
 
-    /// The final statuses this cache stores: what it understands, so not 206 (ranges are never
-    /// combined) nor 304 (it only updates a stored response).
-    static let storableStatuses: Set<Int> = [
+    /// The statuses whose semantics this cache implements, for `must-understand`: not 206 (ranges are
+    /// never combined) nor 304 (it only updates a stored response).
+    static let understoodStatuses: Set<Int> = [
         200, 203, 204, 300, 301, 302, 303, 307, 308, 404, 405, 410, 414,
         500, 501, 502, 503, 504,
     ]
