@@ -64,7 +64,8 @@ extension RESTClient {
 
     /// Sends a request as an HTTP intermediary would (`mib proxy`): through the same cache, policies
     /// and revalidation as ``send(_:policy:)``, but whatever the status, the response is returned
-    /// with its raw body instead of being thrown as an `APIError`.
+    /// with its raw body instead of being thrown as an `APIError`. A GET with a single `Range` is answered
+    /// from a fresh stored complete response with a 206 and its `Content-Range`.
     ///
     /// - Parameters:
     ///   - method: the method, sent unchanged; only a GET is read from or written to the cache.
@@ -80,6 +81,9 @@ extension RESTClient {
         method: HTTPRequest.Method, url: String, headerFields: HTTPFields, body: Data?,
         policy: CachePolicy = .default
     ) async throws(APIError) -> APIResponse<Data> {
+        if method == .get, policy == .default, let ranged = await rangeFromCache(url: url, headerFields: headerFields) {
+            return ranged
+        }
         var request = APIRequest<Data>(method: method, path: url, headerFields: headerFields, body: body, feature: "proxy")
         request.returnsAnyStatus = true
         return try await send(request, policy: policy)
