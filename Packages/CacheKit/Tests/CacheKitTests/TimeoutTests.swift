@@ -61,7 +61,7 @@ struct TimeoutTests {
         try Data(
             """
             {"defaultTimeoutSeconds": 120, "features": {"balances": {"mode": "custom", "seconds": 30},
-             "profile": {"mode": "Always"}}}
+             "profile": {"mode": "Always"}, "quotes": {"mode": "never"}, "news": {"mode": "default"}}}
             """.utf8
         ).write(to: url)
         let settings = try TimeoutSettings.load(from: url)
@@ -69,7 +69,10 @@ struct TimeoutTests {
             settings
                 == TimeoutSettings(
                     defaultTimeoutSeconds: 120,
-                    features: ["balances": .custom(seconds: 30), "profile": .neverExpire]))
+                    features: [
+                        "balances": .custom(seconds: 30), "profile": .neverExpire, "quotes": .alwaysFetch,
+                        "news": .default,
+                    ]))
         let missing = try TimeoutSettings.load(from: directory.url.appendingPathComponent("absent.json"))
         #expect(missing == TimeoutSettings())
     }
