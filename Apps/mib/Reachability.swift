@@ -15,13 +15,10 @@ func requireReachable(_ url: URL, probing path: String = "", named role: String,
 
 /// The sentence `mib` prints when `url` (probed at `path`) does not answer, or `nil` when it answers,
 /// whatever the status.
-func unreachable(
-    _ url: URL, probing path: String = "", named role: String, hint: String,
-    transport: any HTTPTransport = URLSessionTransport()
-) async -> String? {
+func unreachable(_ url: URL, probing path: String = "", named role: String, hint: String) async -> String? {
     let probe = path.isEmpty ? url : url.appendingPathComponent(path)
     do {
-        _ = try await transport.send(TransportRequest(method: .get, url: probe, timeout: .seconds(10)))
+        _ = try await URLSessionTransport().send(TransportRequest(method: .get, url: probe, timeout: .seconds(10)))
         return nil
     } catch {
         return "mib: \(role) \(url.absoluteString) cannot be reached (\(unreachableCause(error))); \(hint)."
