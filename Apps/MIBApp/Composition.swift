@@ -55,6 +55,8 @@ public final class Composition: Sendable {
     public let favorites: CatalogFavorites
     /// The chat history, today's prediction, astro data and the subscription (ChatHistoryKit).
     public let chat: ChatHistoryClient
+    /// Every kit's sync, for the host's background-refresh task (`BGAppRefreshTask` on iOS) and `mib sync`.
+    public let backgroundSync: BackgroundSync
     /// Accounts, balances, transactions and payments (AccountsKit), over the GraphQL client.
     public let accounts: AccountsClient
     /// The backend's base URL.
@@ -141,6 +143,7 @@ public final class Composition: Sendable {
         accounts = try container.resolver(for: "app").resolve(AccountsClient.self)
         favorites = try container.resolver(for: "app").resolve(CatalogFavorites.self)
         chat = try container.resolver(for: "app").resolve(ChatHistoryClient.self)
+        backgroundSync = BackgroundSync(runners: container.syncRunners, clock: clock)
         let chat = self.chat
         session.addEraser("chat history") { userId in try chat.erase(userId: userId) }
         // Account deletion erases what is not a cache: the queue and the preferences.

@@ -15,7 +15,7 @@ struct MIB: AsyncParsableCommand {
         abstract: "The MIB data layer's integration binary: the demo and the reference backend.",
         subcommands: [
             DemoCommand.self, ServeCommand.self, ProxyCommand.self, EndToEndCommand.self,
-            InspectCommand.self,
+            InspectCommand.self, SyncCommand.self,
         ])
 }
 

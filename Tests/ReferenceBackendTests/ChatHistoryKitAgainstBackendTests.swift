@@ -18,7 +18,7 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct ChatHistoryKitAgainstBackendTests {
     /// The kit on one "device": its caches, queue and history in `directory`.
     struct Device {
-        let clock = ManualClock()
+        let clock: ManualClock
         let transport = CountingTransport(URLSessionTransport())
         let tokens: StaticTokenProvider
         let rest: RESTClient
@@ -27,8 +27,9 @@ import Testing
 
         init(
             _ backend: ReferenceBackend, directory: URL, credentials: Credentials, timeZone: TimeZone = .gmt,
-            wrap: (any HTTPTransport) -> any HTTPTransport = { $0 }
+            syncPageSize: Int = 200, clock: ManualClock = ManualClock(), wrap: (any HTTPTransport) -> any HTTPTransport = { $0 }
         ) throws {
+            self.clock = clock
             var logger = Logger(label: "chat-test")
             logger.logLevel = .critical
             tokens = StaticTokenProvider(credentials)
@@ -41,7 +42,8 @@ import Testing
                 configuration: .init(
                     directory: directory.appendingPathComponent("mutations"), tokenProvider: tokens,
                     rest: rest, clock: clock, sleeper: RecordingSleeper(), logger: logger))
-            chat = try ChatHistoryClient(rest: rest, queue: queue, environment: environment, timeZone: timeZone)
+            chat = try ChatHistoryClient(
+                rest: rest, queue: queue, environment: environment, timeZone: timeZone, syncPageSize: syncPageSize)
         }
     }
 
@@ -66,8 +68,8 @@ import Testing
             let alice = try await fixture.credentials()
             let folder = try TemporaryDirectory()
             defer { folder.remove() }
-            let device = try Device(fixture.backend, directory: folder.url, credentials: alice)
-            let report = try await device.chat.syncFromServer(pageSize: 2)
+            let device = try Device(fixture.backend, directory: folder.url, credentials: alice, syncPageSize: 2)
+            let report = try await device.chat.syncFromServer()
             let server = try serverHistory(fixture, alice.userId)
             #expect(report.threads == server.count && report.pages == server.count / 2 + 1)
             #expect(try await localHistory(device) == server)
@@ -76,7 +78,7 @@ import Testing
 
             try await device.chat.store.clearAll()
             #expect(try await localHistory(device).isEmpty)
-            try await device.chat.syncFromServer(pageSize: 2)
+            try await device.chat.syncFromServer()
             #expect(try await localHistory(device) == server, "clearing and syncing again gives the same history")
         }
     }
@@ -110,15 +112,42 @@ import Testing
             defer { folder.remove() }
             let threads = try fixture.backend.catalog.threads(userId: alice.userId, area: nil, since: nil)
             try #require(threads.count >= 3)
-            let device = try Device(fixture.backend, directory: folder.url, credentials: alice)
+            let device = try Device(fixture.backend, directory: folder.url, credentials: alice, syncPageSize: 1)
             let broken = "/chat-history/threads/\(threads[2].id)/messages"
             #expect(try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"\#(broken)","status":500}]"#).status == 204)
-            await #expect(throws: ChatHistoryError.self) { try await device.chat.syncFromServer(pageSize: 1) }
+            await #expect(throws: ChatHistoryError.self) { try await device.chat.syncFromServer() }
             #expect(try await device.chat.threads().count == 2, "the pages before the failure are kept")
             #expect(try await fixture.send(.delete, "/admin/faults", json: "").status == 204)
-            let resumed = try await device.chat.syncFromServer(pageSize: 1)
+            let resumed = try await device.chat.syncFromServer()
             #expect(resumed.threads == threads.count - 2, "resumed after the last page stored")
             #expect(try await localHistory(device) == (try serverHistory(fixture, alice.userId)))
+        }
+    }
+
+    @Test func aBackgroundSyncCutOffByItsBudgetResumesWhereItStoppedAndFetchesNoThreadTwice() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await fixture.credentials()
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let threads = try fixture.backend.catalog.threads(userId: alice.userId, area: nil, since: nil)
+            try #require(threads.count >= 3)
+            let clock = ManualClock()
+            let device = try Device(fixture.backend, directory: folder.url, credentials: alice, syncPageSize: 1, clock: clock) { base in
+                SlowTransport(base) { clock.advance(by: 1) }
+            }
+            let background = BackgroundSync(runners: [device.chat.sync], clock: device.clock)
+            // A page is two requests (the threads, one thread's messages), each taking a second: the budget is
+            // checked before the first page (0 s), the second (2 s), and stops before the third (4 s).
+            let cut = try #require(await background.run(budget: 3).syncs.first)
+            #expect(cut.outcome == .budgetExhausted && cut.pages == 2 && cut.counts["threads"] == 2)
+            #expect(try await device.chat.threads().count == 2, "the pages stored before the budget ran out are kept")
+
+            let rest = try #require(await background.run(budget: 3_600).syncs.first)
+            #expect(rest.resumed && rest.outcome == .completed && rest.counts["threads"] == threads.count - 2)
+            #expect(try await localHistory(device) == (try serverHistory(fixture, alice.userId)))
+            for thread in threads {
+                #expect(device.transport.count("/chat-history/threads/\(thread.id)/messages") == 1, "no thread fetched twice")
+            }
         }
     }
 
@@ -251,5 +280,21 @@ final class OverlapTransport: Sendable {
             }
             return try await base.send(request)
         }
+    }
+}
+
+/// Moves a manual clock forward on each request, as if each took a while.
+private struct SlowTransport: HTTPTransport {
+    let base: any HTTPTransport
+    let elapse: @Sendable () -> Void
+
+    init(_ base: any HTTPTransport, elapse: @escaping @Sendable () -> Void) {
+        self.base = base
+        self.elapse = elapse
+    }
+
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        elapse()
+        return try await base.send(request)
     }
 }

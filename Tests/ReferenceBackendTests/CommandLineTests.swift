@@ -66,6 +66,14 @@ import Testing
         expectRefused(EndToEndCommand.self, ["--pin", pin, "--pin", backup], "--pin needs an https --server")
     }
 
+    @Test func syncReadsItsBudgetInSecondsMillisecondsOrMinutes() throws {
+        #expect(try SyncCommand.parse(["--budget", "2m", "--json"]).json)
+        #expect(SyncCommand.seconds("30s") == 30 && SyncCommand.seconds("500ms") == 0.5 && SyncCommand.seconds("2m") == 120)
+        #expect(SyncCommand.seconds("45") == 45)
+        expectRefused(SyncCommand.self, ["--budget", "0s"], "--budget takes a positive duration")
+        expectRefused(SyncCommand.self, ["--budget", "soon"], "--budget takes a positive duration")
+    }
+
     @Test func unknownSubcommandsAreRefused() {
         #expect(throws: (any Error).self) { try MIB.parseAsRoot(["dance"]) }
     }

@@ -36,6 +36,8 @@ public final class ChatHistoryClient: Sendable {
     public let periods: CacheManager<AstroPeriod>
     /// The subscription, for the session only (memory).
     public let subscriptions: CacheManager<SubscriptionProfile>
+    /// The history's sync, registered for the app's `BackgroundSync` and run by ``syncFromServer()``.
+    public let sync: SyncRunner
     private let rest: RESTClient
     private let queue: MutationQueue
     let environment: CacheEnvironment
@@ -50,8 +52,9 @@ public final class ChatHistoryClient: Sendable {
     ///   - environment: the app's clock, timeouts, logger and caches folder (the history lives in
     ///     `chat-history/` under it).
     ///   - timeZone: the user's time zone: today's prediction lasts until midnight there.
+    ///   - syncPageSize: threads a page of the history's sync (1 to 500).
     /// - Throws: `CacheError` when a cache's folder name is refused (never with these names).
-    public init(rest: RESTClient, queue: MutationQueue, environment: CacheEnvironment, timeZone: TimeZone) throws {
+    public init(rest: RESTClient, queue: MutationQueue, environment: CacheEnvironment, timeZone: TimeZone, syncPageSize: Int = 200) throws {
         self.rest = rest
         self.queue = queue
         self.environment = environment
@@ -65,6 +68,9 @@ public final class ChatHistoryClient: Sendable {
         subscriptions = try CacheManager(
             feature: "chat.subscription", environment: environment, persistence: .memoryOnly,
             defaultTimeout: .never)
+        sync = SyncRunner(
+            ChatHistorySync(rest: rest, store: store, pageSize: min(max(syncPageSize, 1), 500)), clock: environment.clock,
+            logger: environment.logger)
     }
 
     deinit {
@@ -90,39 +96,21 @@ public final class ChatHistoryClient: Sendable {
         return try storage { try store.messages(userId: user, threadId: threadId) }
     }
 
-    /// Brings the device's history up to date: only what changed since the last sync, page by page;
-    /// everything on a new device or after a clear. Each page is stored with its cursor, so a sync
-    /// that fails part way resumes after the last page stored.
+    /// Brings the device's history up to date through ``sync``: only what changed since the last sync,
+    /// page by page; everything on a new device, after a clear, or once the last sync is older than
+    /// CacheKit's `SyncCheckpoint.defaultMaximumOfflineDuration`. Each page is stored with its
+    /// checkpoint, so a sync that fails part way resumes after the last page stored. A call while the
+    /// sync is running (the app's `BackgroundSync`) joins that run.
+    ///
+    /// - Throws: ``ChatHistoryError/signedOut``, or what stopped the sync (the pages before it are kept).
     @discardableResult
-    public func syncFromServer(pageSize: Int = 200) async throws(ChatHistoryError) -> ChatSyncReport {
-        let user = try await currentUser()
-        var report = ChatSyncReport()
-        var cursor = try storage { try store.syncCursor(userId: user) }
-        while true {
-            var query = [URLQueryItem(name: "limit", value: String(pageSize))]
-            if let cursor { query.append(URLQueryItem(name: "after", value: cursor)) }
-            let page = try await send(
-                APIRequest<[ThreadJSON]>(
-                    path: "/chat-history/threads", query: query,
-                    feature: "chat.history", decode: DataEnvelope.decode))
-            report.pages += 1
-            var messages: [ChatMessage] = []
-            for thread in page.value {
-                let thread = try thread.thread()
-                let fetched = try await send(
-                    APIRequest<[MessageJSON]>(
-                        path: "/chat-history/threads/\(thread.id)/messages", feature: "chat.history", decode: DataEnvelope.decode))
-                for message in fetched.value { messages.append(try message.message()) }
-            }
-            let next = page.headerFields[Self.nextCursor]
-            var threads: [ChatThread] = []
-            for thread in page.value { threads.append(try thread.thread()) }
-            try storage { try store.store(userId: user, threads: threads, messages: messages, cursor: next) }
-            report.threads += threads.count
-            report.messages += messages.count
-            cursor = next ?? cursor
-            if page.value.count < pageSize || next == nil { return report }
+    public func syncFromServer() async throws(ChatHistoryError) -> ChatSyncReport {
+        let report = await sync.run()
+        if let error = report.error {
+            throw error as? ChatHistoryError ?? .storage(reason: "\(error)")
         }
+        if report.outcome == .cancelled { throw .api(.cancelled) }
+        return ChatSyncReport(threads: report.counts["threads"] ?? 0, messages: report.counts["messages"] ?? 0, pages: report.pages)
     }
 
     /// At login: the history sync and the profile restore (``restoreProfileLocally()``), in parallel.
@@ -255,6 +243,10 @@ public final class ChatHistoryClient: Sendable {
     }
 
     func currentUser() async throws(ChatHistoryError) -> String {
+        try await Self.currentUser(of: rest)
+    }
+
+    static func currentUser(of rest: RESTClient) async throws(ChatHistoryError) -> String {
         guard let user = await rest.configuration.tokenProvider?.currentCredentials()?.userId else { throw .signedOut }
         return user
     }
@@ -283,8 +275,6 @@ public final class ChatHistoryClient: Sendable {
             return .failure(error)
         }
     }
-
-    private static let nextCursor = HTTPField.Name("X-Next-Cursor") ?? .contentType
 
 }
 

@@ -6,7 +6,8 @@ import Foundation
 
 /// ChatHistoryKit as the composition root installs it: the use cases (``ChatHistoryClient``), its
 /// caches as clearing participants (the history included: logout clears it, the server keeps it),
-/// its timeouts and stale labels, its queueable mutations, and the eraser account deletion runs.
+/// its timeouts and stale labels, its queueable mutations, its sync (for the app's `BackgroundSync`), and
+/// the eraser account deletion runs.
 ///
 /// ```swift
 /// let chat = try ChatHistoryFeatureKit(rest: rest, queue: queue, environment: environment, timeZone: .current)
@@ -19,7 +20,7 @@ public struct ChatHistoryFeatureKit: FeatureKit {
     /// The client it provides.
     public let client: ChatHistoryClient
 
-    /// Builds the client (see ``ChatHistoryClient/init(rest:queue:environment:timeZone:)``).
+    /// Builds the client (see ``ChatHistoryClient/init(rest:queue:environment:timeZone:syncPageSize:)``).
     public init(rest: RESTClient, queue: MutationQueue, environment: CacheEnvironment, timeZone: TimeZone) throws {
         client = try ChatHistoryClient(rest: rest, queue: queue, environment: environment, timeZone: timeZone)
     }
@@ -29,6 +30,7 @@ public struct ChatHistoryFeatureKit: FeatureKit {
         let client = self.client
         try registry.register(ChatHistoryClient.self) { _ in client }
         for participant in client.clearingParticipants { registry.addClearingParticipant(participant) }
+        registry.addSync(client.sync)
         registry.declareMutation(ChatHistoryClient.Mutation.ask, .queueable)
         registry.declareMutation(ChatHistoryClient.Mutation.match, .queueable)
         registry.setDefaultTimeout(.never, forFeature: "chat.astro.chart")

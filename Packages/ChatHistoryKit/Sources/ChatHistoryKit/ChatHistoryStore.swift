@@ -4,7 +4,7 @@ import GRDB
 
 /// The chat history on the device: one SQLite file per user (GRDB, migrated from its first version),
 /// kept until logout or deletion. The backend is the source of truth, so the whole history can be
-/// cleared at logout and restored by ``ChatHistoryClient/syncFromServer(pageSize:)``.
+/// cleared at logout and restored by ``ChatHistoryClient/syncFromServer()``.
 ///
 /// It is the kit's clearing participant (`chat-history`): ``clearAll()`` deletes every file.
 public final class ChatHistoryStore: CacheClearingParticipant {
@@ -41,25 +41,21 @@ public final class ChatHistoryStore: CacheClearingParticipant {
         }
     }
 
-    /// Where the last sync stopped: the server's cursor after the last thread fully stored.
-    public func syncCursor(userId: String) throws -> String? {
-        try database(for: userId).read { db in
-            try String.fetchOne(db, sql: "SELECT value FROM sync_state WHERE key = 'threadsCursor'")
-        }
+    /// Where the history's sync stands for the user: the run in progress and the last completed one.
+    public func checkpoint(userId: String) throws -> SyncCheckpoint? {
+        try database(for: userId).read { db in try SyncCheckpoint.fetch(db, sync: ChatHistorySync.name) }
     }
 
     // MARK: Writing
 
-    /// Stores a page of threads with their messages and the cursor after them, in one transaction: a
-    /// sync that fails part way resumes after the last page stored. Pending messages the server now
-    /// has become sent.
-    func store(userId: String, threads: [ChatThread], messages: [ChatMessage], cursor: String?) throws {
+    /// Stores a page of threads with their messages and the sync's checkpoint after them, in one
+    /// transaction: a sync that fails part way resumes after the last page stored. Pending messages the
+    /// server now has become sent.
+    func store(userId: String, threads: [ChatThread], messages: [ChatMessage], checkpoint: SyncCheckpoint) throws {
         try database(for: userId).write { db in
             for thread in threads { try ThreadRow(thread).save(db) }
             for message in messages { try MessageRow(message).save(db) }
-            if let cursor {
-                try db.execute(sql: "INSERT OR REPLACE INTO sync_state (key, value) VALUES ('threadsCursor', ?)", arguments: [cursor])
-            }
+            try checkpoint.save(db, sync: ChatHistorySync.name)
         }
     }
 
@@ -183,6 +179,17 @@ public final class ChatHistoryStore: CacheClearingParticipant {
                     ALTER TABLE message ADD COLUMN state TEXT NOT NULL DEFAULT 'sent';
                     CREATE TABLE sync_state (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
                     """)
+        }
+        // The sync's cursor moves to the checkpoint every kit's sync keeps (CacheKit's `SyncCheckpoint`): a
+        // history synced before continues incrementally from its cursor.
+        migrator.registerMigration("v3-sync-checkpoint") { db in
+            try SyncCheckpoint.createTable(db)
+            try db.execute(
+                sql: """
+                    INSERT INTO sync_checkpoint (name, mode, changes_token, last_completed_at)
+                    SELECT ?, 'incremental', value, CAST(strftime('%s', 'now') AS DOUBLE) FROM sync_state WHERE key = 'threadsCursor';
+                    DROP TABLE sync_state;
+                    """, arguments: [ChatHistorySync.name])
         }
         return migrator
     }

@@ -30,4 +30,22 @@ public enum ChatHistoryFixtures {
         }
         try database.close()
     }
+
+    /// A history file as version 2 wrote it (message state, the sync cursor in `sync_state`): version
+    /// 1's threads and messages, one message pending, and the cursor `cursor-v2` after them.
+    public static func writeVersion2(at url: URL) throws {
+        try writeVersion1(at: url)
+        let database = try DatabaseQueue(path: url.path)
+        try database.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO grdb_migrations (identifier) VALUES ('v2-pending-and-sync');
+                    ALTER TABLE message ADD COLUMN state TEXT NOT NULL DEFAULT 'sent';
+                    CREATE TABLE sync_state (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+                    INSERT INTO message VALUES ('m4', 't2', 'user', 'And Alex?', '2026-01-14 10:02:00.000', 'pending');
+                    INSERT INTO sync_state VALUES ('threadsCursor', 'cursor-v2');
+                    """)
+        }
+        try database.close()
+    }
 }

@@ -16,7 +16,19 @@ import Testing
         #expect(try store.threads(userId: "u1", area: .compatibility).map(\.id) == ["t2"])
         let messages = try store.messages(userId: "u1", threadId: "t1")
         #expect(messages.map(\.id) == ["m1", "m2"] && messages.allSatisfy { $0.state == .sent })
-        #expect(try store.syncCursor(userId: "u1") == nil)
+        #expect(try store.checkpoint(userId: "u1") == nil, "never synced: the first sync is a full one")
+    }
+
+    @Test func aVersion2FileKeepsItsPendingMessageAndContinuesItsSyncIncrementallyFromItsCursor() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = ChatHistoryStore(directory: directory.url)
+        try ChatHistoryFixtures.writeVersion2(at: store.fileURL(for: "u1"))
+        #expect(try store.messages(userId: "u1", threadId: "t2").map(\.state) == [.sent, .pending])
+        let checkpoint = try #require(try store.checkpoint(userId: "u1"))
+        #expect(checkpoint.changesToken == "cursor-v2" && !checkpoint.isInProgress)
+        let next = SyncCheckpoint.nextRequest(after: checkpoint, now: Date(), maximumOfflineDuration: 86_400)
+        #expect(next == SyncPageRequest(mode: .incremental, pageCursor: nil, changesToken: "cursor-v2"))
     }
 
     @Test func clearingDeletesEveryFileAndUsersNeverShareOne() async throws {

@@ -105,7 +105,7 @@ let chatCacheBenchmarks: @Sendable () -> Void = {
         metrics: [.wallClock, .peakMemoryResident], scalingFactor: .one, maxDuration: .seconds(60), maxIterations: 3)) {
         (benchmark: Benchmark, bench: ChatBench) in
         try await bench.chat.store.clearAll()
-        let report = try await bench.chat.syncFromServer(pageSize: 200)
+        let report = try await bench.chat.syncFromServer()
         precondition(report.threads >= 1_000, "restored \(report.threads) threads")
     } setup: { try await ChatBench.start(threads: 1_000) }
 }

@@ -55,7 +55,7 @@ func filledApp(restEntries: Int, records: Int) async throws -> (Composition, Ref
     // What the kits cache through real traffic: catalog pages and details, accounts, the chat history.
     _ = try await app.catalog.allPages(limit: 10)
     _ = try await app.accounts.dashboard()
-    _ = try? await app.chat.syncFromServer(pageSize: 20)
+    _ = try? await app.chat.syncFromServer()
     _ = try? await app.chat.todaysPrediction()
     // The bulk: REST responses through the HTTP cache, and records in the normalized store.
     for index in 0..<restEntries {

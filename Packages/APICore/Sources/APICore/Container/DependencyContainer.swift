@@ -42,6 +42,7 @@ public final class DependencyContainer: Sendable {
         var timeoutDefaults: [String: CacheTimeout] = [:]
         var staleIndicators: [String: StaleIndicator] = [:]
         var mutationPolicies: [String: MutationPolicy] = [:]
+        var syncRunners: [SyncRunner] = []
         /// Clearing participants registered by an install in progress, handed to the
         /// ``UnifiedCacheManager`` only once every kit of it has registered and connected.
         var pendingParticipants: [any CacheClearingParticipant] = []
@@ -144,6 +145,12 @@ public final class DependencyContainer: Sendable {
     /// The default timeout a kit declared for a feature, if any.
     public func defaultTimeout(forFeature feature: String) -> CacheTimeout? {
         state.withLock { $0.timeoutDefaults[feature] }
+    }
+
+    /// Every sync the kits registered, in the order they registered them: what the app's
+    /// `BackgroundSync` runs.
+    public var syncRunners: [SyncRunner] {
+        state.withLock { $0.syncRunners }
     }
 
     /// Whether a mutation may be queued offline, as its kit declared it; `nil` when undeclared.

@@ -54,6 +54,12 @@ public struct KitRegistry: Sendable {
         if registerNow { container.cacheManager.register(participant) }
     }
 
+    /// Adds a sync the app's `BackgroundSync` runs (``DependencyContainer/syncRunners``): the kit
+    /// keeps the same runner for its own "sync now", so the two never overlap.
+    public func addSync(_ runner: SyncRunner) {
+        container.mutate { $0.syncRunners.append(runner) }
+    }
+
     /// Declares what a mutation makes stale.
     public func addRefetchRule(_ rule: MutationRefetchRule) {
         container.mutate { $0.refetchRules.append(rule) }

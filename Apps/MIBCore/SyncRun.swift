@@ -1,0 +1,20 @@
+import CacheKit
+import Foundation
+
+/// `mib sync`: signs in against a backend and runs the app's ``BackgroundSync`` once, as the host's
+/// background-refresh task would, then signs out (clearing what it synced).
+public enum SyncRun {
+    /// Runs every kit's sync within `budget` seconds against `server` (or a reference backend started
+    /// in `directory` when `nil`).
+    /// - Throws: when the backend cannot be started or sign-in fails; a sync's own failure is in its report.
+    public static func run(server: URL?, in directory: URL, budget: TimeInterval) async throws -> BackgroundSyncReport {
+        try await DemoComposition.withBackend(server, in: directory, logger: DemoComposition.quietLogger) { baseURL in
+            let app = try DemoComposition(
+                baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches"), logger: DemoComposition.quietLogger)
+            _ = try await app.signIn()
+            let report = await app.backgroundSync.run(budget: budget)
+            _ = await app.logOut()
+            return report
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import APICore
+import APICoreREST
+import CacheKit
+import Foundation
+import HTTPTypes
+
+/// The chat history as a ``SyncSource``: a page of threads (oldest change first, after the cursor)
+/// with each thread's messages, stored with its checkpoint in one transaction. The threads cursor is
+/// both where a run continues and what the next incremental sync asks changes after.
+struct ChatHistorySync: SyncSource {
+    /// `chat-history`, the name of its checkpoint and report.
+    static let name = "chat-history"
+    let rest: RESTClient
+    let store: ChatHistoryStore
+    let pageSize: Int
+
+    var name: String { Self.name }
+
+    func owner() async throws -> String {
+        try await ChatHistoryClient.currentUser(of: rest)
+    }
+
+    func checkpoint(for user: String) async throws -> SyncCheckpoint? {
+        do {
+            return try store.checkpoint(userId: user)
+        } catch {
+            throw ChatHistoryError.storage(reason: "\(error)")
+        }
+    }
+
+    func fetchPage(_ request: SyncPageRequest, for user: String) async throws -> SyncPage<ChatHistoryPage> {
+        let after = request.pageCursor ?? request.changesToken
+        var query = [URLQueryItem(name: "limit", value: String(pageSize))]
+        if let after { query.append(URLQueryItem(name: "after", value: after)) }
+        let page = try await send(
+            APIRequest<[ThreadJSON]>(path: "/chat-history/threads", query: query, feature: "chat.history", decode: DataEnvelope.decode))
+        var threads: [ChatThread] = []
+        var messages: [ChatMessage] = []
+        for json in page.value {
+            let thread = try json.thread()
+            threads.append(thread)
+            let fetched = try await send(
+                APIRequest<[MessageJSON]>(
+                    path: "/chat-history/threads/\(thread.id)/messages", feature: "chat.history", decode: DataEnvelope.decode))
+            for message in fetched.value { messages.append(try message.message()) }
+        }
+        let next = page.headerFields[Self.nextCursor]
+        let isLast = next == nil || threads.count < pageSize
+        return SyncPage(
+            content: ChatHistoryPage(threads: threads, messages: messages),
+            counts: ["threads": threads.count, "messages": messages.count],
+            nextPageCursor: isLast ? nil : next, changesToken: next, requests: 1 + threads.count)
+    }
+
+    func store(_ page: SyncPage<ChatHistoryPage>, checkpoint: SyncCheckpoint, for user: String) async throws {
+        do {
+            try store.store(userId: user, threads: page.content.threads, messages: page.content.messages, checkpoint: checkpoint)
+        } catch {
+            throw ChatHistoryError.storage(reason: "\(error)")
+        }
+    }
+
+    /// Sends past the HTTP cache: the kit's own store is its cache.
+    private func send<R>(_ request: APIRequest<R>) async throws(ChatHistoryError) -> APIResponse<R> {
+        do {
+            return try await rest.send(request, policy: .fetchIgnoringCacheCompletely)
+        } catch {
+            throw .api(error)
+        }
+    }
+
+    private static let nextCursor = HTTPField.Name("X-Next-Cursor") ?? .contentType
+}
+
+/// One page of the history: threads and their messages.
+struct ChatHistoryPage: Sendable {
+    var threads: [ChatThread]
+    var messages: [ChatMessage]
+}

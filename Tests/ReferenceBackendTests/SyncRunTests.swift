@@ -1,0 +1,18 @@
+import CacheKit
+import CacheKitTesting
+import Foundation
+import MIBCore
+import Testing
+
+/// `mib sync` against a fresh reference backend: every kit's registered sync runs once under the budget.
+@Suite(.timeLimit(.minutes(3))) struct SyncRunTests {
+    @Test func theBackgroundSyncRunsEveryRegisteredKitSyncAgainstTheBackend() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let report = try await SyncRun.run(server: nil, in: folder.url, budget: 30)
+        #expect(report.syncs.map(\.name) == ["chat-history"], "the sync ChatHistoryKit registered")
+        let chat = try #require(report.syncs.first)
+        #expect(chat.outcome == .completed && chat.mode == .full && (chat.counts["threads"] ?? 0) > 0)
+        #expect(chat.requests == 1 + (chat.counts["threads"] ?? 0), "one page of threads, then each thread's messages")
+    }
+}
