@@ -55,6 +55,8 @@ public final class Composition: Sendable {
     public let favorites: CatalogFavorites
     /// The chat history, today's prediction, astro data and the subscription (ChatHistoryKit).
     public let chat: ChatHistoryClient
+    /// The app's one cache of small images (thumbnails), 200 MB, per user; kits resolve it from the container.
+    public let images: ImageCache
     /// Every kit's sync, for the host's background-refresh task (`BGAppRefreshTask` on iOS) and `mib sync`.
     public let backgroundSync: BackgroundSync
     /// Accounts, balances, transactions and payments (AccountsKit), over the GraphQL client.
@@ -130,6 +132,9 @@ public final class Composition: Sendable {
             configuration: .init(
                 directory: support.appendingPathComponent("mutations"), tokenProvider: session, rest: rest, graphQL: graphQL,
                 container: container, clock: clock, logger: logger))
+        let images = ImageCache(environment: environment)
+        self.images = images
+        try container.registry(for: "app").register(ImageCache.self) { _ in images }
         let chatKit = try ChatHistoryFeatureKit(
             rest: rest, queue: queue, environment: environment, timeZone: TimeZone(identifier: "UTC") ?? .current)
         try container.install([
@@ -154,8 +159,23 @@ public final class Composition: Sendable {
             if let userId { await queue.erase(userId: userId) } else { await queue.eraseAll() }
         }
         session.addEraser("preferences") { _ in try preferences.erase() }
+        // Logout clears every image with the other caches; account deletion also erases the user's own.
+        session.addEraser("images") { userId in
+            if let userId { try images.clear(userId: userId) } else { try images.clearAll() }
+        }
         unified.register(rest.cacheParticipant)
         unified.register(graphQL)
+        unified.register(images)
+    }
+
+    /// The image at `path` on the backend (a thumbnail) from ``images``, loaded once on a miss.
+    /// - Throws: `ImageCacheError` when nobody is signed in, the load fails or its bytes are no image.
+    public func thumbnail(_ path: String) async throws(ImageCacheError) -> Data {
+        guard let user = await session.currentCredentials()?.userId else { throw .loadFailed(reason: "signed out") }
+        let rest = self.rest
+        return try await images.image(forKey: path, user: user) {
+            try await rest.send(APIRequest<Data>(path: path, feature: "images"), policy: .fetchIgnoringCacheCompletely).value
+        }
     }
 
     /// Where the session's token is kept (security review, finding 2): the Keychain on Apple platforms

@@ -123,6 +123,8 @@ public final class Dashboard: Sendable {
             app.screens.disappeared(visit)
         }
         await model.disappeared()
+        // The list's thumbnails: the first pass loads them, later passes read them from the image cache.
+        for index in 0..<5 { _ = try await app.composition.thumbnail("/avatars/person-\(index).png") }
         _ = try await app.graphQL.fetch(DashboardQuery())
         _ = try await app.balance(of: "100")
         _ = try await app.balance(of: "1002")

@@ -42,6 +42,7 @@ public enum Inspector {
         _ = try await app.loadCatalog()
         _ = try await app.chat.syncOnLogin().history.get()
         _ = try await app.chat.todaysPrediction()
+        for name in ["ada", "grace", "ada"] { _ = try await app.composition.thumbnail("/avatars/\(name).png") }
         let budget = await app.unified.enforceBudget()
         let inspection = Inspection(
             server: baseURL.absoluteString, statistics: await app.unified.statistics(),

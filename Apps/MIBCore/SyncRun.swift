@@ -1,5 +1,6 @@
 import CacheKit
 import Foundation
+import MIBApp
 
 /// `mib sync`: signs in against a backend and runs the app's ``BackgroundSync`` once, as the host's
 /// background-refresh task would, then signs out (clearing what it synced).

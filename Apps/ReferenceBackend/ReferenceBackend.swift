@@ -107,6 +107,7 @@ public final class ReferenceBackend: Sendable {
         ChatRoutes(database: catalog, auth: auth, predictions: PredictionCache(cache: cache)).register(on: router)
         InsightRoutes(database: catalog, auth: auth, cache: cache, modelLatency: configuration.modelLatency).register(on: router)
         FavoriteRoutes(database: catalog, auth: auth).register(on: router)
+        AvatarRoutes(auth: auth).register(on: router)
         let server = try await LocalServer.start(
             responder: router.buildResponder(), port: configuration.port, tls: configuration.tls,
             logger: configuration.logger)

@@ -43,6 +43,8 @@ import Testing
             let catalog = state.stores.first { $0.participant == "catalog" && $0.store == "http" }
             #expect((catalog?.entries ?? 0) > 0 && (catalog?.bytes ?? 0) > 0)
             #expect((catalog?.hitRate ?? 0) > 0, "the second pass reads the catalog from the cache")
+            let images = state.stores.first { $0.participant == "images" }
+            #expect(images?.entries == 5 && (images?.hitRate ?? 0) > 0, "the thumbnails: loaded once, then read from the image cache")
             #expect(state.timeToInteractive["network"] != nil && state.timeToInteractive["cache"] != nil)
             #expect(state.history.count == 3)
             #expect(state.funnel["catalog"] == 3 && state.funnel["detail"] == 3)

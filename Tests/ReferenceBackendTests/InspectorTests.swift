@@ -17,11 +17,12 @@ import Testing
         #expect(rows["rest/http"]?.counts.hits == 0, "the app's REST cache does not count the catalog's")
         #expect((rows["graphql/normalized"]?.usage.count ?? 0) >= 3)
         // The catalog's pages are kept on disk too, so a relaunch shows them at once.
-        #expect(Set(inspection.entries.map(\.store)) == ["memory", "disk", "normalized"])
-        #expect(Set(inspection.entries.map(\.participant)) == ["catalog", "graphql", "chat.prediction", "chat.subscription"])
+        #expect(Set(inspection.entries.map(\.store)) == ["memory", "disk", "normalized", "sqlite"])
+        #expect(Set(inspection.entries.map(\.participant)) == ["catalog", "graphql", "chat.prediction", "chat.subscription", "images"])
+        #expect(rows["images/sqlite"]?.usage.count == 2 && rows["images/sqlite"]?.counts.hits == 1, "two thumbnails, one read twice")
         #expect((rows["chat-history/sqlite"]?.usage.count ?? 0) > 0, "the chat history is counted")
         let text = String(decoding: try JSONEncoder().encode(inspection.entries), as: UTF8.self)
-        for secret in ["u1", "alice", "http://", "funnels", "\"100\"", "balance", "todays_prediction:u1"] {
+        for secret in ["u1", "alice", "http://", "funnels", "\"100\"", "balance", "todays_prediction:u1", "avatars", "ada"] {
             #expect(!text.contains(secret), "the export shows \(secret)")
         }
         // Account numbers are digits, which timestamps (and hex hashes) contain too: check the identifiers'
@@ -37,6 +38,7 @@ import Testing
         let shares = Dictionary(inspection.budget.shares.map { ($0.participant, $0) }, uniquingKeysWith: { first, _ in first })
         #expect(inspection.budget.budget.totalBytes == 50 * 1024 * 1024 && inspection.budget.isWithinBudget)
         #expect((shares["catalog"]?.bytesAfter ?? 0) > 0 && (shares["graphql"]?.bytesAfter ?? 0) > 0)
+        #expect(shares["images"] == nil, "the image cache keeps its own limit, outside the app-wide budget")
         #expect(
             shares["catalog"]?.bytesAfter
                 == inspection.statistics.filter { $0.participant == "catalog" }

@@ -38,6 +38,9 @@ public protocol CacheClearingParticipant: Sendable {
     /// Evicts least recently used entries until all its stores together hold at most `bytes`
     /// (``UnifiedCacheManager/enforceBudget()``).
     func trim(toBytes bytes: Int) async throws
+    /// Whether the app-wide ``CacheBudget`` counts and trims it; `false` for a cache that keeps a limit
+    /// of its own (``ImageCache``). `true` by default.
+    var isInAppBudget: Bool { get }
 }
 
 extension CacheClearingParticipant {
@@ -51,6 +54,8 @@ extension CacheClearingParticipant {
     public func exportEntries() async throws -> [CacheExportEntry] { [] }
     /// Does nothing: the participant holds nothing the budget counts.
     public func trim(toBytes bytes: Int) async throws {}
+    /// `true`: the app-wide budget counts it.
+    public var isInAppBudget: Bool { true }
 }
 
 /// One store's counts and size, as ``UnifiedCacheManager/statistics()`` reports them.

@@ -143,9 +143,11 @@ public final class UnifiedCacheManager: Sendable {
         return BudgetReport(budget: budget, shares: shares, failed: report.failed)
     }
 
-    /// Each participant's bytes over all its stores, in registration order (names merged).
+    /// Each participant's bytes over all its stores, in registration order (names merged); only the
+    /// participants the app-wide budget counts (``CacheClearingParticipant/isInAppBudget``).
     private func sizes() async -> [(name: String, bytes: Int)] {
-        let rows = await statistics()
+        let outside = Set(participants.withLock { $0 }.filter { !$0.isInAppBudget }.map(\.participantName))
+        let rows = await statistics().filter { !outside.contains($0.participant) }
         var order: [String] = []
         var bytes: [String: Int] = [:]
         for row in rows {
