@@ -1,0 +1,291 @@
+import Foundation
+import GRDB
+
+/// Local search over a kit's cached records: prefix search on any word, case- and
+/// diacritic-insensitive ("zoe" finds "Zoë"), phone numbers by their digits whatever the formatting,
+/// results ranked (a name before other text before a phone number, a whole word before a prefix, then
+/// by ``SearchDocument/sortKey``) and paged.
+///
+/// It lives in memory, built from the kit's records when the kit opens the user's store
+/// (``rebuild(_:)``, under 300 ms for 10,000 contacts) and kept in step inside the kit's write
+/// transactions (``upsert(_:in:)``, ``remove(id:in:)``): a change reaches the index when, and only when,
+/// its transaction commits. Why memory rather than SQL queries: `BENCHMARKS.md`, "Local search".
+///
+/// One index holds one user's records: a kit keeps one per user store and registers it as a clearing
+/// participant, so logout empties it with the data it mirrors.
+///
+/// ```swift
+/// let index = SearchIndex(name: "contacts.search")
+/// index.rebuild(try contacts.all().map(\.searchDocument))         // on opening the user's store
+/// try database.write { db in
+///     try row.save(db)
+///     index.upsert(row.searchDocument, in: db)                       // applied when this commits
+/// }
+/// let page = index.search("zoe", offset: 0, limit: 20)             // page.ids, page.total
+/// ```
+public final class SearchIndex: CacheClearingParticipant {
+    /// One term of one record.
+    struct Posting {
+        var term: String
+        var slot: Int32
+        var kind: UInt8
+    }
+
+    /// Everything a search reads; replaced whole by each change, so a search works on a consistent copy.
+    struct Contents {
+        var postings: [Posting] = []
+        var ids: [String] = []
+        var sortKeys: [String] = []
+        var live: [Bool] = []
+        var slots: [String: Int32] = [:]
+        var free: [Int32] = []
+        /// Each slot's place in sort-key order, recomputed lazily after a change.
+        var order: [Int32]? = []
+    }
+
+    enum Change {
+        case upsert(SearchDocument)
+        case remove(String)
+        case removeAll
+    }
+
+    /// The participant's name in reports.
+    public let participantName: String
+    private let contents = Locked(Contents())
+    private let pending = Locked<[ObjectIdentifier: [Change]]>([:])
+
+    /// An empty index.
+    /// - Parameter name: its name in reports (`contacts.search`).
+    public init(name: String) {
+        participantName = name
+    }
+
+    /// Records indexed.
+    public var count: Int { contents.withLock { $0.slots.count } }
+
+    // MARK: Changing
+
+    /// Replaces everything with `documents` (when the kit opens a user's store).
+    public func rebuild(_ documents: [SearchDocument]) {
+        var fresh = Contents()
+        Self.apply(documents.map(Change.upsert), to: &fresh)
+        contents.withLock { $0 = fresh }
+    }
+
+    /// Adds or replaces `document` when the transaction `db` is in commits; nothing happens if it
+    /// rolls back. Call it inside the write that stores the record.
+    public func upsert(_ document: SearchDocument, in db: Database) {
+        enqueue(.upsert(document), in: db)
+    }
+
+    /// Removes the record `id` when the transaction `db` is in commits.
+    public func remove(id: String, in db: Database) {
+        enqueue(.remove(id), in: db)
+    }
+
+    /// Removes every record when the transaction `db` is in commits.
+    public func removeAll(in db: Database) {
+        enqueue(.removeAll, in: db)
+    }
+
+    /// Adds or replaces `documents` now (records stored without a transaction of their own).
+    public func upsert(_ documents: [SearchDocument]) {
+        change(documents.map(Change.upsert))
+    }
+
+    private func enqueue(_ change: Change, in db: Database) {
+        let key = ObjectIdentifier(db)
+        let first = pending.withLock { pending in
+            defer { pending[key, default: []].append(change) }
+            return pending[key] == nil
+        }
+        guard first else { return }
+        db.afterNextTransaction { [self] _ in
+            self.change(pending.withLock { $0.removeValue(forKey: key) } ?? [])
+        } onRollback: { [self] _ in
+            _ = pending.withLock { $0.removeValue(forKey: key) }
+        }
+    }
+
+    private func change(_ changes: [Change]) {
+        guard !changes.isEmpty else { return }
+        contents.withLock { Self.apply(changes, to: &$0) }
+    }
+
+    /// Applies `changes` in order: freed and re-filled slots, postings filtered once and merged once.
+    static func apply(_ changes: [Change], to contents: inout Contents) {
+        var touched = Set<Int32>()
+        var added: [Posting] = []
+        for change in changes {
+            switch change {
+            case .removeAll:
+                contents = Contents()
+                touched = []
+                added = []
+            case .remove(let id):
+                guard let slot = contents.slots.removeValue(forKey: id) else { continue }
+                contents.live[Int(slot)] = false
+                contents.free.append(slot)
+                touched.insert(slot)
+                added.removeAll { $0.slot == slot }
+            case .upsert(let document):
+                let slot: Int32
+                if let existing = contents.slots[document.id] {
+                    slot = existing
+                    added.removeAll { $0.slot == slot }
+                } else if let reused = contents.free.popLast() {
+                    slot = reused
+                } else {
+                    slot = Int32(contents.ids.count)
+                    contents.ids.append("")
+                    contents.sortKeys.append("")
+                    contents.live.append(false)
+                }
+                contents.slots[document.id] = slot
+                contents.ids[Int(slot)] = document.id
+                contents.sortKeys[Int(slot)] = SearchText.fold(document.sortKey)
+                contents.live[Int(slot)] = true
+                touched.insert(slot)
+                for field in document.fields {
+                    for term in Set(field.terms) { added.append(Posting(term: term, slot: slot, kind: field.kind.rawValue)) }
+                }
+            }
+        }
+        var kept = contents.postings
+        if !touched.isEmpty, !kept.isEmpty { kept.removeAll { touched.contains($0.slot) } }
+        added.sort(by: Self.precedes)
+        contents.postings = kept.isEmpty ? added : Self.merge(kept, added)
+        contents.order = nil
+    }
+
+    private static func precedes(_ a: Posting, _ b: Posting) -> Bool {
+        a.term != b.term ? a.term < b.term : a.slot < b.slot
+    }
+
+    private static func merge(_ a: [Posting], _ b: [Posting]) -> [Posting] {
+        guard !b.isEmpty else { return a }
+        var merged: [Posting] = []
+        merged.reserveCapacity(a.count + b.count)
+        var i = 0
+        var j = 0
+        while i < a.count, j < b.count {
+            if precedes(b[j], a[i]) {
+                merged.append(b[j])
+                j += 1
+            } else {
+                merged.append(a[i])
+                i += 1
+            }
+        }
+        merged.append(contentsOf: a[i...])
+        merged.append(contentsOf: b[j...])
+        return merged
+    }
+
+    // MARK: Searching
+
+    /// The records matching every word of `query` (each as the prefix of some word of the record), or
+    /// the phone numbers containing its digits when it reads as one, best first.
+    ///
+    /// - Parameters:
+    ///   - query: what the user typed; an empty query matches nothing.
+    ///   - offset: how many results to skip (the page's start).
+    ///   - limit: the most ids returned.
+    public func search(_ query: String, offset: Int = 0, limit: Int = 20) -> SearchResults {
+        let terms = SearchText.queryTerms(query)
+        guard !terms.isEmpty else { return SearchResults(ids: [], total: 0) }
+        let contents = self.contents.withLock { contents in
+            if contents.order == nil { contents.order = Self.sortOrder(contents) }
+            return contents
+        }
+        let order = contents.order ?? []
+        let slotCount = contents.ids.count
+        // matched[s]: how many query terms slot s matched so far; score[s]: their best ranks summed.
+        var matched = [UInt8](repeating: 0, count: slotCount)
+        var best = [UInt8](repeating: 0, count: slotCount)
+        var score = [UInt16](repeating: 0, count: slotCount)
+        var candidates: [Int32] = []
+        for (index, term) in terms.prefix(255).enumerated() {
+            let round = UInt8(index)
+            for posting in contents.postings[Self.range(of: term, in: contents.postings)] {
+                let slot = Int(posting.slot)
+                guard matched[slot] >= round else { continue }
+                let rank = posting.kind &* 2 &+ (posting.term.utf8.count == term.utf8.count ? 0 : 1)
+                if matched[slot] == round {
+                    matched[slot] = round + 1
+                    best[slot] = rank
+                    score[slot] += UInt16(rank)
+                    if round == 0 { candidates.append(posting.slot) }
+                } else if rank < best[slot] {
+                    score[slot] -= UInt16(best[slot] - rank)
+                    best[slot] = rank
+                }
+            }
+        }
+        let rounds = UInt8(min(terms.count, 255))
+        var results = candidates.filter { matched[Int($0)] == rounds }
+        results.sort { a, b in
+            let (sa, sb) = (score[Int(a)], score[Int(b)])
+            return sa != sb ? sa < sb : order[Int(a)] < order[Int(b)]
+        }
+        let page = results.dropFirst(max(0, offset)).prefix(max(0, limit))
+        return SearchResults(ids: page.map { contents.ids[Int($0)] }, total: results.count)
+    }
+
+    /// The postings whose term starts with `prefix`: they are contiguous in term order.
+    private static func range(of prefix: String, in postings: [Posting]) -> Range<Int> {
+        var low = 0
+        var high = postings.count
+        while low < high {
+            let middle = (low + high) / 2
+            if postings[middle].term < prefix { low = middle + 1 } else { high = middle }
+        }
+        var end = low
+        while end < postings.count, postings[end].term.hasPrefix(prefix) { end += 1 }
+        return low..<end
+    }
+
+    /// Each slot's place when live slots are sorted by sort key, then id.
+    private static func sortOrder(_ contents: Contents) -> [Int32] {
+        let live = contents.live.indices.filter { contents.live[$0] }
+        let sorted = live.sorted { a, b in
+            let (ka, kb) = (contents.sortKeys[a], contents.sortKeys[b])
+            return ka != kb ? ka < kb : contents.ids[a] < contents.ids[b]
+        }
+        var order = [Int32](repeating: .max, count: contents.ids.count)
+        for (place, slot) in sorted.enumerated() { order[slot] = Int32(place) }
+        return order
+    }
+
+    // MARK: Clearing participant
+
+    /// Kit data.
+    public var category: CacheCategory { .data }
+    /// Not counted in the app-wide budget: it mirrors records held elsewhere, and goes with them.
+    public var isInAppBudget: Bool { false }
+
+    /// Empties the index (logout).
+    public func clearAll() {
+        contents.withLock { $0 = Contents() }
+    }
+
+    /// Records are per user, not per account: nothing to do.
+    public func clear(forAccountId accountId: String) {}
+
+    /// Removes the record `key`.
+    public func clear(forKey key: String) {
+        change([.remove(key)])
+    }
+
+    /// Records held, and an estimate of the bytes of their terms.
+    public func statistics() -> [CacheStoreStatistics] {
+        let (records, bytes) = contents.withLock { contents in
+            (contents.slots.count, contents.postings.reduce(0) { $0 + $1.term.utf8.count + 5 })
+        }
+        return [
+            CacheStoreStatistics(
+                participant: participantName, category: category, counts: CacheStatistics(store: "memory", feature: participantName),
+                usage: CacheStoreUsage(count: records, bytes: bytes))
+        ]
+    }
+}

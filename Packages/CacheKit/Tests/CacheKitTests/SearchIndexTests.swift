@@ -1,0 +1,108 @@
+import CacheKit
+import CacheKitTesting
+import Foundation
+import GRDB
+import Testing
+
+/// ``SearchIndex``: prefix search on any word without case or diacritics, phone numbers by digits,
+/// ranking and pages, and changes that reach the index only when their transaction commits.
+@Suite(.timeLimit(.minutes(1))) struct SearchIndexTests {
+    static func contact(_ id: String, _ name: String, emails: [String] = [], phones: [String] = []) -> SearchDocument {
+        SearchDocument(id: id, sortKey: name, fields: [.name(name), .text(emails), .phones(phones)])
+    }
+
+    static let people = [
+        contact("1", "Zoë Martin", emails: ["zoe.martin@example.com"], phones: ["+1 (555) 010-2030"]),
+        contact("2", "Martin Zobel", emails: ["mz@example.org"], phones: ["555.010.9999"]),
+        contact("3", "Ana Lucía Pérez", emails: ["ana@example.com"], phones: ["+34 612 34 56 78"]),
+        contact("4", "Marta Åberg", emails: ["marta.aberg@example.se"]),
+        contact("5", "Bob Stone", emails: ["zorro@example.net"]),
+    ]
+
+    static func index() -> SearchIndex {
+        let index = SearchIndex(name: "people")
+        index.rebuild(people)
+        return index
+    }
+
+    @Test func anyWordIsFoundByItsPrefixWhateverItsCaseAndDiacritics() {
+        let index = Self.index()
+        #expect(index.search("zoe").ids == ["1"], "zoe finds Zoë")
+        #expect(index.search("ZOË").ids == ["1"])
+        #expect(Set(index.search("mart").ids) == ["1", "2", "4"])
+        #expect(index.search("lucia").ids == ["3"] && index.search("perez").ids == ["3"])
+        #expect(index.search("aberg").ids == ["4"], "Å folds to a")
+        #expect(index.search("zo ma").ids == ["2", "1"], "every word must match some word of the record")
+        #expect(index.search("zoe stone").ids.isEmpty && index.search("  ").ids.isEmpty && index.search("xyz").ids.isEmpty)
+    }
+
+    @Test func aPhoneNumberIsFoundByItsDigitsWhateverTheFormatting() {
+        let index = Self.index()
+        for query in ["555 010 2030", "5550102030", "+15550102030", "(555) 010-2030", "010-2030", "0102030"] {
+            #expect(index.search(query).ids == ["1"], "\(query)")
+        }
+        #expect(Set(index.search("555-010").ids) == ["1", "2"])
+        #expect(index.search("612 345").ids == ["3"] && index.search("34612345678").ids == ["3"])
+    }
+
+    @Test func aNameRanksBeforeOtherTextAWholeWordBeforeAPrefixThenBySortKey() {
+        let index = Self.index()
+        // "zo": Martin Zobel and Zoë Martin by name (prefix), Bob Stone by e-mail only (zorro@).
+        #expect(index.search("zo").ids == ["2", "1", "5"], "names first, then sort order; the e-mail match last")
+        // "martin": a whole word for Zoë Martin and Martin Zobel; Marta is no match.
+        #expect(index.search("martin").ids == ["2", "1"])
+        // "mar" is a prefix of a name word for three: equal ranks, so by sort key (Marta, Martin Zobel, Zoë Martin).
+        #expect(index.search("mar").ids == ["4", "2", "1"])
+        #expect(index.search("marta").ids == ["4"])
+        index.upsert([Self.contact("7", "Abel Anaïs")])
+        #expect(index.search("ana").ids == ["3", "7"], "the whole word Ana before the prefix of Anaïs, though Abel sorts first")
+        #expect(index.search("example").ids == ["3", "5", "4", "2", "1"], "e-mail words rank by sort key among equals")
+    }
+
+    @Test func resultsComeInPagesWithTheirTotal() {
+        let index = SearchIndex(name: "many")
+        index.rebuild((0..<45).map { Self.contact(String(format: "%02d", $0), String(format: "Sam %02d", $0)) })
+        let first = index.search("sam", offset: 0, limit: 20)
+        let last = index.search("sam", offset: 40, limit: 20)
+        #expect(first.total == 45 && first.ids.count == 20 && first.ids.first == "00")
+        #expect(last.ids == ["40", "41", "42", "43", "44"] && index.search("sam", offset: 60).ids.isEmpty)
+    }
+
+    @Test func aChangeReachesTheIndexOnlyWhenItsTransactionCommits() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let database = try DatabaseQueue(path: folder.url.appendingPathComponent("contacts.sqlite").path)
+        try await database.write { db in try db.execute(sql: "CREATE TABLE contact (id TEXT PRIMARY KEY, name TEXT)") }
+        let index = Self.index()
+        struct Refused: Error {}
+        await #expect(throws: Refused.self) {
+            try await database.write { db in
+                try db.execute(sql: "INSERT INTO contact VALUES ('6', 'Zoé Roux')")
+                index.upsert(Self.contact("6", "Zoé Roux"), in: db)
+                throw Refused()
+            }
+        }
+        #expect(index.search("roux").ids.isEmpty, "a rolled back write never reaches the index")
+        try await database.write { db in
+            try db.execute(sql: "INSERT INTO contact VALUES ('6', 'Zoé Roux')")
+            index.upsert(Self.contact("6", "Zoé Roux"), in: db)
+            try db.execute(sql: "DELETE FROM contact WHERE id = '1'")
+            index.remove(id: "1", in: db)
+            index.upsert(Self.contact("2", "Martin Zimmer"), in: db)
+            #expect(index.search("roux").ids.isEmpty, "not before the commit")
+        }
+        #expect(index.search("zo").ids == ["6", "5"] && index.search("zimmer").ids == ["2"] && index.search("zobel").ids.isEmpty)
+        #expect(index.count == 5)
+        try await database.write { db in index.removeAll(in: db) }
+        #expect(index.count == 0 && index.search("zo").ids.isEmpty)
+    }
+
+    @Test func clearingEmptiesItAndStatisticsCountItsRecords() {
+        let index = Self.index()
+        #expect(index.statistics().first?.usage.count == 5)
+        index.clear(forKey: "5")
+        #expect(index.search("bob").ids.isEmpty && index.count == 4)
+        index.clearAll()
+        #expect(index.search("zoe").ids.isEmpty && index.statistics().first?.usage.count == 0)
+    }
+}
