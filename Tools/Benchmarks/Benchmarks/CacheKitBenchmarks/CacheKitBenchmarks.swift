@@ -300,4 +300,6 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.measurement(overheadMetric, (heapInUse() - before) / entries)
         blackHole(dictionary)
     }
+
+    offlineDataBenchmarks()
 }
