@@ -6,12 +6,6 @@ import Testing
 @testable import APICore
 @testable import APICoreGraphQL
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// `SQLiteRecordStore` writes through a write-ahead log with `synchronous=NORMAL` and clears by moving its
 /// file aside. A child process (this test binary, filtered to ``childMerges()``) merges generations of
 /// records, and now and then clears everything, until it is killed with SIGKILL at a random moment. Whatever
@@ -35,29 +29,15 @@ import Testing
     }
 
     @Test func aStoreKilledAtAnyMomentReopensWithOneWholeMerge() async throws {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0])
         var confirmedMerges = 0
         for trial in 0..<15 {
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             let url = directory.url.appendingPathComponent("records.sqlite")
             let started = directory.url.appendingPathComponent("started")
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = ["--testing-library", "swift-testing", "--filter", "childMerges"]
-            process.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: url.path]) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var running = false
-            for _ in 0..<6_000 where !running {
-                running = FileManager.default.fileExists(atPath: started.path)
-                if !running { try await Task.sleep(for: .milliseconds(10)) }
-            }
-            try #require(running, "the child never merged (is \(executable.path) the test binary?)")
-            try await Task.sleep(for: .milliseconds(Int.random(in: 5...60)))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            let child = try CrashChild.start(test: "childMerges", environment: [Self.childVariable: url.path])
+            try await child.waitUntilStarted(signalledBy: started)
+            try await child.kill(after: .milliseconds(Int.random(in: 5...60)))
 
             let store = try SQLiteRecordStore(url: url)
             var generations: Set<Int> = []

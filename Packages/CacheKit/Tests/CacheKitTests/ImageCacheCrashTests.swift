@@ -4,12 +4,6 @@ import Foundation
 import GRDB
 import Testing
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// A child process (this test binary, filtered to ``childCachesImages()``) stores images past the cache's
 /// limit (so every write also evicts), and now and then clears a user or everything, until it is killed
 /// with SIGKILL at a random moment. Whatever the moment, the relaunched cache never reads back an image
@@ -37,26 +31,15 @@ import Testing
     }
 
     @Test func aCacheKilledAtAnyMomentNeverReadsAWrongImageAndAccountsForEveryByte() async throws {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0])
         var imagesRead = 0
         for trial in 0..<12 {
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             let cacheFolder = directory.url.appendingPathComponent("images")
             let started = directory.url.appendingPathComponent("started")
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = ["--testing-library", "swift-testing", "--filter", "childCachesImages"]
-            process.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: cacheFolder.path]) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            try await waitUntil("the child stored its first images (is \(executable.path) the test binary?)", timeout: .seconds(60)) {
-                FileManager.default.fileExists(atPath: started.path)
-            }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 5...80)))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            let child = try CrashChild.start(test: "childCachesImages", environment: [Self.childVariable: cacheFolder.path])
+            try await child.waitUntilStarted(signalledBy: started)
+            try await child.kill(after: .milliseconds(Int.random(in: 5...80)))
 
             let cache = ImageCache(configuration: .init(directory: cacheFolder, byteLimit: Self.byteLimit))
             for user in ["alice", "bob"] {

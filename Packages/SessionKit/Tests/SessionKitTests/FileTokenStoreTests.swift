@@ -90,28 +90,14 @@ import Testing
     /// killed with SIGKILL at a random moment, 20 times. Whatever the moment, the token file decodes
     /// (old or new, never half), and opening then deleting leaves no file that holds a token.
     @Test func aSaveKilledAtAnyMomentLeavesNothingAfterDelete() async throws {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0])
         var killedWithAStray = 0
         for _ in 0..<20 {
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             let url = directory.url.appendingPathComponent("token.json")
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = ["--testing-library", "swift-testing", "--filter", "childSaves"]
-            process.environment = ProcessInfo.processInfo.environment.merging([Self.childVariable: url.path]) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var started = false
-            for _ in 0..<6_000 where !started {
-                started = FileManager.default.fileExists(atPath: url.path)
-                if !started { try await Task.sleep(for: .milliseconds(10)) }
-            }
-            try #require(started, "the child never saved a token (is \(executable.path) the test binary?)")
-            try await Task.sleep(for: .milliseconds(Int.random(in: 0...30)))
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            let child = try CrashChild.start(test: "childSaves", environment: [Self.childVariable: url.path])
+            try await child.waitUntilStarted(signalledBy: url)
+            try await child.kill(after: .milliseconds(Int.random(in: 0...30)))
             if !Self.strays(in: directory.url).isEmpty { killedWithAStray += 1 }
             let store = FileTokenStore(url: url)
             #expect(Self.strays(in: directory.url).isEmpty, "opening the store left a stray token file")

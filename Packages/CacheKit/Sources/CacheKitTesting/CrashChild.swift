@@ -1,0 +1,59 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// This test binary run again as a child process, filtered to one test, to be killed with SIGKILL at a
+/// random moment: the harness of every kill -9 trial. The child's test is enabled only when its
+/// environment variable is set, and signals that it started by creating a file.
+///
+/// ```swift
+/// let child = try CrashChild.start(test: "childSaves", environment: ["MY_CHILD": url.path])
+/// try await child.waitUntilStarted(signalledBy: url)   // the child created it
+/// try await child.kill(after: .milliseconds(Int.random(in: 5...60)))
+/// ```
+public struct CrashChild: Sendable {
+    /// The running child.
+    public let process: Process
+
+    /// Starts this test binary filtered to `test`, with `environment` added to this process's own, its
+    /// output discarded.
+    ///
+    /// - Parameters:
+    ///   - test: the name of the child's test function.
+    ///   - environment: the variables that enable the child's test and tell it where to work.
+    /// - Throws: when the binary cannot be started.
+    public static func start(test: String, environment: [String: String]) throws -> CrashChild {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["--testing-library", "swift-testing", "--filter", test]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return CrashChild(process: process)
+    }
+
+    /// Waits until the child created `file` (its sign that it started working).
+    /// - Throws: ``WaitTimedOut`` after `timeout`, naming the file and the binary.
+    public func waitUntilStarted(signalledBy file: URL, timeout: Duration = .seconds(60)) async throws {
+        let binary = process.executableURL?.path ?? "?"
+        try await waitUntil("the child to create \(file.lastPathComponent) (is \(binary) the test binary?)", timeout: timeout) {
+            FileManager.default.fileExists(atPath: file.path)
+        }
+    }
+
+    /// Sleeps `delay`, then kills the child with SIGKILL and waits for it to end.
+    public func kill(after delay: Duration) async throws {
+        try await Task.sleep(for: delay)
+        #if canImport(Glibc)
+            _ = Glibc.kill(process.processIdentifier, SIGKILL)
+        #elseif canImport(Darwin)
+            _ = Darwin.kill(process.processIdentifier, SIGKILL)
+        #endif
+        process.waitUntilExit()
+    }
+}
