@@ -159,10 +159,6 @@ public final class Composition: Sendable {
             if let userId { await queue.erase(userId: userId) } else { await queue.eraseAll() }
         }
         session.addEraser("preferences") { _ in try preferences.erase() }
-        // Logout clears every image with the other caches; account deletion also erases the user's own.
-        session.addEraser("images") { userId in
-            if let userId { try images.clear(userId: userId) } else { try images.clearAll() }
-        }
         unified.register(rest.cacheParticipant)
         unified.register(graphQL)
         unified.register(images)

@@ -39,6 +39,22 @@ extension EndToEnd {
                 "sent \(report.sent); the thread holds \(messages.map { "\($0.role):\($0.state)" })")
             return "pending offline, then one question and one reply: \"\(messages.last?.text ?? "")\""
         },
+        Scenario(kit: "chat", name: "a background sync whose budget is spent stops before fetching, and the next one completes") { app in
+            try await app.signIn()
+            let spent = await app.backgroundSync.run(budget: 0)
+            let stopped = try unwrap(spent.syncs.first { $0.name == "chat-history" }, "no chat-history sync registered")
+            try require(
+                stopped.outcome == .budgetExhausted && stopped.requests == 0 && app.transport.count("/chat-history/threads") == 0,
+                "with no budget the sync \(stopped.outcome.rawValue) after \(stopped.requests) request(s)")
+            let full = await app.backgroundSync.run()
+            let synced = try unwrap(full.syncs.first { $0.name == "chat-history" }, "no chat-history sync registered")
+            let shown = try await app.chat.threads()
+            try require(
+                full.isComplete && synced.mode == .full && (synced.counts["threads"] ?? 0) == shown.count && !shown.isEmpty,
+                "the second run \(synced.outcome.rawValue) with \(synced.counts) for \(shown.count) threads shown")
+            return
+                "no budget: stopped before any request; 30 s: \(shown.count) threads in \(synced.requests) requests, \(synced.mode?.rawValue ?? "-")"
+        },
         Scenario(kit: "chat", name: "today's prediction comes from the cache until the day ends, then is a miss with no request") { app in
             try await app.signIn()
             let first = try await app.chat.todaysPrediction()

@@ -101,6 +101,12 @@ func require(_ condition: Bool, _ message: @autoclosure () -> String) throws {
     if !condition { throw ScenarioFailure(description: message()) }
 }
 
+/// `value`, or the scenario fails with `message` when it is `nil`.
+func unwrap<T>(_ value: T?, _ message: @autoclosure () -> String) throws -> T {
+    guard let value else { throw ScenarioFailure(description: message()) }
+    return value
+}
+
 extension Duration {
     /// In milliseconds, to two decimals.
     var milliseconds: Double {
