@@ -1,6 +1,8 @@
 import APICore
 import CacheKit
+import CacheKitTesting
 import Foundation
+import GRDB
 import HTTPTypes
 import ReferenceBackend
 import Testing
@@ -31,6 +33,24 @@ import Testing
             #expect(try await fixture.send(.post, "/auth/logout", json: "", token: token).status == 204)
             #expect(try await fixture.get("/auth/validate", token: token).status == 401)
             #expect(try await fixture.get("/api/me", token: token).status == 401)
+        }
+    }
+
+    /// REQ AUTH-3: `/auth/validate` checks the token's signature and expiry only, with no database read:
+    /// a signed token of a user whose row is gone still validates, while `/api/me`, which reads the row,
+    /// refuses it.
+    @Test func validateReadsNoDatabaseButTheSignatureAndExpiry() async throws {
+        try await withBackend(5) { fixture in
+            let token = try await token(fixture)
+            let database = try DatabaseQueue(path: fixture.directory.url.appendingPathComponent("backend.sqlite").path)
+            try await database.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA foreign_keys = OFF; DELETE FROM user WHERE email = 'alice@example.com'")
+            }
+            try database.close()
+            #expect(try await fixture.get("/api/me", token: token).status == 401, "the row is gone")
+            let valid = try await fixture.get("/auth/validate", token: token)
+            let body = try JSONValue.parse(valid.body)
+            #expect(valid.status == 200 && body["valid"] == true, "validated from the token alone")
         }
     }
 
