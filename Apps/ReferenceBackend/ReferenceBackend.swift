@@ -40,14 +40,18 @@ public final class ReferenceBackend: Sendable {
         public var tls: TLSConfiguration?
         /// What one password check costs (scrypt) for the users a new database is seeded with.
         public var passwordWork: PasswordWork
+        /// How many contacts each user's address book is seeded with on first use (10,000, the offline
+        /// storage specification's figure; tests pass fewer).
+        public var contactCount: Int
 
         /// Creates a configuration.
         public init(
             databaseURL: URL, port: Int = 0, funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init,
             tokenLifetime: TimeInterval = 3_600, faults: [FaultRule] = [], modelLatency: Duration = .seconds(3),
             authRateLimits: AuthRateLimits? = AuthRateLimits(), tls: TLSConfiguration? = nil,
-            passwordWork: PasswordWork = .standard, logger: Logger = Logger(label: "ReferenceBackend")
+            passwordWork: PasswordWork = .standard, contactCount: Int = 10_000, logger: Logger = Logger(label: "ReferenceBackend")
         ) {
+            self.contactCount = contactCount
             self.tls = tls
             self.passwordWork = passwordWork
             self.modelLatency = modelLatency
@@ -108,6 +112,7 @@ public final class ReferenceBackend: Sendable {
         InsightRoutes(database: catalog, auth: auth, cache: cache, modelLatency: configuration.modelLatency).register(on: router)
         FavoriteRoutes(database: catalog, auth: auth).register(on: router)
         AvatarRoutes(auth: auth).register(on: router)
+        ContactsRoutes(database: catalog, auth: auth, contactCount: configuration.contactCount).register(on: router)
         let server = try await LocalServer.start(
             responder: router.buildResponder(), port: configuration.port, tls: configuration.tls,
             logger: configuration.logger)

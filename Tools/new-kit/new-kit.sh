@@ -17,4 +17,4 @@ mkdir -p "$target"
 done
 echo "Created $target. Next: swift test --package-path Packages/${name}Kit; then register it with the root"
 echo "(add ${name}Kit to KITS in Tools/kit-manifests.py and run Tools/kit-manifests.py write) and add it to"
-echo "the app's Composition (docs/writing-a-kit.md, steps 6 and 7)."
+echo "the app's Composition (docs/writing-a-kit.md, sections 7 and 8)."
