@@ -49,6 +49,8 @@ let kitProducts: [Product] = [
     .library(name: "AccountsKitTesting", targets: ["AccountsKitTesting"]),
     .library(name: "ChatHistoryKit", targets: ["ChatHistoryKit"]),
     .library(name: "ChatHistoryKitTesting", targets: ["ChatHistoryKitTesting"]),
+    .library(name: "ContactsKit", targets: ["ContactsKit"]),
+    .library(name: "ContactsKitTesting", targets: ["ContactsKitTesting"]),
 ]
 
 let kitTargets: [Target] = [
@@ -335,6 +337,44 @@ let kitTargets: [Target] = [
         ],
         path: "Packages/ChatHistoryKit/Tests/ChatHistoryKitTests"
     ),
+    .target(
+        name: "ContactsKit",
+        dependencies: [
+            "APICore",
+            "APICoreREST",
+            "APICoreOffline",
+            "CacheKit",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        path: "Packages/ContactsKit/Sources/ContactsKit"
+    ),
+    .target(
+        name: "ContactsKitTesting",
+        dependencies: [
+            "ContactsKit",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ],
+        path: "Packages/ContactsKit/Sources/ContactsKitTesting"
+    ),
+    .testTarget(
+        name: "ContactsKitTests",
+        dependencies: [
+            "ContactsKit",
+            "ContactsKitTesting",
+            "APICore",
+            "APICoreREST",
+            "APICoreOffline",
+            "APICoreTestServer",
+            "APICoreTesting",
+            "CacheKit",
+            "CacheKitTesting",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ],
+        path: "Packages/ContactsKit/Tests/ContactsKitTests"
+    ),
 ]
 // END kit targets
 
@@ -405,6 +445,7 @@ let package = Package(
                 "CatalogKit",
                 "AccountsKit",
                 "ChatHistoryKit",
+                "ContactsKit",
                 "APICore",
                 "APICoreREST",
                 "APICoreOffline",
@@ -426,6 +467,7 @@ let package = Package(
                 "CatalogKit",
                 "AccountsKit",
                 "ChatHistoryKit",
+                "ContactsKit",
                 "APICore",
                 "APICoreOffline",
                 "APICoreREST",
@@ -486,6 +528,7 @@ let package = Package(
                 "CatalogKit",
                 "AccountsKit",
                 "ChatHistoryKit",
+                "ContactsKit",
                 "APICore",
                 "APICoreREST",
                 "APICoreOffline",

@@ -8,7 +8,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 scratch="${DOCS_SCRATCH:-$root/.build-kits}"
 packages=("$@")
-[[ ${#packages[@]} -gt 0 ]] || packages=(CacheKit APICore SessionKit CatalogKit AccountsKit ChatHistoryKit)
+[[ ${#packages[@]} -gt 0 ]] || packages=(CacheKit APICore SessionKit CatalogKit AccountsKit ChatHistoryKit ContactsKit)
 for package in "${packages[@]}"; do
   dir="$root/Packages/$package"
   targets=$(swift package --package-path "$dir" dump-package | python3 -c '

@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KITS = ["CacheKit", "APICore", "SessionKit", "CatalogKit", "AccountsKit", "ChatHistoryKit"]
+KITS = ["CacheKit", "APICore", "SessionKit", "CatalogKit", "AccountsKit", "ChatHistoryKit", "ContactsKit"]
 BEGIN = "// BEGIN kit targets: generated from Packages/*/Package.swift by `Tools/kit-manifests.py write`."
 END = "// END kit targets"
 

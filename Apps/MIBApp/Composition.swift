@@ -7,6 +7,7 @@ import AccountsKit
 import CacheKit
 import CatalogKit
 import ChatHistoryKit
+import ContactsKit
 import Foundation
 import HTTPTypes
 import Logging
@@ -55,6 +56,8 @@ public final class Composition: Sendable {
     public let favorites: CatalogFavorites
     /// The chat history, today's prediction, astro data and the subscription (ChatHistoryKit).
     public let chat: ChatHistoryClient
+    /// The address book, offline first (ContactsKit).
+    public let contacts: ContactsClient
     /// The app's one cache of small images (thumbnails), 200 MB, per user; kits resolve it from the container.
     public let images: ImageCache
     /// Every kit's sync, for the host's background-refresh task (`BGAppRefreshTask` on iOS) and `mib sync`.
@@ -137,9 +140,10 @@ public final class Composition: Sendable {
         try container.registry(for: "app").register(ImageCache.self) { _ in images }
         let chatKit = try ChatHistoryFeatureKit(
             rest: rest, queue: queue, environment: environment, timeZone: TimeZone(identifier: "UTC") ?? .current)
+        let contactsKit = ContactsFeatureKit(rest: rest, queue: queue, environment: environment, images: images)
         try container.install([
             SessionFeatureKit(session: session), CatalogFeatureKit(sharing: rest.configuration, queue: queue), AccountsFeatureKit(),
-            chatKit,
+            chatKit, contactsKit,
         ])
         let graphQL = self.graphQL
         try container.registry(for: "app").register(GraphQLClient.self) { _ in graphQL }
@@ -148,9 +152,12 @@ public final class Composition: Sendable {
         accounts = try container.resolver(for: "app").resolve(AccountsClient.self)
         favorites = try container.resolver(for: "app").resolve(CatalogFavorites.self)
         chat = try container.resolver(for: "app").resolve(ChatHistoryClient.self)
+        contacts = try container.resolver(for: "app").resolve(ContactsClient.self)
         backgroundSync = BackgroundSync(runners: container.syncRunners, clock: clock)
         let chat = self.chat
         session.addEraser("chat history") { userId in try chat.erase(userId: userId) }
+        let contacts = self.contacts
+        session.addEraser("contacts") { userId in try contacts.erase(userId: userId) }
         // Account deletion erases what is not a cache: the queue and the preferences.
         let queue = self.queue
         let preferences = self.preferences

@@ -1,94 +1,6 @@
 import Foundation
 import GRDB
 
-/// A contact of a user's address book, as the contacts API serves it.
-public struct ContactRecord: Codable, Sendable, Hashable {
-    /// Stable identifier.
-    public var id: String
-    /// The name shown.
-    public var displayName: String
-    /// Phone numbers, as the user typed them.
-    public var phones: [String]
-    /// E-mail addresses.
-    public var emails: [String]
-    /// The thumbnail's path on this server (`/avatars/…`), if any.
-    public var photoPath: String?
-    /// The circles it belongs to.
-    public var circles: [String]
-    /// `person`, `business` or `family`.
-    public var profileClass: String
-    /// Enrichment badges (`verified`, `linkedin`, …).
-    public var enrichmentBadges: [String]
-    /// When it last changed on the server.
-    public var updatedAt: Date
-    /// Set on a change feed's entry for a contact that was deleted (its other fields are empty).
-    public var deleted: Bool?
-}
-
-/// A circle of contacts.
-public struct CircleRecord: Codable, Sendable, Hashable {
-    /// Stable identifier.
-    public var id: String
-    /// The name shown.
-    public var name: String
-    /// An emoji, if any.
-    public var emoji: String?
-    /// A hex colour (`#3366FF`).
-    public var color: String
-    /// `mandatory`, `prepopulated` or `custom`.
-    public var type: String
-    /// How many contacts it holds.
-    public var memberCount: Int
-    /// Who may see what (`phone: circle`, `email: nobody`).
-    public var accessPolicies: [String: String]
-}
-
-/// The user's score, with its last 30 days.
-public struct ScoreRecord: Codable, Sendable, Hashable {
-    /// One day's value.
-    public struct Point: Codable, Sendable, Hashable {
-        /// The day, `yyyy-MM-dd`.
-        public var day: String
-        /// Its value.
-        public var value: Int
-    }
-
-    /// 0 to 100.
-    public var value: Int
-    /// 0 to 1.
-    public var quality: Double
-    /// 0 to 1.
-    public var position: Double
-    /// 0 to 1.
-    public var stability: Double
-    /// 0 to 1.
-    public var trust: Double
-    /// The formula that computed it.
-    public var formulaVersion: String
-    /// When it was computed.
-    public var computedAt: Date
-    /// The last 30 days, oldest first.
-    public var history: [Point]
-}
-
-/// A possible duplicate: two contacts that may be one person.
-public struct SuggestionRecord: Codable, Sendable, Hashable {
-    /// Stable identifier.
-    public var id: String
-    /// The first contact.
-    public var contactA: String
-    /// The second contact.
-    public var contactB: String
-    /// 0 to 1.
-    public var confidence: Double
-    /// `auto`, `review` or `low`.
-    public var tier: String
-    /// Why they look alike.
-    public var evidence: [String]
-    /// `pending`, `resolved` or `dismissed`.
-    public var status: String
-}
-
 extension BackendDatabase {
     static func createContacts(_ db: Database) throws {
         try db.execute(
@@ -136,7 +48,8 @@ extension BackendDatabase {
             }
             let day = 86_400.0
             let history = (0..<30).map { offset in
-                ScoreRecord.Point(day: Self.dayFormatter.string(from: now.addingTimeInterval(Double(offset - 29) * day)), value: 60 + (offset * 7) % 13)
+                ScoreRecord.Point(
+                    day: Self.dayFormatter.string(from: now.addingTimeInterval(Double(offset - 29) * day)), value: 60 + (offset * 7) % 13)
             }
             let score = ScoreRecord(
                 value: history.last?.value ?? 60, quality: 0.82, position: 0.64, stability: 0.9, trust: 0.77, formulaVersion: "2.1",
@@ -181,7 +94,9 @@ extension BackendDatabase {
         let last = lastNames[(index / firstNames.count + index * 7) % lastNames.count]
         let plain = "\(first).\(last)".folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
         var phones = [String(format: "+1 (%03d) %03d-%04d", 200 + index % 700, index % 1_000, (index * 37) % 10_000)]
-        if index % 3 == 0 { phones.append(String(format: "06 %02d %02d %02d %02d", index % 100, (index / 7) % 100, (index / 3) % 100, index % 97)) }
+        if index % 3 == 0 {
+            phones.append(String(format: "06 %02d %02d %02d %02d", index % 100, (index / 7) % 100, (index / 3) % 100, index % 97))
+        }
         return ContactRecord(
             id: "c\(index)", displayName: "\(first) \(last)", phones: phones, emails: ["\(plain)\(index)@example.com"],
             photoPath: index % 10 == 9 ? nil : "/avatars/c\(index).png", circles: ["circle-\(index % 5 + 1)"],
@@ -197,12 +112,16 @@ extension BackendDatabase {
                 sql: "SELECT body FROM contact WHERE userId = ? AND deleted = 0 AND id > ? ORDER BY id LIMIT ?",
                 arguments: [userId, cursor ?? "", limit + 1])
             let seq = try Int.fetchOne(db, sql: "SELECT seq FROM contact_owner WHERE userId = ?", arguments: [userId]) ?? 0
-            return (try rows.prefix(limit).map { try Self.decoder.decode(ContactRecord.self, from: Data($0.utf8)) }, rows.count > limit, seq)
+            return (
+                try rows.prefix(limit).map { try Self.decoder.decode(ContactRecord.self, from: Data($0.utf8)) }, rows.count > limit, seq
+            )
         }
     }
 
     /// What changed after `since` (a change counter), in change order after `cursor`, deletions included.
-    func contactChanges(userId: String, since: Int, after cursor: Int?, limit: Int) throws -> (contacts: [ContactRecord], more: Bool, last: Int?, seq: Int) {
+    func contactChanges(userId: String, since: Int, after cursor: Int?, limit: Int) throws -> (
+        contacts: [ContactRecord], more: Bool, last: Int?, seq: Int
+    ) {
         try queue.read { db in
             let rows = try Row.fetchAll(
                 db,
@@ -232,7 +151,8 @@ extension BackendDatabase {
     /// The user's circles and score.
     func circlesAndScore(userId: String) throws -> (circles: [CircleRecord], score: ScoreRecord)? {
         try queue.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT circles, score FROM contact_owner WHERE userId = ?", arguments: [userId]) else {
+            guard let row = try Row.fetchOne(db, sql: "SELECT circles, score FROM contact_owner WHERE userId = ?", arguments: [userId])
+            else {
                 return nil
             }
             return (
@@ -281,7 +201,10 @@ extension BackendDatabase {
     static func editContact(
         _ db: Database, userId: String, id: String, displayName: String?, delete: Bool, seq: () throws -> Int, now: Date
     ) throws -> ContactRecord? {
-        guard let body = try String.fetchOne(db, sql: "SELECT body FROM contact WHERE userId = ? AND id = ? AND deleted = 0", arguments: [userId, id]) else {
+        guard
+            let body = try String.fetchOne(
+                db, sql: "SELECT body FROM contact WHERE userId = ? AND id = ? AND deleted = 0", arguments: [userId, id])
+        else {
             return nil
         }
         var contact = try decoder.decode(ContactRecord.self, from: Data(body.utf8))
@@ -295,7 +218,8 @@ extension BackendDatabase {
 
     /// Marks a pending suggestion `status`; `nil` when it does not exist.
     static func settleSuggestion(_ db: Database, userId: String, id: String, status: String) throws -> SuggestionRecord? {
-        guard let body = try String.fetchOne(db, sql: "SELECT body FROM suggestion WHERE userId = ? AND id = ?", arguments: [userId, id]) else {
+        guard let body = try String.fetchOne(db, sql: "SELECT body FROM suggestion WHERE userId = ? AND id = ?", arguments: [userId, id])
+        else {
             return nil
         }
         var suggestion = try decoder.decode(SuggestionRecord.self, from: Data(body.utf8))

@@ -11,7 +11,9 @@ import Hummingbird
 /// - `GET /contacts/changes?since=<token>&limit&after=<cursor>`: what changed after a token, in change
 ///   order, deletions as `{"id", "deleted": true}`; the same headers. A token or cursor that is not a
 ///   number is `400 INVALID_CURSOR`.
-/// - `GET /contacts/:id`, `GET /circles`, `GET /score` (30 days of history), `GET /suggestions?status=pending`.
+/// - `GET /contacts/:id`, `GET /circles`, `GET /score` (30 days of history), `GET /suggestions?status=pending`,
+///   and `GET /contacts/summary`: the circles, the score and the pending suggestions in one answer (what a
+///   sync fetches after the contacts).
 /// - `PATCH /contacts/:id` `{"displayName"}`, `DELETE /contacts/:id`, `POST /suggestions/:id/resolve|dismiss`,
 ///   `POST /premium/subscribe`: each honours `Idempotency-Key` (a repeat gets the first answer, with
 ///   `Idempotent-Replayed: true`, and changes nothing).
@@ -33,6 +35,12 @@ struct ContactsRoutes {
         var data: Payload
     }
 
+    private struct Summary: Encodable {
+        var circles: [CircleRecord]
+        var score: ScoreRecord
+        var suggestions: [SuggestionRecord]
+    }
+
     private struct Edit: Decodable {
         var displayName: String?
     }
@@ -52,7 +60,8 @@ struct ContactsRoutes {
                 let limit = Int(request.uri.queryParameters["limit"].map(String.init) ?? "") ?? 200
                 guard (1...500).contains(limit) else { return Self.invalid("limit must be from 1 to 500") }
                 guard let since = Int(request.uri.queryParameters["since"].map(String.init) ?? "") else {
-                    return Envelope.failure(.badRequest, code: "INVALID_CURSOR", message: "The changes token is not valid; sync again in full.")
+                    return Envelope.failure(
+                        .badRequest, code: "INVALID_CURSOR", message: "The changes token is not valid; sync again in full.")
                 }
                 var after: Int?
                 if let cursor = request.uri.queryParameters["after"].map(String.init) {
@@ -63,6 +72,16 @@ struct ContactsRoutes {
                 }
                 let page = try database.contactChanges(userId: user, since: since, after: after, limit: limit)
                 return try list(request, page.contacts, next: page.more ? page.last.map(String.init) : nil, token: page.seq)
+            }
+        }
+        router.get("contacts/summary") { request, _ in
+            try signedIn(request) { user in
+                guard let (circles, score) = try database.circlesAndScore(userId: user) else {
+                    return Envelope.failure(.notFound, code: "NOT_FOUND", message: "No address book yet.")
+                }
+                let summary = Summary(
+                    circles: circles, score: score, suggestions: try database.suggestions(userId: user, status: "pending"))
+                return try Self.json(summary, fields: [.cacheControl: "private, no-cache"])
             }
         }
         router.get("contacts/:id") { request, context in
@@ -120,7 +139,9 @@ struct ContactsRoutes {
     private func editContact(_ request: Request, id: String, displayName: String?, delete: Bool) throws -> Response {
         let now = database.now()
         return try change(request) { user, db, seq in
-            guard let contact = try BackendDatabase.editContact(db, userId: user, id: id, displayName: displayName, delete: delete, seq: seq, now: now)
+            guard
+                let contact = try BackendDatabase.editContact(
+                    db, userId: user, id: id, displayName: displayName, delete: delete, seq: seq, now: now)
             else {
                 return (404, Envelope.failureBody(code: "NOT_FOUND", message: "No such contact."))
             }

@@ -13,7 +13,8 @@ struct BackendFixture {
     let transport = URLSessionTransport()
 
     static func start(
-        funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, authRateLimits: AuthRateLimits? = AuthRateLimits()
+        funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, authRateLimits: AuthRateLimits? = AuthRateLimits(),
+        contactCount: Int = 120
     ) async throws -> BackendFixture {
         let directory = try TemporaryDirectory()
         var logger = Logger(label: "backend")
@@ -21,7 +22,7 @@ struct BackendFixture {
         let backend = try await ReferenceBackend.start(
             .init(
                 databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, now: now,
-                modelLatency: .zero, authRateLimits: authRateLimits, passwordWork: .light, logger: logger))
+                modelLatency: .zero, authRateLimits: authRateLimits, passwordWork: .light, contactCount: contactCount, logger: logger))
         return BackendFixture(directory: directory, backend: backend)
     }
 

@@ -10,9 +10,13 @@ import Testing
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let report = try await SyncRun.run(server: nil, in: folder.url, budget: 30)
-        #expect(report.syncs.map(\.name) == ["chat-history"], "the sync ChatHistoryKit registered")
+        #expect(report.syncs.map(\.name) == ["chat-history", "contacts"], "the syncs ChatHistoryKit and ContactsKit registered")
         let chat = try #require(report.syncs.first)
         #expect(chat.outcome == .completed && chat.mode == .full && (chat.counts["threads"] ?? 0) > 0)
         #expect(chat.requests == 1 + (chat.counts["threads"] ?? 0), "one page of threads, then each thread's messages")
+        let contacts = try #require(report.syncs.last)
+        #expect(
+            contacts.outcome == .completed && contacts.counts["contacts"] == 10_000 && contacts.requests == 20 + 1,
+            "500 a page, then the summary")
     }
 }

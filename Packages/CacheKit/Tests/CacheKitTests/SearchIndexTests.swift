@@ -43,6 +43,7 @@ import Testing
         }
         #expect(Set(index.search("555-010").ids) == ["1", "2"])
         #expect(index.search("612 345").ids == ["3"] && index.search("34612345678").ids == ["3"])
+        #expect(index.search("2030 555").ids.isEmpty, "a number's digits match in the order typed, not as separate words")
     }
 
     @Test func aNameRanksBeforeOtherTextAWholeWordBeforeAPrefixThenBySortKey() {

@@ -1,0 +1,251 @@
+import APICore
+import APICoreOffline
+import APICoreREST
+import CacheKit
+import Foundation
+import HTTPTypes
+
+/// The contacts app's use cases, offline first: the address book, circles, score and suggestions are read
+/// from the device (``store``), kept up to date by ``sync`` (full, then incremental, and in the app's
+/// background refresh), searched locally, and changed through the app's `MutationQueue` ("Will sync when
+/// online"). Thumbnails go through the app's `ImageCache`; full-size photos are never stored.
+///
+/// ```swift
+/// let contacts = ContactsClient(rest: rest, queue: queue, environment: environment, images: images)
+/// await contacts.syncNow()                                          // full on first launch, then incremental
+/// let page = try await contacts.contacts(offset: 0, limit: 50)      // from the device, works offline
+/// let found = try await contacts.search("zoe")                      // finds Zoë, offline too
+/// try await contacts.rename(contactId: "c1", to: "Ana María")       // shown at once, sent when online
+/// ```
+public final class ContactsClient: Sendable {
+    /// The feature names: the keys of timeouts, stale labels and metrics.
+    public enum Feature {
+        /// The contacts list: fresh 24 h, no label (a stale list refreshes silently).
+        public static let list = "contacts.list"
+        /// A contact's detail: fresh 1 h, "Last updated X ago" past 24 h.
+        public static let detail = "contacts.detail"
+        /// Circles: fresh 24 h, no label.
+        public static let circles = "contacts.circles"
+        /// The score: fresh 24 h, "Estimated" past 24 h.
+        public static let score = "contacts.score"
+        /// Duplicate suggestions: refreshed by each sync.
+        public static let suggestions = "contacts.suggestions"
+    }
+
+    /// The changes this kit queues, and the one it never queues.
+    public enum Mutation {
+        /// A contact's new name.
+        public static let edit = "EditContact"
+        /// Two contacts confirmed as one person.
+        public static let resolveSuggestion = "ResolveDuplicate"
+        /// A suggestion dismissed.
+        public static let dismissSuggestion = "DismissDuplicate"
+        /// Subscribing to premium: requires a connection, never queued.
+        public static let subscribe = "SubscribePremium"
+    }
+
+    /// The stale labels of the features, as the kit declares them.
+    public static let staleIndicators: [String: StaleIndicator] = [
+        Feature.detail: .lastUpdated(after: 86_400), Feature.score: .estimated(after: 86_400),
+    ]
+
+    /// The address book on the device.
+    public let store: ContactsStore
+    /// The address book's sync, registered for the app's `BackgroundSync`.
+    public let sync: SyncRunner
+    private let rest: RESTClient
+    private let queue: MutationQueue?
+    private let images: ImageCache
+    private let clock: any CacheClock
+
+    /// Creates the use cases.
+    ///
+    /// - Parameters:
+    ///   - rest: the app's REST client (signed in as the user).
+    ///   - queue: where changes wait while offline; `nil` refuses changes with ``ContactsError/noQueue``.
+    ///   - environment: the app's clock, logger and caches folder (the files live in `contacts/` under it).
+    ///   - images: the app's image cache, for thumbnails.
+    ///   - syncPageSize: contacts a page of the sync (1 to 500).
+    public init(rest: RESTClient, queue: MutationQueue?, environment: CacheEnvironment, images: ImageCache, syncPageSize: Int = 500) {
+        self.rest = rest
+        self.queue = queue
+        self.images = images
+        clock = environment.clock
+        store = ContactsStore(directory: environment.cachesDirectory.appendingPathComponent("contacts", isDirectory: true))
+        sync = SyncRunner(
+            ContactsSync(rest: rest, store: store, pageSize: min(max(syncPageSize, 1), 500)), clock: environment.clock,
+            logger: environment.logger)
+    }
+
+    // MARK: Sync
+
+    /// Brings the device up to date: a full sync on first launch and after 30 days without one,
+    /// otherwise only what changed. Joins a sync already running. Never throws: the report says how it ended.
+    @discardableResult
+    public func syncNow() async -> SyncReport {
+        await sync.run()
+    }
+
+    // MARK: Reading (from the device, online or not)
+
+    /// A page of the contacts, in name order.
+    public func contacts(offset: Int = 0, limit: Int = 50) async throws(ContactsError) -> ContactsReading<ContactsPage> {
+        let user = try await currentUser()
+        return try reading(Feature.list, user) { try store.contacts(userId: user, offset: offset, limit: limit) }
+    }
+
+    /// One contact, `nil` when the device does not have it; labelled "Last updated X ago" past 24 h.
+    public func contact(id: String) async throws(ContactsError) -> ContactsReading<Contact?> {
+        let user = try await currentUser()
+        return try reading(Feature.detail, user) { try store.contact(userId: user, id: id) }
+    }
+
+    /// The circles.
+    public func circles() async throws(ContactsError) -> ContactsReading<[ContactCircle]> {
+        let user = try await currentUser()
+        return try reading(Feature.circles, user) { try store.circles(userId: user) }
+    }
+
+    /// The score with its 30-day history; labelled "Estimated" past 24 h.
+    public func score() async throws(ContactsError) -> ContactsReading<ContactScore?> {
+        let user = try await currentUser()
+        return try reading(Feature.score, user) { try store.score(userId: user) }
+    }
+
+    /// The pending duplicate suggestions.
+    public func suggestions() async throws(ContactsError) -> ContactsReading<[DuplicateSuggestion]> {
+        let user = try await currentUser()
+        return try reading(Feature.suggestions, user) { try store.suggestions(userId: user) }
+    }
+
+    /// The contacts matching `query` on the device, best first: a prefix of any word of the name or an
+    /// e-mail, whatever the case and accents, or the digits of a phone number whatever its formatting.
+    public func search(_ query: String, offset: Int = 0, limit: Int = 20) async throws(ContactsError) -> ContactsPage {
+        let user = try await currentUser()
+        return try storage {
+            let found = try store.searchIndex(userId: user).search(query, offset: offset, limit: limit)
+            return ContactsPage(contacts: try store.contacts(userId: user, ids: found.ids), total: found.total)
+        }
+    }
+
+    // MARK: Photos
+
+    /// The contact's thumbnail from the app's image cache, loaded once; `nil` when it has no photo.
+    /// - Throws: ``ContactsError/api(_:)`` when it is not cached and cannot be loaded.
+    public func thumbnail(of contact: Contact) async throws(ContactsError) -> Data? {
+        guard let path = contact.photoPath else { return nil }
+        let user = try await currentUser()
+        let rest = self.rest
+        do {
+            return try await images.image(forKey: path, user: user) {
+                try await rest.send(APIRequest<Data>(path: path, feature: "contacts.thumbnail"), policy: .fetchIgnoringCacheCompletely)
+                    .value
+            }
+        } catch {
+            throw .api(.transport(.other(reason: "\(error)")))
+        }
+    }
+
+    /// The contact's full-size photo, fetched now and never stored.
+    public func fullPhoto(of contact: Contact) async throws(ContactsError) -> Data? {
+        guard let path = contact.photoPath else { return nil }
+        do {
+            return try await rest.send(
+                APIRequest<Data>(path: path, query: [URLQueryItem(name: "size", value: "full")], feature: "contacts.photo"),
+                policy: .fetchIgnoringCacheCompletely
+            ).value
+        } catch {
+            throw .api(error)
+        }
+    }
+
+    // MARK: Changing (offline first)
+
+    /// Renames a contact: shown at once on the device, sent through the queue once and in order
+    /// ("Will sync when online").
+    public func rename(contactId: String, to name: String) async throws(ContactsError) {
+        let user = try await currentUser()
+        try storage { try store.rename(userId: user, contactId: contactId, to: name) }
+        let body = JSONValue.object(["displayName": .string(name)]).serialized()
+        try await enqueue(.patch, "/contacts/\(contactId)", body: body, name: Mutation.edit)
+    }
+
+    /// Confirms a duplicate suggestion (the two contacts are one person), queued.
+    public func resolveSuggestion(id: String) async throws(ContactsError) {
+        try await settle(id, status: "resolved", action: "resolve", name: Mutation.resolveSuggestion)
+    }
+
+    /// Dismisses a duplicate suggestion, queued.
+    public func dismissSuggestion(id: String) async throws(ContactsError) {
+        try await settle(id, status: "dismissed", action: "dismiss", name: Mutation.dismissSuggestion)
+    }
+
+    /// Subscribes to premium, now: never queued.
+    /// - Throws: ``ContactsError/requiresConnection`` ("Connect to purchase") when the server cannot be reached.
+    public func subscribePremium() async throws(ContactsError) {
+        do {
+            _ = try await rest.send(
+                APIRequest<Data>(method: .post, path: "/premium/subscribe", feature: "contacts.premium", idempotencyKey: UUID().uuidString),
+                policy: .fetchIgnoringCacheCompletely)
+        } catch .transport {
+            throw .requiresConnection
+        } catch {
+            throw .api(error)
+        }
+    }
+
+    private func settle(_ id: String, status: String, action: String, name: String) async throws(ContactsError) {
+        let user = try await currentUser()
+        try storage { try store.settle(userId: user, suggestionId: id, status: status) }
+        try await enqueue(.post, "/suggestions/\(id)/\(action)", body: Data("{}".utf8), name: name)
+    }
+
+    private func enqueue(_ method: HTTPRequest.Method, _ path: String, body: Data, name: String) async throws(ContactsError) {
+        guard let queue else { throw .noQueue }
+        do {
+            try await queue.enqueue(
+                .rest(method: method, path: path, headerFields: [.contentType: "application/json"], body: body), name: name,
+                idempotencyKey: UUID().uuidString)
+        } catch {
+            throw .storage(reason: "\(error)")
+        }
+    }
+
+    // MARK: Steps
+
+    private func reading<T>(_ feature: String, _ user: String, _ read: () throws -> T) throws(ContactsError) -> ContactsReading<T> {
+        try storage {
+            let value = try read()
+            let syncedAt = try store.checkpoint(userId: user)?.lastCompletedAt
+            let label = syncedAt.flatMap { date in
+                Self.staleIndicators[feature]?.label(for: Freshness(.stale, storedAt: date, now: clock.now()))
+            }
+            return ContactsReading(value: value, syncedAt: syncedAt, label: label)
+        }
+    }
+
+    private func storage<T>(_ body: () throws -> T) throws(ContactsError) -> T {
+        do {
+            return try body()
+        } catch {
+            throw .storage(reason: "\(error)")
+        }
+    }
+
+    func currentUser() async throws(ContactsError) -> String {
+        try await Self.currentUser(of: rest)
+    }
+
+    static func currentUser(of rest: RESTClient) async throws(ContactsError) -> String {
+        guard let user = await rest.configuration.tokenProvider?.currentCredentials()?.userId else { throw .signedOut }
+        return user
+    }
+}
+
+extension ContactsClient {
+    /// Account deletion: the user's file and search index go (the photos go with the app's image cache).
+    public func erase(userId: String?) throws {
+        guard let userId else { return }
+        try store.erase(userId: userId)
+    }
+}

@@ -1,0 +1,283 @@
+import CacheKit
+import Foundation
+import GRDB
+
+/// The address book on the device: one SQLite file per user (GRDB, migrated from its first version)
+/// holding the contacts, circles, score and suggestions, with the sync's checkpoint, and one
+/// ``SearchIndex`` per open file, kept in step by the transactions that store the contacts.
+///
+/// It is the kit's clearing participant (`contacts`): logout deletes every file (the server has it all),
+/// account deletion the user's (``erase(userId:)``).
+public final class ContactsStore: CacheClearingParticipant {
+    /// The sync's name in checkpoints and reports.
+    static let syncName = "contacts"
+    /// The folder of the per-user files.
+    public let directory: URL
+    private let open = Locked<[String: (database: DatabaseQueue, index: SearchIndex)]>([:])
+    private let secret = Locked<InstallSecret?>(nil)
+
+    /// A store in `directory` (files are created on first use).
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// `contacts`.
+    public var participantName: String { "contacts" }
+    /// Kit data.
+    public var category: CacheCategory { .data }
+
+    // MARK: Reading
+
+    /// A page of the user's contacts in name order.
+    public func contacts(userId: String, offset: Int = 0, limit: Int = 50) throws -> ContactsPage {
+        try database(for: userId).read { db in
+            let rows = try ContactRow.order(Column("sortKey"), Column("id")).limit(limit, offset: offset).fetchAll(db)
+            return ContactsPage(contacts: try rows.map { try $0.contact() }, total: try ContactRow.fetchCount(db))
+        }
+    }
+
+    /// One contact, if the device has it.
+    public func contact(userId: String, id: String) throws -> Contact? {
+        try database(for: userId).read { db in try ContactRow.fetchOne(db, key: id)?.contact() }
+    }
+
+    /// The contacts with these ids, in that order (the ones the device has).
+    public func contacts(userId: String, ids: [String]) throws -> [Contact] {
+        try database(for: userId).read { db in
+            let rows = Dictionary(uniqueKeysWithValues: try ContactRow.fetchAll(db, keys: ids).map { ($0.id, $0) })
+            return try ids.compactMap { try rows[$0]?.contact() }
+        }
+    }
+
+    /// The user's circles.
+    public func circles(userId: String) throws -> [ContactCircle] {
+        try document(userId: userId, name: "circles") ?? []
+    }
+
+    /// The user's score, if synced.
+    public func score(userId: String) throws -> ContactScore? {
+        try document(userId: userId, name: "score")
+    }
+
+    /// The user's pending duplicate suggestions.
+    public func suggestions(userId: String) throws -> [DuplicateSuggestion] {
+        (try document(userId: userId, name: "suggestions") ?? [DuplicateSuggestion]()).filter { $0.status == "pending" }
+    }
+
+    /// Where the contacts' sync stands for the user.
+    public func checkpoint(userId: String) throws -> SyncCheckpoint? {
+        try database(for: userId).read { db in try SyncCheckpoint.fetch(db, sync: Self.syncName) }
+    }
+
+    /// The user's search index (built from the file when it opens).
+    public func searchIndex(userId: String) throws -> SearchIndex {
+        try opened(userId).index
+    }
+
+    private func document<T: Decodable>(userId: String, name: String) throws -> T? {
+        try database(for: userId).read { db in
+            try Data.fetchOne(db, sql: "SELECT body FROM document WHERE name = ?", arguments: [name])
+                .map { try Self.decoder.decode(T.self, from: $0) }
+        }
+    }
+
+    // MARK: Writing
+
+    /// Stores one page of a sync and its checkpoint in one transaction, the search index updated on commit:
+    /// a full sync's first page marks every contact, and its last page deletes those no page brought
+    /// (deleted on the server); an incremental page deletes what the server says was deleted.
+    func store(_ page: ContactsSyncPage, fullSync: Bool, firstPage: Bool, checkpoint: SyncCheckpoint, userId: String) throws {
+        let (database, index) = try opened(userId)
+        try database.write { db in
+            if fullSync, firstPage { try db.execute(sql: "UPDATE contact SET seen = 0") }
+            for contact in page.contacts {
+                try ContactRow(contact, seen: true).save(db)
+                index.upsert(contact.searchDocument, in: db)
+            }
+            for id in page.deleted {
+                try ContactRow.deleteOne(db, key: id)
+                index.remove(id: id, in: db)
+            }
+            if fullSync, page.isLast {
+                for id in try String.fetchAll(db, sql: "SELECT id FROM contact WHERE seen = 0") { index.remove(id: id, in: db) }
+                try db.execute(sql: "DELETE FROM contact WHERE seen = 0")
+            }
+            if let circles = page.circles { try Self.save(circles, as: "circles", db) }
+            if let score = page.score { try Self.save(score, as: "score", db) }
+            if let suggestions = page.suggestions { try Self.save(suggestions, as: "suggestions", db) }
+            try checkpoint.save(db, sync: Self.syncName)
+        }
+    }
+
+    /// Applies a change made on the device (shown at once; the queue sends it): a new name.
+    func rename(userId: String, contactId: String, to name: String) throws {
+        let (database, index) = try opened(userId)
+        try database.write { db in
+            guard var row = try ContactRow.fetchOne(db, key: contactId) else { return }
+            var contact = try row.contact()
+            contact.displayName = name
+            row = try ContactRow(contact, seen: row.seen)
+            try row.save(db)
+            index.upsert(contact.searchDocument, in: db)
+        }
+    }
+
+    /// Marks a suggestion settled on the device (`resolved` or `dismissed`).
+    func settle(userId: String, suggestionId: String, status: String) throws {
+        try database(for: userId).write { db in
+            var suggestions: [DuplicateSuggestion] =
+                try Data.fetchOne(db, sql: "SELECT body FROM document WHERE name = 'suggestions'")
+                .map { try Self.decoder.decode([DuplicateSuggestion].self, from: $0) } ?? []
+            for index in suggestions.indices where suggestions[index].id == suggestionId { suggestions[index].status = status }
+            try Self.save(suggestions, as: "suggestions", db)
+        }
+    }
+
+    private static func save(_ value: some Encodable, as name: String, _ db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO document (name, body) VALUES (?, ?)", arguments: [name, try encoder.encode(value)])
+    }
+
+    // MARK: Clearing
+
+    /// Deletes one user's file and search index (account deletion), and the key naming the files once no
+    /// file is left.
+    public func erase(userId: String) throws {
+        let entry = open.withLock { $0.removeValue(forKey: userId) }
+        entry?.index.clearAll()
+        try entry?.database.close()
+        guard FileManager.default.fileExists(atPath: directory.path) else { return }
+        try Self.removeFiles(at: fileURL(for: userId))
+        let others = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("contacts-") }
+        if others.isEmpty {
+            secret.withLock { $0 = nil }
+            try InstallSecret.delete(in: directory)
+        }
+    }
+
+    /// Deletes every user's file and search index (logout: the server has it all).
+    public func clearAll() async throws {
+        let entries = open.withLock { open in
+            defer { open = [:] }
+            return Array(open.values)
+        }
+        for entry in entries {
+            entry.index.clearAll()
+            try entry.database.close()
+        }
+        guard FileManager.default.fileExists(atPath: directory.path) else { return }
+        try FileManager.default.removeItem(at: directory)
+    }
+
+    /// Contacts are the user's, not an account's.
+    public func clear(forAccountId accountId: String) async throws {}
+    /// No keyed entries.
+    public func clear(forKey key: String) async throws {}
+
+    /// Contacts held and the bytes of their rows, over every open file.
+    public func statistics() async throws -> [CacheStoreStatistics] {
+        var usage = CacheStoreUsage(count: 0, bytes: 0)
+        for (database, _) in open.withLock({ Array($0.values) }) {
+            let (count, bytes) = try await database.read { db in
+                (
+                    try ContactRow.fetchCount(db),
+                    try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(LENGTH(body)), 0) FROM contact") ?? 0
+                )
+            }
+            usage.count += count
+            usage.bytes += bytes
+        }
+        return [
+            CacheStoreStatistics(
+                participant: participantName, category: category, counts: CacheStatistics(store: "sqlite", feature: participantName),
+                usage: usage)
+        ]
+    }
+
+    // MARK: Files
+
+    /// The user's file, named by a keyed hash of the user id (this installation's key).
+    public func fileURL(for userId: String) -> URL {
+        let directory = self.directory
+        let key = secret.withLock { secret in
+            if let secret { return secret }
+            let loaded = InstallSecret(directory: directory)
+            secret = loaded
+            return loaded
+        }
+        return directory.appendingPathComponent("contacts-\(key.fileNameHash(userId)).sqlite")
+    }
+
+    private func database(for userId: String) throws -> DatabaseQueue {
+        try opened(userId).database
+    }
+
+    private func opened(_ userId: String) throws -> (database: DatabaseQueue, index: SearchIndex) {
+        if let entry = open.withLock({ $0[userId] }) { return entry }
+        try ProtectedFiles.createDirectory(directory)
+        let database = try DatabaseQueue(path: fileURL(for: userId).path)
+        try ProtectedFiles.protectFile(fileURL(for: userId))
+        try Self.migrator.migrate(database)
+        let index = SearchIndex(name: "contacts.search")
+        index.rebuild(try database.read { db in try ContactRow.fetchAll(db).map { try $0.contact().searchDocument } })
+        return open.withLock { open in
+            if let existing = open[userId] { return existing }
+            open[userId] = (database, index)
+            return (database, index)
+        }
+    }
+
+    private static func removeFiles(at url: URL) throws {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            let file = URL(fileURLWithPath: url.path + suffix)
+            if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+        }
+    }
+
+    /// Every schema version, from the first. A migration is never edited once shipped; a new one is added,
+    /// with a fixture of the version before it in `ContactsKitTesting`.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE contact (id TEXT PRIMARY KEY NOT NULL, sortKey TEXT NOT NULL, body BLOB NOT NULL,
+                                          seen INTEGER NOT NULL DEFAULT 1);
+                    CREATE INDEX contact_by_name ON contact (sortKey, id);
+                    CREATE TABLE document (name TEXT PRIMARY KEY NOT NULL, body BLOB NOT NULL);
+                    """)
+            try SyncCheckpoint.createTable(db)
+        }
+        return migrator
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+}
+
+/// A contact as a row: its JSON, and the folded name it sorts by.
+struct ContactRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "contact"
+    var id: String
+    var sortKey: String
+    var body: Data
+    var seen: Bool
+
+    init(_ contact: Contact, seen: Bool) throws {
+        id = contact.id
+        sortKey = contact.displayName.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        body = try ContactsStore.encoder.encode(contact)
+        self.seen = seen
+    }
+
+    func contact() throws -> Contact {
+        try ContactsStore.decoder.decode(Contact.self, from: body)
+    }
+}
