@@ -22,7 +22,11 @@ tar -C "$root" --exclude='./.build*' --exclude='./.git' -cf - . | tar -C "$tree"
 ids=("$@")
 if [[ ${#ids[@]} -eq 0 ]]; then mapfile -t ids < <(python3 Tools/mutants/apply.py list | awk '{print $1}'); fi
 
-restore() { [[ -n "${current:-}" ]] && cp "$root/$current" "$tree/$current"; current=""; }
+# A mutated file is restored from the copy taken when the run started, never from the working tree, which
+# may have changed since (a file edited meanwhile would otherwise break every later mutant's build).
+pristine="$scratch/pristine"
+rm -rf "$pristine" && cp -a "$tree" "$pristine"
+restore() { [[ -n "${current:-}" ]] && cp "$pristine/$current" "$tree/$current"; current=""; }
 trap 'restore; echo "interrupted: the scratch copy was restored"; exit 130' INT TERM
 
 echo "building the scratch copy once (cold: ~8 min)"
