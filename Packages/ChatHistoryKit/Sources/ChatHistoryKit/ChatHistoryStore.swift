@@ -8,15 +8,16 @@ import GRDB
 ///
 /// It is the kit's clearing participant (`chat-history`): ``clearAll()`` deletes every file.
 public final class ChatHistoryStore: CacheClearingParticipant {
-    /// The folder of the per-user files.
-    public let directory: URL
-    private let open = Locked<[String: DatabaseQueue]>([:])
-    private let secret = Locked<InstallSecret?>(nil)
+    /// The per-user files.
+    let files: UserDatabases
 
     /// A store in `directory` (files are created on first use).
     public init(directory: URL) {
-        self.directory = directory
+        files = UserDatabases(directory: directory, prefix: "history", migrator: Self.migrator)
     }
+
+    /// The folder of the per-user files.
+    public var directory: URL { files.directory }
 
     /// `chat-history`.
     public var participantName: String { "chat-history" }
@@ -79,23 +80,14 @@ public final class ChatHistoryStore: CacheClearingParticipant {
 
     /// Deletes one user's file (account deletion).
     public func erase(userId: String) throws {
-        guard FileManager.default.fileExists(atPath: directory.path) else { return }
-        let database = open.withLock { $0.removeValue(forKey: userId) }
-        try database?.close()
-        try Self.removeFiles(at: fileURL(for: userId))
+        try files.erase(userId: userId)
     }
 
     // MARK: Clearing participant
 
     /// Deletes every user's file (logout: the history is recoverable from the server).
     public func clearAll() async throws {
-        let databases = open.withLock { open in
-            defer { open = [:] }
-            return Array(open.values)
-        }
-        for database in databases { try database.close() }
-        guard FileManager.default.fileExists(atPath: directory.path) else { return }
-        try FileManager.default.removeItem(at: directory)
+        try files.removeAll()
     }
 
     /// Nothing here belongs to an account.
@@ -106,8 +98,7 @@ public final class ChatHistoryStore: CacheClearingParticipant {
     /// Threads and messages held, over every open file.
     public func statistics() async throws -> [CacheStoreStatistics] {
         var usage = CacheStoreUsage(count: 0, bytes: 0)
-        let databases = open.withLock { Array($0.values) }
-        for database in databases {
+        for database in files.openDatabases {
             let counts = try await database.read { db in
                 (
                     try Int.fetchOne(db, sql: "SELECT (SELECT COUNT(*) FROM thread) + (SELECT COUNT(*) FROM message)") ?? 0,
@@ -129,34 +120,11 @@ public final class ChatHistoryStore: CacheClearingParticipant {
     /// The user's file, named by a keyed hash of the user id (the key is this installation's, in the same
     /// folder): a list of likely user ids says nothing about whose file it is.
     public func fileURL(for userId: String) -> URL {
-        let directory = self.directory
-        let key = secret.withLock { secret in
-            if let secret { return secret }
-            let loaded = InstallSecret(directory: directory)
-            secret = loaded
-            return loaded
-        }
-        return directory.appendingPathComponent("history-\(key.fileNameHash(userId)).sqlite")
+        files.fileURL(for: userId)
     }
 
     private func database(for userId: String) throws -> DatabaseQueue {
-        if let database = open.withLock({ $0[userId] }) { return database }
-        try ProtectedFiles.createDirectory(directory)
-        let database = try DatabaseQueue(path: fileURL(for: userId).path)
-        try ProtectedFiles.protectFile(fileURL(for: userId))
-        try Self.migrator.migrate(database)
-        return open.withLock { open in
-            if let existing = open[userId] { return existing }
-            open[userId] = database
-            return database
-        }
-    }
-
-    private static func removeFiles(at url: URL) throws {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            let file = URL(fileURLWithPath: url.path + suffix)
-            if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
-        }
+        try files.database(for: userId)
     }
 
     /// Every schema version, from the first. A migration is never edited once shipped; a new one is added.

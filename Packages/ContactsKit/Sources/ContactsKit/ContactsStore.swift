@@ -11,15 +11,16 @@ import GRDB
 public final class ContactsStore: CacheClearingParticipant {
     /// The sync's name in checkpoints and reports.
     static let syncName = "contacts"
-    /// The folder of the per-user files.
-    public let directory: URL
-    private let open = Locked<[String: (database: DatabaseQueue, index: SearchIndex)]>([:])
-    private let secret = Locked<InstallSecret?>(nil)
+    private let files: UserDatabases
+    private let indexes = Locked<[String: SearchIndex]>([:])
 
     /// A store in `directory` (files are created on first use).
     public init(directory: URL) {
-        self.directory = directory
+        files = UserDatabases(directory: directory, prefix: "contacts", migrator: Self.migrator)
     }
+
+    /// The folder of the per-user files.
+    public var directory: URL { files.directory }
 
     /// `contacts`.
     public var participantName: String { "contacts" }
@@ -69,7 +70,7 @@ public final class ContactsStore: CacheClearingParticipant {
         try database(for: userId).read { db in try SyncCheckpoint.fetch(db, sync: Self.syncName) }
     }
 
-    /// The user's search index (built from the file when it opens).
+    /// The user's search index, built from the user's file on first use and kept in step by the writes.
     public func searchIndex(userId: String) throws -> SearchIndex {
         try opened(userId).index
     }
@@ -142,30 +143,17 @@ public final class ContactsStore: CacheClearingParticipant {
     /// Deletes one user's file and search index (account deletion), and the key naming the files once no
     /// file is left.
     public func erase(userId: String) throws {
-        let entry = open.withLock { $0.removeValue(forKey: userId) }
-        entry?.index.clearAll()
-        try entry?.database.close()
-        guard FileManager.default.fileExists(atPath: directory.path) else { return }
-        try Self.removeFiles(at: fileURL(for: userId))
-        let others = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("contacts-") }
-        if others.isEmpty {
-            secret.withLock { $0 = nil }
-            try InstallSecret.delete(in: directory)
-        }
+        indexes.withLock { $0.removeValue(forKey: userId) }?.clearAll()
+        try files.erase(userId: userId)
     }
 
     /// Deletes every user's file and search index (logout: the server has it all).
     public func clearAll() async throws {
-        let entries = open.withLock { open in
-            defer { open = [:] }
-            return Array(open.values)
-        }
-        for entry in entries {
-            entry.index.clearAll()
-            try entry.database.close()
-        }
-        guard FileManager.default.fileExists(atPath: directory.path) else { return }
-        try FileManager.default.removeItem(at: directory)
+        for index in indexes.withLock({ indexes in
+            defer { indexes = [:] }
+            return Array(indexes.values)
+        }) { index.clearAll() }
+        try files.removeAll()
     }
 
     /// Contacts are the user's, not an account's.
@@ -176,7 +164,7 @@ public final class ContactsStore: CacheClearingParticipant {
     /// Contacts held and the bytes of their rows, over every open file.
     public func statistics() async throws -> [CacheStoreStatistics] {
         var usage = CacheStoreUsage(count: 0, bytes: 0)
-        for (database, _) in open.withLock({ Array($0.values) }) {
+        for database in files.openDatabases {
             let (count, bytes) = try await database.read { db in
                 (
                     try ContactRow.fetchCount(db),
@@ -197,40 +185,27 @@ public final class ContactsStore: CacheClearingParticipant {
 
     /// The user's file, named by a keyed hash of the user id (this installation's key).
     public func fileURL(for userId: String) -> URL {
-        let directory = self.directory
-        let key = secret.withLock { secret in
-            if let secret { return secret }
-            let loaded = InstallSecret(directory: directory)
-            secret = loaded
-            return loaded
-        }
-        return directory.appendingPathComponent("contacts-\(key.fileNameHash(userId)).sqlite")
+        files.fileURL(for: userId)
     }
 
     private func database(for userId: String) throws -> DatabaseQueue {
-        try opened(userId).database
+        try files.database(for: userId)
     }
 
+    /// The user's database and search index, the index built from the file on first use.
     private func opened(_ userId: String) throws -> (database: DatabaseQueue, index: SearchIndex) {
-        if let entry = open.withLock({ $0[userId] }) { return entry }
-        try ProtectedFiles.createDirectory(directory)
-        let database = try DatabaseQueue(path: fileURL(for: userId).path)
-        try ProtectedFiles.protectFile(fileURL(for: userId))
-        try Self.migrator.migrate(database)
+        let database = try files.database(for: userId)
+        if let index = indexes.withLock({ $0[userId] }) { return (database, index) }
         let index = SearchIndex(name: "contacts.search")
         index.rebuild(try database.read { db in try ContactRow.fetchAll(db).map { try $0.contact().searchDocument } })
-        return open.withLock { open in
-            if let existing = open[userId] { return existing }
-            open[userId] = (database, index)
-            return (database, index)
-        }
-    }
-
-    private static func removeFiles(at url: URL) throws {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            let file = URL(fileURLWithPath: url.path + suffix)
-            if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
-        }
+        return (
+            database,
+            indexes.withLock { indexes in
+                if let existing = indexes[userId] { return existing }
+                indexes[userId] = index
+                return index
+            }
+        )
     }
 
     /// Every schema version, from the first. A migration is never edited once shipped; a new one is added,
