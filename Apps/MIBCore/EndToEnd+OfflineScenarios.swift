@@ -17,7 +17,8 @@ extension EndToEnd {
         "["
         + [
             "/api/", "/graphql", "/auth/", "/health", "/chat-history", "/predict", "/compatibility",
-            "/todays-prediction", "/astrodata", "/subscription",
+            "/todays-prediction", "/astrodata", "/subscription", "/contacts", "/circles", "/score", "/suggestions",
+            "/premium", "/avatars",
         ]
         .map { #"{"pathPrefix":"\#($0)","dropConnection":true}"# }.joined(separator: ",") + "]"
 

@@ -87,7 +87,7 @@ public enum EndToEnd {
     /// The scenarios, in the order they run.
     public static let scenarios: [Scenario] =
         catalogScenarios + sessionScenarios + sessionLaunchScenarios + accountsScenarios
-        + offlineScenarios + chatScenarios
+        + offlineScenarios + chatScenarios + contactsScenarios
         + logoutScenarios
 }
 
