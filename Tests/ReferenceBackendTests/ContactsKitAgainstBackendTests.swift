@@ -133,6 +133,30 @@ import Testing
         }
     }
 
+    @Test func aRepeatedIdempotencyKeyGetsTheFirstAnswerAndChangesNothing() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await fixture.credentials()
+            _ = try await fixture.get("/contacts?limit=1", token: alice.accessToken)
+            func rename(_ name: String) async throws -> TransportResponse {
+                let url = try #require(URL(string: fixture.backend.baseURL.absoluteString + "/contacts/c4"))
+                return try await fixture.transport.send(
+                    TransportRequest(
+                        method: .patch, url: url,
+                        headerFields: [
+                            .contentType: "application/json", .authorization: "Bearer \(alice.accessToken)",
+                            try #require(HTTPField.Name("Idempotency-Key")): "rename-c4-once",
+                        ], body: Data(#"{"displayName":"\#(name)"}"#.utf8), timeout: .seconds(10)))
+            }
+            let first = try await rename("First")
+            let repeated = try await rename("Second")
+            #expect(first.status == 200 && repeated.status == 200 && repeated.body == first.body)
+            #expect(repeated.headerFields[try #require(HTTPField.Name("Idempotent-Replayed"))] == "true")
+            let changes = try await fixture.get("/contacts/changes?since=0", token: alice.accessToken)
+            #expect(changes.headerFields[try #require(HTTPField.Name("X-Changes-Token"))] == "1", "one change, not two")
+            #expect(String(decoding: try await fixture.get("/contacts/c4", token: alice.accessToken).body, as: UTF8.self).contains("First"))
+        }
+    }
+
     @Test func accountDeletionLeavesNoContactsFile() async throws {
         try await withBackend(5) { fixture in
             let alice = try await fixture.credentials()
