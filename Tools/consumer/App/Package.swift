@@ -22,6 +22,7 @@ let package = Package(
                 .product(name: "CatalogKit", package: "mib-data-layer"),
                 .product(name: "AccountsKit", package: "mib-data-layer"),
                 .product(name: "ChatHistoryKit", package: "mib-data-layer"),
+                .product(name: "ContactsKit", package: "mib-data-layer"),
             ]
         )
     ],
