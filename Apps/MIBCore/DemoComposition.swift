@@ -46,15 +46,17 @@ public final class DemoComposition: Sendable {
 
     /// Runs `body` against `server`, or against a reference backend started for the call (its data in
     /// `directory`, stopped afterwards) when `server` is `nil`: a throwaway backend holding only the
-    /// documented demo accounts, so its password checks are ``PasswordWork/light``.
+    /// documented demo accounts, so its password checks are ``PasswordWork/light``, and `contactCount`
+    /// contacts in each address book (10,000, the offline storage specification's figure; tests pass fewer).
     public static func withBackend<T>(
-        _ server: URL?, in directory: URL, logger: Logger,
+        _ server: URL?, in directory: URL, logger: Logger, contactCount: Int = 10_000,
         _ body: (URL) async throws -> T
     ) async throws -> T {
         if let server { return try await body(server) }
         let backend = try await ReferenceBackend.start(
             .init(
-                databaseURL: directory.appendingPathComponent("backend.sqlite"), passwordWork: .light, logger: logger))
+                databaseURL: directory.appendingPathComponent("backend.sqlite"), passwordWork: .light, contactCount: contactCount,
+                logger: logger))
         do {
             let result = try await body(backend.baseURL)
             await backend.stop()

@@ -46,9 +46,11 @@ public enum EndToEnd {
     ///   - progress: sees each outcome as it is known.
     /// - Throws: only when the backend cannot be started; a failing scenario is a failed ``Result``.
     public static func run(
-        server: URL?, pinning: PinningPolicy? = nil, in directory: URL, progress: @escaping @Sendable (Result) -> Void = { _ in }
+        server: URL?, pinning: PinningPolicy? = nil, in directory: URL, contactCount: Int = 10_000,
+        progress: @escaping @Sendable (Result) -> Void = { _ in }
     ) async throws -> Report {
-        try await DemoComposition.withBackend(server, in: directory, logger: DemoComposition.quietLogger) { baseURL in
+        try await DemoComposition.withBackend(server, in: directory, logger: DemoComposition.quietLogger, contactCount: contactCount) {
+            baseURL in
             await run(against: baseURL, pinning: pinning, in: directory, progress: progress)
         }
     }
