@@ -4,7 +4,7 @@ import CacheKit
 import Foundation
 import HTTPTypes
 
-/// The chat history as a ``SyncSource``: a page of threads (oldest change first, after the cursor)
+/// The chat history as a `SyncSource`: a page of threads (oldest change first, after the cursor)
 /// with each thread's messages, stored with its checkpoint in one transaction. The threads cursor is
 /// both where a run continues and what the next incremental sync asks changes after.
 struct ChatHistorySync: SyncSource {

@@ -4,7 +4,7 @@ import GRDB
 
 /// The address book on the device: one SQLite file per user (GRDB, migrated from its first version)
 /// holding the contacts, circles, score and suggestions, with the sync's checkpoint, and one
-/// ``SearchIndex`` per open file, kept in step by the transactions that store the contacts.
+/// `SearchIndex` per open file, kept in step by the transactions that store the contacts.
 ///
 /// It is the kit's clearing participant (`contacts`): logout deletes every file (the server has it all),
 /// account deletion the user's (``erase(userId:)``).

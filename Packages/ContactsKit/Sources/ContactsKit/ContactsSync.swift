@@ -4,10 +4,10 @@ import CacheKit
 import Foundation
 import HTTPTypes
 
-/// The address book as a ``SyncSource``: a full sync pages through `/contacts`, an incremental one through
+/// The address book as a `SyncSource`: a full sync pages through `/contacts`, an incremental one through
 /// `/contacts/changes?since=<token>`; the last page of either also brings the circles, the score and the
 /// pending suggestions, in one more request (`/contacts/summary`): ten changed contacts sync in two. Each page is stored with its checkpoint in one transaction
-/// (``ContactsStore``), and the changes token is the one the run's first page carried, so nothing that
+/// (`ContactsStore`), and the changes token is the one the run's first page carried, so nothing that
 /// changes while a full sync pages is missed.
 struct ContactsSync: SyncSource {
     let rest: RESTClient
