@@ -18,7 +18,7 @@ extension EndToEnd {
         + [
             "/api/", "/graphql", "/auth/", "/health", "/chat-history", "/predict", "/compatibility",
             "/todays-prediction", "/astrodata", "/subscription", "/contacts", "/circles", "/score", "/suggestions",
-            "/premium", "/avatars",
+            "/premium", "/avatars", "/disputes",
         ]
         .map { #"{"pathPrefix":"\#($0)","dropConnection":true}"# }.joined(separator: ",") + "]"
 

@@ -130,6 +130,7 @@ public final class BackendDatabase: Sendable {
         migrator.registerMigration("v6-chat-message-key", migrate: keyMessagesByThread)
         migrator.registerMigration("v7-scrypt-passwords") { db in try rehashDemoPasswords(db, work: passwordWork) }
         migrator.registerMigration("v8-contacts", migrate: createContacts)
+        migrator.registerMigration("v9-disputes", migrate: createDisputes)
         return migrator
     }
 

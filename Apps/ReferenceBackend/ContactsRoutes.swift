@@ -16,7 +16,7 @@ import Hummingbird
 ///   sync fetches after the contacts).
 /// - `PATCH /contacts/:id` `{"displayName"}`, `DELETE /contacts/:id`, `POST /suggestions/:id/resolve|dismiss`,
 ///   `POST /premium/subscribe`: each honours `Idempotency-Key` (a repeat gets the first answer, with
-///   `Idempotent-Replayed: true`, and changes nothing).
+///   `Idempotent-Replayed: true`, and changes nothing). Imports, circles and disputes: ``registerChanges(on:)``.
 ///
 /// Dates are ISO 8601 strings.
 struct ContactsRoutes {
@@ -134,6 +134,7 @@ struct ContactsRoutes {
         router.post("premium/subscribe") { request, _ in
             try change(request) { _, _, _ in (200, try Self.body(["premium": true])) }
         }
+        registerChanges(on: router)
     }
 
     private func editContact(_ request: Request, id: String, displayName: String?, delete: Bool) throws -> Response {
@@ -149,7 +150,7 @@ struct ContactsRoutes {
         }
     }
 
-    private func change(
+    func change(
         _ request: Request, _ body: @escaping (String, GRDB.Database, () throws -> Int) throws -> (status: Int, body: Data)
     ) throws -> Response {
         try signedIn(request) { user in
@@ -179,15 +180,15 @@ struct ContactsRoutes {
         return Envelope.json(body, status: .ok, fields: fields)
     }
 
-    private static func body<Payload: Encodable>(_ payload: Payload) throws -> Data {
+    static func body<Payload: Encodable>(_ payload: Payload) throws -> Data {
         try encoder.encode(Wrapped(data: payload))
     }
 
-    private static func json<Payload: Encodable>(_ payload: Payload, fields: HTTPFields) throws -> Response {
+    static func json<Payload: Encodable>(_ payload: Payload, fields: HTTPFields) throws -> Response {
         Envelope.json(try body(payload), status: .ok, fields: fields)
     }
 
-    private static func invalid(_ message: String) -> Response {
+    static func invalid(_ message: String) -> Response {
         Envelope.failure(.badRequest, code: "INVALID_REQUEST", message: message)
     }
 

@@ -42,6 +42,21 @@ public final class ContactsClient: Sendable {
         public static let dismissSuggestion = "DismissDuplicate"
         /// Subscribing to premium: requires a connection, never queued.
         public static let subscribe = "SubscribePremium"
+        /// Contacts imported from the device's address book.
+        public static let importContacts = "ImportContacts"
+        /// A circle created.
+        public static let createCircle = "CreateCircle"
+        /// A circle renamed, or its access policies changed.
+        public static let editCircle = "EditCircle"
+        /// A circle deleted.
+        public static let deleteCircle = "DeleteCircle"
+        /// A dispute of the score.
+        public static let fileDispute = "FileDispute"
+
+        /// Every change the kit queues.
+        public static let queueable = [
+            edit, resolveSuggestion, dismissSuggestion, importContacts, createCircle, editCircle, deleteCircle, fileDispute,
+        ]
     }
 
     /// The stale labels of the features, as the kit declares them.
@@ -53,8 +68,8 @@ public final class ContactsClient: Sendable {
     public let store: ContactsStore
     /// The address book's sync, registered for the app's `BackgroundSync`.
     public let sync: SyncRunner
-    private let rest: RESTClient
-    private let queue: MutationQueue?
+    let rest: RESTClient
+    let queue: MutationQueue?
     private let images: ImageCache
     private let clock: any CacheClock
 
@@ -159,58 +174,6 @@ public final class ContactsClient: Sendable {
         }
     }
 
-    // MARK: Changing (offline first)
-
-    /// Renames a contact: shown at once on the device, sent through the queue once and in order
-    /// ("Will sync when online").
-    public func rename(contactId: String, to name: String) async throws(ContactsError) {
-        let user = try await currentUser()
-        try storage { try store.rename(userId: user, contactId: contactId, to: name) }
-        let body = JSONValue.object(["displayName": .string(name)]).serialized()
-        try await enqueue(.patch, "/contacts/\(contactId)", body: body, name: Mutation.edit)
-    }
-
-    /// Confirms a duplicate suggestion (the two contacts are one person), queued.
-    public func resolveSuggestion(id: String) async throws(ContactsError) {
-        try await settle(id, status: "resolved", action: "resolve", name: Mutation.resolveSuggestion)
-    }
-
-    /// Dismisses a duplicate suggestion, queued.
-    public func dismissSuggestion(id: String) async throws(ContactsError) {
-        try await settle(id, status: "dismissed", action: "dismiss", name: Mutation.dismissSuggestion)
-    }
-
-    /// Subscribes to premium, now: never queued.
-    /// - Throws: ``ContactsError/requiresConnection`` ("Connect to purchase") when the server cannot be reached.
-    public func subscribePremium() async throws(ContactsError) {
-        do {
-            _ = try await rest.send(
-                APIRequest<Data>(method: .post, path: "/premium/subscribe", feature: "contacts.premium", idempotencyKey: UUID().uuidString),
-                policy: .fetchIgnoringCacheCompletely)
-        } catch .transport {
-            throw .requiresConnection
-        } catch {
-            throw .api(error)
-        }
-    }
-
-    private func settle(_ id: String, status: String, action: String, name: String) async throws(ContactsError) {
-        let user = try await currentUser()
-        try storage { try store.settle(userId: user, suggestionId: id, status: status) }
-        try await enqueue(.post, "/suggestions/\(id)/\(action)", body: Data("{}".utf8), name: name)
-    }
-
-    private func enqueue(_ method: HTTPRequest.Method, _ path: String, body: Data, name: String) async throws(ContactsError) {
-        guard let queue else { throw .noQueue }
-        do {
-            try await queue.enqueue(
-                .rest(method: method, path: path, headerFields: [.contentType: "application/json"], body: body), name: name,
-                idempotencyKey: UUID().uuidString)
-        } catch {
-            throw .storage(reason: "\(error)")
-        }
-    }
-
     // MARK: Steps
 
     private func reading<T>(_ feature: String, _ user: String, _ read: () throws -> T) throws(ContactsError) -> ContactsReading<T> {
@@ -224,7 +187,7 @@ public final class ContactsClient: Sendable {
         }
     }
 
-    private func storage<T>(_ body: () throws -> T) throws(ContactsError) -> T {
+    func storage<T>(_ body: () throws -> T) throws(ContactsError) -> T {
         do {
             return try body()
         } catch {

@@ -36,9 +36,7 @@ public struct ContactsFeatureKit: FeatureKit {
         registry.setDefaultTimeout(day, forFeature: ContactsClient.Feature.circles)
         registry.setDefaultTimeout(day, forFeature: ContactsClient.Feature.score)
         for (feature, indicator) in ContactsClient.staleIndicators { registry.setStaleIndicator(indicator, forFeature: feature) }
-        registry.declareMutation(ContactsClient.Mutation.edit, .queueable)
-        registry.declareMutation(ContactsClient.Mutation.resolveSuggestion, .queueable)
-        registry.declareMutation(ContactsClient.Mutation.dismissSuggestion, .queueable)
+        for mutation in ContactsClient.Mutation.queueable { registry.declareMutation(mutation, .queueable) }
         registry.declareMutation(ContactsClient.Mutation.subscribe, .requiresConnection)
     }
 }

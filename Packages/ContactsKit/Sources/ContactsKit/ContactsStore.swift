@@ -110,31 +110,7 @@ public final class ContactsStore: CacheClearingParticipant {
         }
     }
 
-    /// Applies a change made on the device (shown at once; the queue sends it): a new name.
-    func rename(userId: String, contactId: String, to name: String) throws {
-        let (database, index) = try opened(userId)
-        try database.write { db in
-            guard var row = try ContactRow.fetchOne(db, key: contactId) else { return }
-            var contact = try row.contact()
-            contact.displayName = name
-            row = try ContactRow(contact, seen: row.seen)
-            try row.save(db)
-            index.upsert(contact.searchDocument, in: db)
-        }
-    }
-
-    /// Marks a suggestion settled on the device (`resolved` or `dismissed`).
-    func settle(userId: String, suggestionId: String, status: String) throws {
-        try database(for: userId).write { db in
-            var suggestions: [DuplicateSuggestion] =
-                try Data.fetchOne(db, sql: "SELECT body FROM document WHERE name = 'suggestions'")
-                .map { try Self.decoder.decode([DuplicateSuggestion].self, from: $0) } ?? []
-            for index in suggestions.indices where suggestions[index].id == suggestionId { suggestions[index].status = status }
-            try Self.save(suggestions, as: "suggestions", db)
-        }
-    }
-
-    private static func save(_ value: some Encodable, as name: String, _ db: Database) throws {
+    static func save(_ value: some Encodable, as name: String, _ db: Database) throws {
         try db.execute(sql: "INSERT OR REPLACE INTO document (name, body) VALUES (?, ?)", arguments: [name, try encoder.encode(value)])
     }
 
@@ -188,12 +164,12 @@ public final class ContactsStore: CacheClearingParticipant {
         files.fileURL(for: userId)
     }
 
-    private func database(for userId: String) throws -> DatabaseQueue {
+    func database(for userId: String) throws -> DatabaseQueue {
         try files.database(for: userId)
     }
 
     /// The user's database and search index, the index built from the file on first use.
-    private func opened(_ userId: String) throws -> (database: DatabaseQueue, index: SearchIndex) {
+    func opened(_ userId: String) throws -> (database: DatabaseQueue, index: SearchIndex) {
         let database = try files.database(for: userId)
         if let index = indexes.withLock({ $0[userId] }) { return (database, index) }
         let index = SearchIndex(name: "contacts.search")
