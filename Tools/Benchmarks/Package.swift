@@ -68,6 +68,8 @@ let package = Package(
         .executableTarget(
             name: "BackendBenchmarks",
             dependencies: [
+                "HeapUsage",
+                .product(name: "ContactsKit", package: root),
                 .product(name: "APICore", package: root),
                 .product(name: "APICoreREST", package: root),
                 .product(name: "APICoreOffline", package: root),

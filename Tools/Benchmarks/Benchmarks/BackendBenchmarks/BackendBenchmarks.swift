@@ -113,6 +113,7 @@ let benchmarks: @Sendable () -> Void = {
 
     catalogSessionBenchmarks()
     chatCacheBenchmarks()
+    contactsSyncBenchmarks()
     logoutBenchmarks()
     pinnedTransportBenchmarks()
 }

@@ -1,0 +1,175 @@
+import APICore
+import APICoreOffline
+import APICoreREST
+import APICoreTesting
+import Benchmark
+import CacheKit
+import ContactsKit
+import Foundation
+import HTTPTypes
+import HeapUsage
+import Logging
+import ReferenceBackend
+
+// ContactsKit against the reference backend's 10,000 contacts, side by side in one run: a full sync
+// (requests, time, the memory the kit holds afterwards, the file on disk) against fetching and decoding
+// the same pages with no store (the baseline); an incremental sync of 10 changed contacts; and a search
+// over the cached 10,000 (per query).
+
+/// A backend with its 10,000 contacts seeded, and a signed-in user.
+struct ContactsBench: Sendable {
+    let backend: ReferenceBackend
+    let credentials: Credentials
+    let directory: URL
+
+    static func start() async throws -> ContactsBench {
+        var logger = Logger(label: "bench-contacts")
+        logger.logLevel = .critical
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ContactsBench-\(UUID().uuidString)")
+        let backend = try await ReferenceBackend.start(
+            .init(databaseURL: directory.appendingPathComponent("backend.sqlite"), passwordWork: .light, logger: logger))
+        let login = try await URLSessionTransport().send(
+            TransportRequest(
+                method: .post, url: backend.baseURL.appendingPathComponent("auth/login"), headerFields: [.contentType: "application/json"],
+                body: Data(#"{"email":"alice@example.com","password":"Password1"}"#.utf8)))
+        let body = try JSONValue.parse(login.body)["data"]
+        guard let token = body?["token"]?.stringValue, let user = body?["user"]?["id"]?.stringValue else { throw BenchmarkSetupError.noToken }
+        let bench = ContactsBench(backend: backend, credentials: Credentials(accessToken: token, userId: user), directory: directory)
+        _ = try await bench.rest(CountingRequests()).send(APIRequest<Data>(path: "/contacts?limit=1"), policy: .fetchIgnoringCacheCompletely)
+        return bench
+    }
+
+    func rest(_ counter: CountingRequests) -> RESTClient {
+        var logger = Logger(label: "bench-contacts")
+        logger.logLevel = .critical
+        let environment = CacheEnvironment(logger: logger, cachesDirectory: directory.appendingPathComponent("caches-\(UUID().uuidString)"))
+        counter.base = URLSessionTransport()
+        return RESTClient(
+            configuration: .init(
+                baseURL: backend.baseURL, transport: counter, environment: environment, tokenProvider: StaticTokenProvider(credentials),
+                retry: .none))
+    }
+
+    /// A fresh device: the kit over its own caches folder.
+    func client(_ counter: CountingRequests) -> ContactsClient {
+        let rest = rest(counter)
+        let environment = rest.configuration.environment
+        let queue = MutationQueue(
+            configuration: .init(
+                directory: environment.cachesDirectory.appendingPathComponent("mutations"), tokenProvider: StaticTokenProvider(credentials),
+                rest: rest))
+        return ContactsClient(rest: rest, queue: queue, environment: environment, images: ImageCache(environment: environment))
+    }
+}
+
+/// Counts the requests that reach the network.
+final class CountingRequests: HTTPTransport, @unchecked Sendable {
+    var base: any HTTPTransport = URLSessionTransport()
+    private let counter = Locked(0)
+    var count: Int { counter.withLock { $0 } }
+
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        counter.withLock { $0 += 1 }
+        return try await base.send(request)
+    }
+}
+
+func contactsSyncBenchmarks() {
+    let requests = BenchmarkMetric.custom("requests", polarity: .prefersSmaller, useScalingFactor: false)
+    let held = BenchmarkMetric.custom("heap held after (KB)", polarity: .prefersSmaller, useScalingFactor: false)
+    let disk = BenchmarkMetric.custom("file on disk (KB)", polarity: .prefersSmaller, useScalingFactor: false)
+    let sync = Benchmark.Configuration(
+        metrics: [.wallClock, .peakMemoryResident, requests, held, disk], scalingFactor: .one, maxDuration: .seconds(60), maxIterations: 5)
+
+    Benchmark("Contacts full sync, 10,000 from the local backend: ContactsKit", configuration: sync) {
+        (benchmark: Benchmark, bench: ContactsBench) in
+        let counter = CountingRequests()
+        let before = heap_bytes_in_use()
+        let client = bench.client(counter)
+        benchmark.startMeasurement()
+        let report = await client.syncNow()
+        benchmark.stopMeasurement()
+        precondition(report.isComplete && report.counts["contacts"] == 10_000, "\(report)")
+        benchmark.measurement(held, (Int(heap_bytes_in_use()) - Int(before)) / 1_024)
+        let file = client.store.fileURL(for: bench.credentials.userId)
+        let bytes = ["", "-wal"].compactMap { try? FileManager.default.attributesOfItem(atPath: file.path + $0)[.size] as? Int }.reduce(0, +)
+        benchmark.measurement(disk, bytes / 1_024)
+        benchmark.measurement(requests, counter.count)
+        blackHole(client)
+        try await client.store.clearAll()
+    } setup: {
+        try await ContactsBench.start()
+    }
+
+    Benchmark("Contacts full sync, 10,000 from the local backend: fetch and decode only (baseline)", configuration: sync) {
+        (benchmark: Benchmark, bench: ContactsBench) in
+        struct Page: Decodable {
+            struct Item: Decodable {
+                var id: String
+                var displayName: String
+                var phones: [String]
+                var emails: [String]
+            }
+            var data: [Item]
+        }
+        let counter = CountingRequests()
+        let rest = bench.rest(counter)
+        benchmark.startMeasurement()
+        var after: String?
+        var total = 0
+        repeat {
+            var query = [URLQueryItem(name: "limit", value: "500")]
+            if let after { query.append(URLQueryItem(name: "after", value: after)) }
+            let response = try await rest.send(
+                APIRequest<Page>(path: "/contacts", query: query, decode: { data throws(APIError) in
+                    do { return try JSONDecoder().decode(Page.self, from: data) } catch { throw .decoding(path: "", reason: "\(error)") }
+                }), policy: .fetchIgnoringCacheCompletely)
+            total += response.value.data.count
+            after = response.headerFields[HTTPField.Name("X-Next-Cursor") ?? .contentType]
+        } while after != nil
+        benchmark.stopMeasurement()
+        precondition(total == 10_000)
+        benchmark.measurement(requests, counter.count)
+    } setup: {
+        try await ContactsBench.start()
+    }
+
+    Benchmark("Contacts incremental sync, 10 changed of 10,000: ContactsKit", configuration: sync) {
+        (benchmark: Benchmark, state: (ContactsBench, ContactsClient, CountingRequests)) in
+        let (bench, client, counter) = state
+        let admin = bench.rest(CountingRequests())
+        for index in 0..<10 {
+            let body = Data(#"{"displayName":"Changed \#(UUID().uuidString.prefix(8))"}"#.utf8)
+            _ = try await admin.send(
+                APIRequest<Data>(method: .patch, path: "/contacts/c\(index * 997)", headerFields: [.contentType: "application/json"], body: body),
+                policy: .fetchIgnoringCacheCompletely)
+        }
+        let before = counter.count
+        benchmark.startMeasurement()
+        let report = await client.syncNow()
+        benchmark.stopMeasurement()
+        precondition(report.mode == .incremental && report.counts["contacts"] == 10, "\(report)")
+        benchmark.measurement(requests, counter.count - before)
+    } setup: {
+        let bench = try await ContactsBench.start()
+        let counter = CountingRequests()
+        let client = bench.client(counter)
+        _ = await client.syncNow()
+        return (bench, client, counter)
+    }
+
+    let queries = ["a", "zo", "mar", "zoe", "müller", "ana g", "lucia perez", "example", "(212) 4", "4567", "xyz", "emma smith"]
+    Benchmark(
+        "Contacts search over the cached 10,000, one query: ContactsKit",
+        configuration: .init(metrics: [.wallClock, .throughput], scalingFactor: .one, maxDuration: .seconds(5), maxIterations: 20_000)
+    ) { (benchmark: Benchmark, client: ContactsClient) in
+        for iteration in benchmark.scaledIterations {
+            blackHole(try await client.search(queries[iteration % queries.count]))
+        }
+    } setup: {
+        let bench = try await ContactsBench.start()
+        let client = bench.client(CountingRequests())
+        _ = await client.syncNow()
+        return client
+    }
+}
