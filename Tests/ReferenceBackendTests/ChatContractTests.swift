@@ -106,6 +106,20 @@ import Testing
         }
     }
 
+    /// REQ CHAT-4: a question resent with its message id, even from another session (a new sign-in, so
+    /// not from the session's cache), gets the first reply back, marked cached, and no second exchange.
+    @Test func aQuestionResentFromAnotherSessionGetsItsFirstReplyAndNoSecondExchange() async throws {
+        try await withBackend(5) { fixture in
+            let question = #"{"threadId":"t-resend","messageId":"m-resend","question":"Will the move go well?"}"#
+            let first = try await fixture.send(.post, "/predict/ask", json: question, token: try await token(fixture))
+            let resent = try await fixture.send(.post, "/predict/ask", json: question, token: try await token(fixture))
+            #expect(first.status == 200 && resent.status == 200)
+            #expect(try data(first)?["reply"] == (try data(resent)?["reply"]) && (try data(first)?["cached"]) == false)
+            #expect(try data(resent)?["cached"] == true, "answered from the stored exchange, not asked again")
+            #expect(try fixture.backend.catalog.messages(threadId: "t-resend").count == 2, "one question, one reply")
+        }
+    }
+
     @Test func todaysPredictionIsCachedByTheServerUntilTheDayEnds() async throws {
         let clock = Locked(Date(timeIntervalSince1970: 1_800_000_000))  // 2027-01-15T08:00:00Z
         try await withBackend(5, now: { clock.withLock { $0 } }) { fixture in

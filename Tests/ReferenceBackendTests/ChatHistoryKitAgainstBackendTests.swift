@@ -219,6 +219,30 @@ import Testing
         }
     }
 
+    /// REQ CHAT-5: when the profile restored at login carries other birth data than before, the astro
+    /// data computed for the old one is cleared.
+    @Test func aProfileWithOtherBirthDataClearsTheAstroCaches() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await fixture.credentials()
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let moved = Locked(false)
+            let device = try Device(fixture.backend, directory: folder.url, credentials: alice) { base in
+                BirthDataRewriter(base: base, moved: moved)
+            }
+            let before = try #require(try await device.chat.restoreProfileLocally().birthData)
+            _ = try await device.chat.chart(for: before)
+            let key = "chart_\(device.chat.astroKey(for: before))"
+            #expect(await device.chat.charts.cached(forKey: key, requester: alice.userId) != nil)
+            _ = try await device.chat.restoreProfileLocally()
+            #expect(await device.chat.charts.cached(forKey: key, requester: alice.userId) != nil, "the same birth data keeps them")
+            moved.withLock { $0 = true }
+            let after = try await device.chat.restoreProfileLocally().birthData
+            #expect(after != before)
+            #expect(await device.chat.charts.cached(forKey: key, requester: alice.userId) == nil, "other birth data clears them")
+        }
+    }
+
     @Test func theSubscriptionIsFetchedAtLoginInParallelWithTheSyncAndKeptForTheSession() async throws {
         try await withBackend(5) { fixture in
             let alice = try await fixture.credentials()
@@ -296,5 +320,19 @@ private struct SlowTransport: HTTPTransport {
     func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         elapse()
         return try await base.send(request)
+    }
+}
+
+/// Gives the profile other birth data (another year) once `moved` is set, as a profile edited elsewhere would.
+private struct BirthDataRewriter: HTTPTransport {
+    let base: any HTTPTransport
+    let moved: Locked<Bool>
+
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        var response = try await base.send(request)
+        if request.url.path == "/subscription/profile", moved.withLock({ $0 }) {
+            response.body = Data(String(decoding: response.body, as: UTF8.self).replacingOccurrences(of: "1990-", with: "1991-").utf8)
+        }
+        return response
     }
 }
