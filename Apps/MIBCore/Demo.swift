@@ -177,6 +177,7 @@ final class Story: Sendable {
         try await step("Sign in again") { try await signIn() }
         _ = try await dashboardOutcome(policy: .default)
         try await offlineChapter()
+        try await contactsChapter()
         try await step("Chat: restore the history, today's prediction twice, a birth chart twice") {
             let (history, _) = await app.chat.syncOnLogin()
             let synced = try history.get()

@@ -195,6 +195,12 @@ public final class ContactsClient: Sendable {
         }
     }
 
+    /// The signed-in user's id (whose file the store reads).
+    /// - Throws: ``ContactsError/signedOut``.
+    public func currentUserId() async throws(ContactsError) -> String {
+        try await Self.currentUser(of: rest)
+    }
+
     func currentUser() async throws(ContactsError) -> String {
         try await Self.currentUser(of: rest)
     }
