@@ -84,6 +84,13 @@ extension EndToEnd {
             try require(byPhone.contacts.first?.id == "c0", "the phone number found \(byPhone.contacts.map(\.id))")
             return "\(byName.total) for \"zoe mar\" (\(byName.contacts.first?.displayName ?? "")), c0 by its phone number"
         },
+        Scenario(kit: "contacts", name: "offline: view profile, cached profile data") { app in
+            _ = try await syncedContacts(app)
+            let profile = try await whileOffline(app) { try await app.contacts.profile() }
+            let value = try unwrap(profile.value, "no profile on the device")
+            try require(!value.displayName.isEmpty && value.shadowProfiles.count == 2, "profile \(value)")
+            return "\(value.displayName), \(value.shadowProfiles.count) shadow profiles, \(value.activeProfile) active"
+        },
     ]
 
     static let contactsConnectivityScenarios: [Scenario] = [
@@ -160,6 +167,19 @@ extension EndToEnd {
             try require(refused == "Connect to purchase." && queued == 0, "offline: \(refused), \(queued) queued")
             try await app.contacts.subscribePremium()
             return "offline: \"\(refused)\", nothing queued; online it goes through"
+        },
+        Scenario(kit: "contacts", name: "needs the network: switch shadow profile, cached profiles available, the switch queued") { app in
+            _ = try await syncedContacts(app)
+            let sent = try await changedOffline(app) {
+                let profiles = try unwrap(try await app.contacts.profile().value, "no profile offline").shadowProfiles.map(\.id)
+                try require(profiles.contains("work"), "offline the profiles are \(profiles)")
+                try await app.contacts.switchProfile(to: "work")
+                try require(try await app.contacts.profile().value?.activeProfile == "work", "the switch is not shown at once")
+            }
+            _ = await app.contacts.syncNow()
+            let active = try await app.contacts.profile().value?.activeProfile
+            try require(sent == 1 && active == "work", "sent \(sent); the server says \(active ?? "nothing")")
+            return "switched to work offline, sent once, kept by the server"
         },
         Scenario(kit: "contacts", name: "needs the network: file a dispute, queued in the mutation queue") { app in
             _ = try await syncedContacts(app)

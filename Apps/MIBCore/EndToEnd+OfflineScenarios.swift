@@ -18,7 +18,7 @@ extension EndToEnd {
         + [
             "/api/", "/graphql", "/auth/", "/health", "/chat-history", "/predict", "/compatibility",
             "/todays-prediction", "/astrodata", "/subscription", "/contacts", "/circles", "/score", "/suggestions",
-            "/premium", "/avatars", "/disputes",
+            "/premium", "/avatars", "/disputes", "/profile",
         ]
         .map { #"{"pathPrefix":"\#($0)","dropConnection":true}"# }.joined(separator: ",") + "]"
 

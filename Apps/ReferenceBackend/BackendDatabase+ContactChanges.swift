@@ -12,6 +12,31 @@ extension BackendDatabase {
         var emails: [String]
     }
 
+    static func createProfiles(_ db: Database) throws {
+        try db.execute(
+            sql: "CREATE TABLE contact_profile (userId TEXT PRIMARY KEY NOT NULL REFERENCES user(id), activeProfile TEXT NOT NULL)")
+    }
+
+    /// The user's profile in the contacts app: their name, and two shadow profiles (personal, the
+    /// default, and work).
+    func profile(userId: String) throws -> ProfileRecord? {
+        try queue.read { db in
+            guard let name = try String.fetchOne(db, sql: "SELECT name FROM user WHERE id = ?", arguments: [userId]) else { return nil }
+            let active = try String.fetchOne(db, sql: "SELECT activeProfile FROM contact_profile WHERE userId = ?", arguments: [userId])
+            return ProfileRecord(
+                displayName: name, profileClass: "person",
+                shadowProfiles: [.init(id: "personal", name: "Personal"), .init(id: "work", name: "Work")],
+                activeProfile: active ?? "personal")
+        }
+    }
+
+    /// Makes `profileId` the user's active shadow profile; `false` when there is no such profile.
+    static func switchProfile(_ db: Database, userId: String, to profileId: String) throws -> Bool {
+        guard ["personal", "work"].contains(profileId) else { return false }
+        try db.execute(sql: "INSERT OR REPLACE INTO contact_profile (userId, activeProfile) VALUES (?, ?)", arguments: [userId, profileId])
+        return true
+    }
+
     static func createDisputes(_ db: Database) throws {
         try db.execute(
             sql: """

@@ -131,6 +131,7 @@ public final class BackendDatabase: Sendable {
         migrator.registerMigration("v7-scrypt-passwords") { db in try rehashDemoPasswords(db, work: passwordWork) }
         migrator.registerMigration("v8-contacts", migrate: createContacts)
         migrator.registerMigration("v9-disputes", migrate: createDisputes)
+        migrator.registerMigration("v10-contact-profiles", migrate: createProfiles)
         return migrator
     }
 

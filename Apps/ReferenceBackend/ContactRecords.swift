@@ -87,3 +87,23 @@ public struct SuggestionRecord: Codable, Sendable, Hashable {
     /// `pending`, `resolved` or `dismissed`.
     public var status: String
 }
+
+/// The user's own profile in the contacts app, with the shadow profiles they can switch between.
+public struct ProfileRecord: Codable, Sendable, Hashable {
+    /// A shadow profile: another face of the user (work, personal).
+    public struct Shadow: Codable, Sendable, Hashable {
+        /// Stable identifier.
+        public var id: String
+        /// The name shown.
+        public var name: String
+    }
+
+    /// The user's name.
+    public var displayName: String
+    /// `person`, `business` or `family`.
+    public var profileClass: String
+    /// The shadow profiles.
+    public var shadowProfiles: [Shadow]
+    /// The one in use.
+    public var activeProfile: String
+}

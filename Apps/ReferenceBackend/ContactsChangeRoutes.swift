@@ -10,6 +10,7 @@ import Hummingbird
 /// - `POST /circles` `{"id", "name", "emoji"?, "color"?}`, `PATCH /circles/:id` `{"name"?, "accessPolicies"?}`,
 ///   `DELETE /circles/:id` (a custom circle; a mandatory one is `409 CIRCLE_REQUIRED`).
 /// - `POST /disputes` `{"id", "reason"}`: a dispute of the score; `GET /disputes` lists their reasons.
+/// - `PUT /profile/active` `{"id"}`: switches to a shadow profile (`personal` or `work`).
 extension ContactsRoutes {
     private struct Import: Decodable {
         var contacts: [BackendDatabase.ImportedContact]
@@ -25,6 +26,10 @@ extension ContactsRoutes {
     private struct CircleEdit: Decodable {
         var name: String?
         var accessPolicies: [String: String]?
+    }
+
+    private struct ProfileSwitch: Decodable {
+        var id: String
     }
 
     private struct Dispute: Decodable {
@@ -72,6 +77,15 @@ extension ContactsRoutes {
                 guard let index = circles.firstIndex(where: { $0.id == id && $0.type == "custom" }) else { return false }
                 circles.remove(at: index)
                 return true
+            }
+        }
+        router.put("profile/active") { request, context in
+            guard let body = try? await request.decode(as: ProfileSwitch.self, context: context) else { return Self.invalid("Send {id}.") }
+            return try change(request) { user, db, _ in
+                guard try BackendDatabase.switchProfile(db, userId: user, to: body.id) else {
+                    return (404, Envelope.failureBody(code: "NOT_FOUND", message: "No such profile."))
+                }
+                return (200, try Self.body(["activeProfile": body.id]))
             }
         }
         router.get("disputes") { request, _ in

@@ -12,8 +12,8 @@ import Hummingbird
 ///   order, deletions as `{"id", "deleted": true}`; the same headers. A token or cursor that is not a
 ///   number is `400 INVALID_CURSOR`.
 /// - `GET /contacts/:id`, `GET /circles`, `GET /score` (30 days of history), `GET /suggestions?status=pending`,
-///   and `GET /contacts/summary`: the circles, the score and the pending suggestions in one answer (what a
-///   sync fetches after the contacts).
+///   and `GET /contacts/summary`: the circles, the score, the pending suggestions and the profile (with its
+///   shadow profiles) in one answer (what a sync fetches after the contacts).
 /// - `PATCH /contacts/:id` `{"displayName"}`, `DELETE /contacts/:id`, `POST /suggestions/:id/resolve|dismiss`,
 ///   `POST /premium/subscribe`: each honours `Idempotency-Key` (a repeat gets the first answer, with
 ///   `Idempotent-Replayed: true`, and changes nothing). Imports, circles and disputes: ``registerChanges(on:)``.
@@ -39,6 +39,7 @@ struct ContactsRoutes {
         var circles: [CircleRecord]
         var score: ScoreRecord
         var suggestions: [SuggestionRecord]
+        var profile: ProfileRecord?
     }
 
     private struct Edit: Decodable {
@@ -80,7 +81,8 @@ struct ContactsRoutes {
                     return Envelope.failure(.notFound, code: "NOT_FOUND", message: "No address book yet.")
                 }
                 let summary = Summary(
-                    circles: circles, score: score, suggestions: try database.suggestions(userId: user, status: "pending"))
+                    circles: circles, score: score, suggestions: try database.suggestions(userId: user, status: "pending"),
+                    profile: try database.profile(userId: user))
                 return try Self.json(summary, fields: [.cacheControl: "private, no-cache"])
             }
         }

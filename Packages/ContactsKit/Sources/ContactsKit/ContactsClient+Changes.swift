@@ -124,6 +124,14 @@ extension ContactsClient {
         try await enqueue(.delete, "/circles/\(id)", body: Data(), name: Mutation.deleteCircle)
     }
 
+    /// Switches to another shadow profile: shown at once, queued.
+    public func switchProfile(to profileId: String) async throws(ContactsError) {
+        let user = try await currentUser()
+        try storage { try store.switchProfile(userId: user, to: profileId) }
+        try await enqueue(
+            .put, "/profile/active", body: JSONValue.object(["id": .string(profileId)]).serialized(), name: Mutation.switchProfile)
+    }
+
     /// Files a dispute of the score, queued.
     public func fileDispute(reason: String) async throws(ContactsError) {
         _ = try await currentUser()

@@ -30,6 +30,8 @@ public final class ContactsClient: Sendable {
         public static let score = "contacts.score"
         /// Duplicate suggestions: refreshed by each sync.
         public static let suggestions = "contacts.suggestions"
+        /// The user's profile and shadow profiles: fresh 1 h, no label.
+        public static let profile = "contacts.profile"
     }
 
     /// The changes this kit queues, and the one it never queues.
@@ -52,10 +54,13 @@ public final class ContactsClient: Sendable {
         public static let deleteCircle = "DeleteCircle"
         /// A dispute of the score.
         public static let fileDispute = "FileDispute"
+        /// Another shadow profile made active.
+        public static let switchProfile = "SwitchProfile"
 
         /// Every change the kit queues.
         public static let queueable = [
             edit, resolveSuggestion, dismissSuggestion, importContacts, createCircle, editCircle, deleteCircle, fileDispute,
+            switchProfile,
         ]
     }
 
@@ -131,6 +136,12 @@ public final class ContactsClient: Sendable {
     public func suggestions() async throws(ContactsError) -> ContactsReading<[DuplicateSuggestion]> {
         let user = try await currentUser()
         return try reading(Feature.suggestions, user) { try store.suggestions(userId: user) }
+    }
+
+    /// The user's profile with the shadow profiles they can switch between.
+    public func profile() async throws(ContactsError) -> ContactsReading<ContactProfile?> {
+        let user = try await currentUser()
+        return try reading(Feature.profile, user) { try store.profile(userId: user) }
     }
 
     /// The contacts matching `query` on the device, best first: a prefix of any word of the name or an

@@ -35,6 +35,7 @@ public struct ContactsFeatureKit: FeatureKit {
         registry.setDefaultTimeout(hour, forFeature: ContactsClient.Feature.detail)
         registry.setDefaultTimeout(day, forFeature: ContactsClient.Feature.circles)
         registry.setDefaultTimeout(day, forFeature: ContactsClient.Feature.score)
+        registry.setDefaultTimeout(hour, forFeature: ContactsClient.Feature.profile)
         for (feature, indicator) in ContactsClient.staleIndicators { registry.setStaleIndicator(indicator, forFeature: feature) }
         for mutation in ContactsClient.Mutation.queueable { registry.declareMutation(mutation, .queueable) }
         registry.declareMutation(ContactsClient.Mutation.subscribe, .requiresConnection)

@@ -103,6 +103,26 @@ public struct DuplicateSuggestion: Codable, Sendable, Hashable, Identifiable {
     public var status: String
 }
 
+/// The user's own profile, with the shadow profiles they can switch between.
+public struct ContactProfile: Codable, Sendable, Hashable {
+    /// Another face of the user (work, personal).
+    public struct Shadow: Codable, Sendable, Hashable, Identifiable {
+        /// The server's id.
+        public var id: String
+        /// The name shown.
+        public var name: String
+    }
+
+    /// The user's name.
+    public var displayName: String
+    /// `person`, `business` or `family`.
+    public var profileClass: String
+    /// The shadow profiles, available offline.
+    public var shadowProfiles: [Shadow]
+    /// The id of the one in use.
+    public var activeProfile: String
+}
+
 /// What a screen shows: the value, when the device last had it from the server, and the label its age
 /// calls for (`nil`: none).
 public struct ContactsReading<Value: Sendable>: Sendable {

@@ -50,4 +50,16 @@ extension ContactsStore {
             try Self.save(circles, as: "circles", db)
         }
     }
+
+    /// Makes `profileId` the active shadow profile on the device.
+    func switchProfile(userId: String, to profileId: String) throws {
+        try database(for: userId).write { db in
+            guard
+                var profile = try Data.fetchOne(db, sql: "SELECT body FROM document WHERE name = 'profile'")
+                    .map({ try Self.decoder.decode(ContactProfile.self, from: $0) })
+            else { return }
+            profile.activeProfile = profileId
+            try Self.save(profile, as: "profile", db)
+        }
+    }
 }

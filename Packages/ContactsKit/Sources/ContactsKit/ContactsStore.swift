@@ -65,6 +65,11 @@ public final class ContactsStore: CacheClearingParticipant {
         (try document(userId: userId, name: "suggestions") ?? [DuplicateSuggestion]()).filter { $0.status == "pending" }
     }
 
+    /// The user's profile with its shadow profiles, if synced.
+    public func profile(userId: String) throws -> ContactProfile? {
+        try document(userId: userId, name: "profile")
+    }
+
     /// Where the contacts' sync stands for the user.
     public func checkpoint(userId: String) throws -> SyncCheckpoint? {
         try database(for: userId).read { db in try SyncCheckpoint.fetch(db, sync: Self.syncName) }
@@ -106,6 +111,7 @@ public final class ContactsStore: CacheClearingParticipant {
             if let circles = page.circles { try Self.save(circles, as: "circles", db) }
             if let score = page.score { try Self.save(score, as: "score", db) }
             if let suggestions = page.suggestions { try Self.save(suggestions, as: "suggestions", db) }
+            if let profile = page.profile { try Self.save(profile, as: "profile", db) }
             try checkpoint.save(db, sync: Self.syncName)
         }
     }

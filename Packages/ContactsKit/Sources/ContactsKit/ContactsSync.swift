@@ -50,6 +50,7 @@ struct ContactsSync: SyncSource {
             page.circles = summary.circles
             page.score = summary.score
             page.suggestions = summary.suggestions
+            page.profile = summary.profile
             requests += 1
         }
         var counts = ["contacts": page.contacts.count]
@@ -98,6 +99,7 @@ struct ContactsSync: SyncSource {
         var circles: [ContactCircle]
         var score: ContactScore
         var suggestions: [DuplicateSuggestion]
+        var profile: ContactProfile?
     }
 
     private static let nextCursor = HTTPField.Name("X-Next-Cursor") ?? .contentType
@@ -114,6 +116,7 @@ struct ContactsSyncPage: Sendable {
     var circles: [ContactCircle]? = nil
     var score: ContactScore? = nil
     var suggestions: [DuplicateSuggestion]? = nil
+    var profile: ContactProfile? = nil
 }
 
 /// A contact on the wire; a change feed's deleted entry has only its id and `deleted`.
