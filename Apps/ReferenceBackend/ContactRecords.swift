@@ -107,3 +107,15 @@ public struct ProfileRecord: Codable, Sendable, Hashable {
     /// The one in use.
     public var activeProfile: String
 }
+
+/// What enrichment adds to a contact: their work and public profiles.
+public struct EnrichmentRecord: Codable, Sendable, Hashable {
+    /// The contact.
+    public var contactId: String
+    /// Where they work.
+    public var company: String
+    /// Their title there.
+    public var title: String
+    /// Public profiles (`linkedin.com/in/…`).
+    public var profiles: [String]
+}

@@ -11,7 +11,7 @@ import Hummingbird
 /// - `GET /contacts/changes?since=<token>&limit&after=<cursor>`: what changed after a token, in change
 ///   order, deletions as `{"id", "deleted": true}`; the same headers. A token or cursor that is not a
 ///   number is `400 INVALID_CURSOR`.
-/// - `GET /contacts/:id`, `GET /circles`, `GET /score` (30 days of history), `GET /suggestions?status=pending`,
+/// - `GET /contacts/:id`, `GET /contacts/:id/enrichment` (company, title, public profiles), `GET /circles`, `GET /score` (30 days of history), `GET /suggestions?status=pending`,
 ///   and `GET /contacts/summary`: the circles, the score, the pending suggestions and the profile (with its
 ///   shadow profiles) in one answer (what a sync fetches after the contacts).
 /// - `PATCH /contacts/:id` `{"displayName"}`, `DELETE /contacts/:id`, `POST /suggestions/:id/resolve|dismiss`,
@@ -84,6 +84,20 @@ struct ContactsRoutes {
                     circles: circles, score: score, suggestions: try database.suggestions(userId: user, status: "pending"),
                     profile: try database.profile(userId: user))
                 return try Self.json(summary, fields: [.cacheControl: "private, no-cache"])
+            }
+        }
+        router.get("contacts/:id/enrichment") { request, context in
+            try signedIn(request) { user in
+                let id = context.parameters.get("id") ?? ""
+                guard let contact = try database.contact(userId: user, id: id) else {
+                    return Envelope.failure(.notFound, code: "NOT_FOUND", message: "No such contact.")
+                }
+                let seed = Int(id.dropFirst()) ?? id.count
+                let enrichment = EnrichmentRecord(
+                    contactId: id, company: ["Acme", "Globex", "Initech", "Umbrella", "Hooli"][seed % 5],
+                    title: ["Engineer", "Designer", "Manager", "Founder"][seed % 4],
+                    profiles: ["linkedin.com/in/\(contact.displayName.lowercased().filter { $0.isLetter })"])
+                return try Self.json(enrichment, fields: [.cacheControl: "private, max-age=86400"])
             }
         }
         router.get("contacts/:id") { request, context in

@@ -76,7 +76,7 @@ public final class ContactsClient: Sendable {
     let rest: RESTClient
     let queue: MutationQueue?
     private let images: ImageCache
-    private let clock: any CacheClock
+    let clock: any CacheClock
 
     /// Creates the use cases.
     ///

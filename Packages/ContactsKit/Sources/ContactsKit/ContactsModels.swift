@@ -123,6 +123,18 @@ public struct ContactProfile: Codable, Sendable, Hashable {
     public var activeProfile: String
 }
 
+/// What enrichment adds to a contact: their work and public profiles.
+public struct ContactEnrichment: Codable, Sendable, Hashable {
+    /// The contact.
+    public var contactId: String
+    /// Where they work.
+    public var company: String
+    /// Their title there.
+    public var title: String
+    /// Public profiles.
+    public var profiles: [String]
+}
+
 /// What a screen shows: the value, when the device last had it from the server, and the label its age
 /// calls for (`nil`: none).
 public struct ContactsReading<Value: Sendable>: Sendable {

@@ -1,0 +1,47 @@
+import APICore
+import APICoreREST
+import CacheKit
+import Foundation
+
+// Enrichment data: fetched when a contact is opened online and kept on the device, so offline it shows
+// what was last seen, or an "Offline" badge when it was never seen.
+extension ContactsClient {
+    /// The contact's enrichment data: fetched now and kept; when the network fails, the kept copy
+    /// labelled "Offline · last updated X ago", or `nil` labelled "Offline" when there is none.
+    /// - Throws: ``ContactsError/signedOut``, or the server's error other than the network's.
+    public func enrichment(of contactId: String) async throws(ContactsError) -> ContactsReading<ContactEnrichment?> {
+        let user = try await currentUser()
+        let response: APIResponse<ContactEnrichment>
+        do {
+            response = try await rest.send(
+                APIRequest<ContactEnrichment>(
+                    path: "/contacts/\(contactId)/enrichment", feature: "contacts.enrichment", decode: ContactsClient.decodeEnvelope),
+                policy: .fetchIgnoringCacheCompletely)
+        } catch .transport {
+            let kept = try storage { try store.enrichment(of: contactId, userId: user) }
+            guard let kept else { return ContactsReading(value: nil, syncedAt: nil, label: "Offline") }
+            let label = StaleIndicator.none.label(for: Freshness(.offline, storedAt: kept.savedAt, now: clock.now()))
+            return ContactsReading(value: kept.value, syncedAt: kept.savedAt, label: label)
+        } catch {
+            throw .api(error)
+        }
+        let now = clock.now()
+        try storage { try store.saveEnrichment(response.value, at: now, userId: user) }
+        return ContactsReading(value: response.value, syncedAt: now, label: nil)
+    }
+
+    static func decodeEnvelope<T: Decodable>(_ data: Data) throws(APIError) -> T {
+        do {
+            return try ContactsStore.decoder.decode(DataEnvelope<T>.self, from: data).data
+        } catch let error as DecodingError {
+            throw APIError(error)
+        } catch {
+            throw .decoding(path: "", reason: "\(error)")
+        }
+    }
+}
+
+/// A success body: `{"data": …}`.
+private struct DataEnvelope<T: Decodable>: Decodable {
+    var data: T
+}
