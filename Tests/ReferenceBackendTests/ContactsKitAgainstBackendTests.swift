@@ -46,12 +46,18 @@ import Testing
         }
     }
 
-    @Test func aFullSyncThenAnIncrementalOneOfTenChangesInTwoRequests() async throws {
+    /// Runs `body` with a fresh backend, Alice signed in, and a device of hers in a temporary folder.
+    func withDevice(_ body: (BackendFixture, Credentials, Device) async throws -> Void) async throws {
         try await withBackend(5) { fixture in
             let alice = try await fixture.credentials()
             let folder = try TemporaryDirectory()
             defer { folder.remove() }
-            let device = Device(fixture.backend, directory: folder.url, credentials: alice)
+            try await body(fixture, alice, Device(fixture.backend, directory: folder.url, credentials: alice))
+        }
+    }
+
+    @Test func aFullSyncThenAnIncrementalOneOfTenChangesInTwoRequests() async throws {
+        try await withDevice { (fixture, alice, device) async throws in
             let full = await device.contacts.syncNow()
             #expect(full.mode == .full && full.outcome == .completed && full.counts["contacts"] == 120 && full.counts["circles"] == 5)
             #expect(full.pages == 3 && full.requests == 4, "three pages of 50, then the circles, score and suggestions in one")
@@ -74,11 +80,7 @@ import Testing
     }
 
     @Test func everyScreenWorksOfflineAndChangesWaitForTheNetworkThenApplyOnce() async throws {
-        try await withBackend(5) { fixture in
-            let alice = try await fixture.credentials()
-            let folder = try TemporaryDirectory()
-            defer { folder.remove() }
-            let device = Device(fixture.backend, directory: folder.url, credentials: alice)
+        try await withDevice { (fixture, alice, device) async throws in
             #expect(await device.contacts.syncNow().isComplete)
             let zoe = try #require(try await device.contacts.search("zoe").contacts.first)
             _ = try await device.contacts.thumbnail(of: zoe)
@@ -118,11 +120,7 @@ import Testing
     }
 
     @Test func oldDataIsLabelledAsTheSpecificationSays() async throws {
-        try await withBackend(5) { fixture in
-            let alice = try await fixture.credentials()
-            let folder = try TemporaryDirectory()
-            defer { folder.remove() }
-            let device = Device(fixture.backend, directory: folder.url, credentials: alice)
+        try await withDevice { (fixture, alice, device) async throws in
             await device.contacts.syncNow()
             #expect(try await device.contacts.contact(id: "c1").label == nil)
             #expect(try await device.contacts.score().label == nil)
@@ -158,11 +156,7 @@ import Testing
     }
 
     @Test func accountDeletionLeavesNoContactsFile() async throws {
-        try await withBackend(5) { fixture in
-            let alice = try await fixture.credentials()
-            let folder = try TemporaryDirectory()
-            defer { folder.remove() }
-            let device = Device(fixture.backend, directory: folder.url, credentials: alice)
+        try await withDevice { (fixture, alice, device) async throws in
             await device.contacts.syncNow()
             try device.contacts.erase(userId: alice.userId)
             let files = (try? FileManager.default.contentsOfDirectory(atPath: device.contacts.store.directory.path)) ?? []
