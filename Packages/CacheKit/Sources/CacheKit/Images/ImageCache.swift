@@ -135,6 +135,8 @@ public final class ImageCache: CacheClearingParticipant {
     }
 
     private func loadAndStore(_ key: String, user: String, generation: Int, load: @Sendable () async throws -> Data) async throws -> Data {
+        // A caller that missed just before an earlier load of this image stored it and ended finds it here.
+        if let stored = store.peek(Self.storageKey(key, user: user), requester: user)?.value { return stored }
         let data: Data
         do {
             data = try await load()
