@@ -32,7 +32,7 @@ import Testing
 
     @Test func aCacheKilledAtAnyMomentNeverReadsAWrongImageAndAccountsForEveryByte() async throws {
         var imagesRead = 0
-        for trial in 0..<12 {
+        for trial in 0..<6 {
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             let cacheFolder = directory.url.appendingPathComponent("images")

@@ -6,7 +6,7 @@ import Testing
 
 /// ``ImageCache`` on real files: shared loads, only images kept, users apart, least recently used
 /// eviction, clearing, and a corrupt image never read back.
-@Suite(.timeLimit(.minutes(1))) struct ImageCacheTests {
+@Suite(.timeLimit(.minutes(3))) struct ImageCacheTests {
     /// A small PNG-signed image whose bytes follow from `seed`.
     static func image(_ seed: String, bytes: Int = 1_000) -> Data {
         var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
