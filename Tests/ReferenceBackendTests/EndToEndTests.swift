@@ -11,7 +11,7 @@ import Testing
     @Test func everyScenarioPassesAgainstTheReferenceBackend() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let report = try await EndToEnd.run(server: nil, in: directory.url, contactCount: 600)
+        let report = try await EndToEnd.run(server: nil, in: directory.url, contactCount: 120)
         #expect(report.results.count == EndToEnd.scenarios.count)
         for result in report.results {
             #expect(result.passed, "\(result.kit): \(result.name): \(result.detail)")

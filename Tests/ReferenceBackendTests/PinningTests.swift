@@ -30,7 +30,7 @@ import Testing
         let backend = try await ReferenceBackend.start(
             .init(
                 databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, modelLatency: .zero,
-                tls: certificate.server, passwordWork: .light, contactCount: 600, logger: logger))
+                tls: certificate.server, passwordWork: .light, contactCount: 120, logger: logger))
         do {
             try await body(backend)
         } catch {

@@ -9,14 +9,14 @@ import Testing
     @Test func theBackgroundSyncRunsEveryRegisteredKitSyncAgainstTheBackend() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
-        let report = try await SyncRun.run(server: nil, in: folder.url, budget: 30, contactCount: 1_200)
+        let report = try await SyncRun.run(server: nil, in: folder.url, budget: 30, contactCount: 600)
         #expect(report.syncs.map(\.name) == ["chat-history", "contacts"], "the syncs ChatHistoryKit and ContactsKit registered")
         let chat = try #require(report.syncs.first)
         #expect(chat.outcome == .completed && chat.mode == .full && (chat.counts["threads"] ?? 0) > 0)
         #expect(chat.requests == 1 + (chat.counts["threads"] ?? 0), "one page of threads, then each thread's messages")
         let contacts = try #require(report.syncs.last)
         #expect(
-            contacts.outcome == .completed && contacts.counts["contacts"] == 1_200 && contacts.requests == 3 + 1,
+            contacts.outcome == .completed && contacts.counts["contacts"] == 600 && contacts.requests == 2 + 1,
             "500 a page, then the summary")
     }
 }
