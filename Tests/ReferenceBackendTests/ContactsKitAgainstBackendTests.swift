@@ -155,6 +155,27 @@ import Testing
         }
     }
 
+    /// Users share contact ids (`c4` exists in every address book), so an id alone must never reach
+    /// another's: Bob's edit, deletion and idempotency key change only his own book and feed.
+    @Test func anotherUsersChangesNeverReachThisAddressBook() async throws {
+        try await withDevice { (fixture, alice, device) async throws in
+            await device.contacts.syncNow()
+            let bob = try await fixture.credentials("bob@example.com", "Password2")
+            #expect(
+                try await fixture.send(.patch, "/contacts/c4", json: #"{"displayName":"Bob's edit"}"#, token: bob.accessToken).status == 200
+            )
+            #expect(try await fixture.send(.delete, "/contacts/c5", json: "", token: bob.accessToken).status == 200)
+            let sync = await device.contacts.syncNow()
+            #expect(sync.mode == .incremental && sync.counts["contacts"] == 0 && sync.counts["deleted"] == nil)
+            #expect(try await device.contacts.contact(id: "c4").value?.displayName != "Bob's edit")
+            #expect(try await device.contacts.contact(id: "c5").value != nil)
+            let alicesFeed = try await fixture.get("/contacts/changes?since=0", token: alice.accessToken)
+            #expect(!String(decoding: alicesFeed.body, as: UTF8.self).contains("Bob's edit"))
+            #expect(
+                String(decoding: try await fixture.get("/contacts/c4", token: bob.accessToken).body, as: UTF8.self).contains("Bob's edit"))
+        }
+    }
+
     @Test func accountDeletionLeavesNoContactsFile() async throws {
         try await withDevice { (fixture, alice, device) async throws in
             await device.contacts.syncNow()

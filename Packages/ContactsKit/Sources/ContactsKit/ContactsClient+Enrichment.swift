@@ -29,19 +29,4 @@ extension ContactsClient {
         try storage { try store.saveEnrichment(response.value, at: now, userId: user) }
         return ContactsReading(value: response.value, syncedAt: now, label: nil)
     }
-
-    static func decodeEnvelope<T: Decodable>(_ data: Data) throws(APIError) -> T {
-        do {
-            return try ContactsStore.decoder.decode(DataEnvelope<T>.self, from: data).data
-        } catch let error as DecodingError {
-            throw APIError(error)
-        } catch {
-            throw .decoding(path: "", reason: "\(error)")
-        }
-    }
-}
-
-/// A success body: `{"data": …}`.
-private struct DataEnvelope<T: Decodable>: Decodable {
-    var data: T
 }

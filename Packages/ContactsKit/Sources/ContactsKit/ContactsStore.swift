@@ -92,10 +92,10 @@ public final class ContactsStore: CacheClearingParticipant {
     /// Stores one page of a sync and its checkpoint in one transaction, the search index updated on commit:
     /// a full sync's first page marks every contact, and its last page deletes those no page brought
     /// (deleted on the server); an incremental page deletes what the server says was deleted.
-    func store(_ page: ContactsSyncPage, fullSync: Bool, firstPage: Bool, checkpoint: SyncCheckpoint, userId: String) throws {
+    func store(_ page: ContactsSyncPage, checkpoint: SyncCheckpoint, userId: String) throws {
         let (database, index) = try opened(userId)
         try database.write { db in
-            if fullSync, firstPage { try db.execute(sql: "UPDATE contact SET seen = 0") }
+            if page.startsFullSync { try db.execute(sql: "UPDATE contact SET seen = 0") }
             for contact in page.contacts {
                 try ContactRow(contact, seen: true).save(db)
                 index.upsert(contact.searchDocument, in: db)
@@ -104,7 +104,7 @@ public final class ContactsStore: CacheClearingParticipant {
                 try ContactRow.deleteOne(db, key: id)
                 index.remove(id: id, in: db)
             }
-            if fullSync, page.isLast {
+            if checkpoint.mode == .full, page.isLast {
                 for id in try String.fetchAll(db, sql: "SELECT id FROM contact WHERE seen = 0") { index.remove(id: id, in: db) }
                 try db.execute(sql: "DELETE FROM contact WHERE seen = 0")
             }

@@ -38,15 +38,18 @@ struct ContactsSync: SyncSource {
         } else {
             path = "/contacts"
         }
-        let response = try await send(APIRequest<[ContactJSON]>(path: path, query: query, feature: "contacts.sync", decode: Self.decode))
+        let response = try await send(
+            APIRequest<[ContactJSON]>(path: path, query: query, feature: "contacts.sync", decode: ContactsClient.decodeEnvelope))
         var page = ContactsSyncPage(
             contacts: response.value.filter { $0.deleted != true }.map(\.contact),
             deleted: response.value.filter { $0.deleted == true }.map(\.id), isLast: response.headerFields[Self.nextCursor] == nil,
             startsFullSync: request.mode == .full && request.isFirstPage)
         var requests = 1
         if page.isLast {
-            let summary = try await send(APIRequest<Summary>(path: "/contacts/summary", feature: "contacts.sync", decode: Self.decode))
-                .value
+            let summary = try await send(
+                APIRequest<Summary>(path: "/contacts/summary", feature: "contacts.sync", decode: ContactsClient.decodeEnvelope)
+            )
+            .value
             page.circles = summary.circles
             page.score = summary.score
             page.suggestions = summary.suggestions
@@ -65,9 +68,7 @@ struct ContactsSync: SyncSource {
 
     func store(_ page: SyncPage<ContactsSyncPage>, checkpoint: SyncCheckpoint, for user: String) async throws {
         do {
-            try store.store(
-                page.content, fullSync: checkpoint.mode == .full, firstPage: page.content.startsFullSync, checkpoint: checkpoint,
-                userId: user)
+            try store.store(page.content, checkpoint: checkpoint, userId: user)
         } catch {
             throw ContactsError.storage(reason: "\(error)")
         }
@@ -79,20 +80,6 @@ struct ContactsSync: SyncSource {
         } catch {
             throw .api(error)
         }
-    }
-
-    private static func decode<T: Decodable>(_ data: Data) throws(APIError) -> T {
-        do {
-            return try ContactsStore.decoder.decode(Envelope<T>.self, from: data).data
-        } catch let error as DecodingError {
-            throw APIError(error)
-        } catch {
-            throw .decoding(path: "", reason: "\(error)")
-        }
-    }
-
-    private struct Envelope<T: Decodable>: Decodable {
-        var data: T
     }
 
     private struct Summary: Decodable {
