@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 #if os(Linux)
@@ -388,10 +388,19 @@ let package = Package(
         .executable(name: "mib", targets: ["mib"]),
         // For Tools/Benchmarks (the backend's own figures, and the whole app's logout).
         .library(name: "ReferenceBackend", targets: ["ReferenceBackend"]),
+        .library(name: "ReferenceBackendTLS", targets: ["ReferenceBackendTLS"]),
         .library(name: "MIBApp", targets: ["MIBApp"]),
         // For Tools/Fuzz: the fuzz targets' bodies, which `swift test` here replays on every input.
         .library(name: "FuzzBodies", targets: ["FuzzBodies"]),
     ] + kitProducts,
+    // `swift run mib demo`, the first command, compiles no TLS library (BoringSSL alone takes minutes on
+    // two cores): HTTPS serving and pinning are in `mib` with this trait, and in their own modules
+    // (`ReferenceBackendTLS`, `APICorePinning`), which `swift test` builds and tests either way.
+    traits: [
+        .trait(
+            name: "TLS",
+            description: "mib serve --tls-certificate and mib e2e --pin: swift run --traits TLS mib …")
+    ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
@@ -430,11 +439,20 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Apps/ReferenceBackend"
+        ),
+        // HTTPS for the reference backend (`mib serve --tls-certificate`, the pinning tests).
+        .target(
+            name: "ReferenceBackendTLS",
+            dependencies: [
+                "ReferenceBackend",
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Apps/ReferenceBackendTLS"
         ),
         // The app's composition root, as an app would copy it: kits and core only, no server code
         // (Tools/check-manifests.sh keeps it so).
@@ -450,7 +468,6 @@ let package = Package(
                 "APICoreREST",
                 "APICoreOffline",
                 "APICoreGraphQL",
-                "APICorePinning",
                 "CacheKit",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -462,7 +479,6 @@ let package = Package(
             name: "MIBCore",
             dependencies: [
                 "MIBApp", "ReferenceBackend",
-                "APICorePinning",
                 "SessionKit",
                 "CatalogKit",
                 "AccountsKit",
@@ -487,9 +503,10 @@ let package = Package(
                 "APICore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 "CacheKit",
                 .product(name: "Logging", package: "swift-log"),
+                .target(name: "APICorePinning", condition: .when(traits: ["TLS"])),
+                .target(name: "ReferenceBackendTLS", condition: .when(traits: ["TLS"])),
             ],
             path: "Apps/mib"
         ),
@@ -517,7 +534,7 @@ let package = Package(
         .testTarget(
             name: "ReferenceBackendTests",
             dependencies: [
-                "ReferenceBackend", "MIBApp", "MIBCore", "mib",
+                "ReferenceBackend", "ReferenceBackendTLS", "MIBApp", "MIBCore", "mib",
                 "APICorePinning",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

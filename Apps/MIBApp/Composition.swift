@@ -1,7 +1,6 @@
 import APICore
 import APICoreGraphQL
 import APICoreOffline
-import APICorePinning
 import APICoreREST
 import AccountsKit
 import CacheKit
@@ -66,9 +65,6 @@ public final class Composition: Sendable {
     public let accounts: AccountsClient
     /// The backend's base URL.
     public let baseURL: URL
-    /// The certificate pins every connection to the backend is checked against, if the app pins.
-    public let pinning: PinningPolicy?
-
     /// The session's token file, in the support folder (never under the caches folder, which the system
     /// may purge), where the Keychain is not available (Linux); on Apple platforms the token is in the
     /// Keychain.
@@ -83,21 +79,20 @@ public final class Composition: Sendable {
     /// - Throws: ``ContainerError`` when a kit's registration conflicts with another's.
     ///   - keepsQueueAtLogout: whether a logout keeps the user's queued changes for their next sign-in.
     ///   - clock: what every cache reads the time from.
-    ///   - pinning: the backend's certificate pins (REQ SEC-1): every client (session, REST, GraphQL, the
-    ///     queue, every kit) then sends through a `PinnedTransport`, which refuses a connection that does
-    ///     not prove a pinned key with ``TransportError/pinMismatch(host:)``.
-    ///   - transport: what sends the requests, when a tool or a test supplies its own; by default
-    ///     ``transport(pinning:)``. Wrapped so that every outcome informs ``connectivity``.
+    ///   - transport: what every client (session, REST, GraphQL, the queue, every kit) sends through;
+    ///     URLSession by default. An app that pins its backend's certificates (REQ SEC-1) passes
+    ///     `PinnedTransport(policy:)` from `APICorePinning`, which refuses a connection that does not prove
+    ///     a pinned key with ``TransportError/pinMismatch(host:)``. Wrapped so that every outcome informs
+    ///     ``connectivity``.
     ///   - retry: how the REST and GraphQL clients retry idempotent requests.
     ///   - graphQLStore: where the normalized GraphQL records live: in memory by default, or a
     ///     ``SQLiteRecordStore`` for queries that must read offline after a relaunch.
     public init(
         baseURL: URL, cachesDirectory: URL, supportDirectory: URL? = nil, keepsQueueAtLogout: Bool = true,
-        clock: any CacheClock = SystemClock(), pinning: PinningPolicy? = nil, transport: (any HTTPTransport)? = nil,
+        clock: any CacheClock = SystemClock(), transport: any HTTPTransport = URLSessionTransport(),
         retry: RetryPolicy = RetryPolicy(), logger: Logger, graphQLStore: any NormalizedRecordStore = InMemoryRecordStore()
     ) throws {
         self.baseURL = baseURL
-        self.pinning = pinning
         self.clock = clock
         self.keepsQueueAtLogout = keepsQueueAtLogout
         let support =
@@ -106,7 +101,7 @@ public final class Composition: Sendable {
             .appendingPathComponent(cachesDirectory.lastPathComponent + "-support")
         tokenFile = support.appendingPathComponent("session/token.json")
         connectivity = TransportConnectivity(probe: baseURL.appendingPathComponent("health"))
-        let transport = connectivity.observing(try transport ?? Self.transport(pinning: pinning))
+        let transport = connectivity.observing(transport)
         self.transport = transport
         preferences = PreferencesStore(url: support.appendingPathComponent("preferences.json"))
         environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: cachesDirectory)
@@ -190,14 +185,6 @@ public final class Composition: Sendable {
         #else
             FileTokenStore(url: file)
         #endif
-    }
-
-    /// The transport an app sends through: a `PinnedTransport` enforcing `pinning` when given (on Linux and
-    /// Apple platforms alike), URLSession otherwise.
-    /// - Throws: when TLS cannot be set up for pinning.
-    public static func transport(pinning: PinningPolicy?) throws -> any HTTPTransport {
-        guard let pinning else { return URLSessionTransport() }
-        return try PinnedTransport(policy: pinning)
     }
 
     /// Signs in through the session, then starts replaying the user's queued changes.

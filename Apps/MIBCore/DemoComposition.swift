@@ -10,6 +10,10 @@ import MIBApp
 import ReferenceBackend
 import SessionKit
 
+/// Makes the transport a composition sends through: URLSession by default, `PinnedTransport` when `mib`
+/// runs pinned (its `TLS` trait).
+public typealias TransportFactory = @Sendable () throws -> any HTTPTransport
+
 /// The app's ``Composition`` as the tools drive it (`mib demo`, `mib e2e`, `mib inspect`): a clock
 /// the story advances, a transport that counts what reaches the network, no retries (so that every
 /// count is exact), and helpers a real app does not need. Every member of the composition is
@@ -22,21 +26,25 @@ public final class DemoComposition: Sendable {
     public let clock: DemoClock
     /// Counts what reaches the network, by path.
     public let transport: CountingTransport
+    /// What made the transport under ``transport``; a relaunch in a scenario sends through a new one.
+    public let makeTransport: TransportFactory
 
-    /// Wires the app against `baseURL`, as ``Composition/init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:pinning:transport:retry:logger:graphQLStore:)``
-    /// does, with the demo's clock and counting transport (pinned when `pinning` is given) and no retries.
+    /// Wires the app against `baseURL`, as ``Composition/init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:transport:retry:logger:graphQLStore:)``
+    /// does, with the demo's clock, a counting transport over the one `makeTransport` makes (URLSession
+    /// by default; a pinned one in `mib`'s TLS build) and no retries.
+    /// - Throws: what `makeTransport` throws, or ``Composition``'s error.
     public init(
         baseURL: URL, cachesDirectory: URL, supportDirectory: URL? = nil, keepsQueueAtLogout: Bool = true,
-        pinning: PinningPolicy? = nil, logger: Logger
+        transport makeTransport: @escaping TransportFactory = { URLSessionTransport() }, logger: Logger
     ) throws {
         let clock = DemoClock()
-        let transport = CountingTransport(try Composition.transport(pinning: pinning))
+        let transport = CountingTransport(try makeTransport())
         composition = try Composition(
             baseURL: baseURL, cachesDirectory: cachesDirectory, supportDirectory: supportDirectory,
-            keepsQueueAtLogout: keepsQueueAtLogout, clock: clock, pinning: pinning, transport: transport,
-            retry: .none, logger: logger)
+            keepsQueueAtLogout: keepsQueueAtLogout, clock: clock, transport: transport, retry: .none, logger: logger)
         self.clock = clock
         self.transport = transport
+        self.makeTransport = makeTransport
     }
 
     /// Any member of the wiring (`session`, `catalog`, `unified`, …).

@@ -70,7 +70,7 @@ extension EndToEnd {
                 await app.queue.stop()
             }
             let relaunched = try DemoComposition(
-                baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory, pinning: app.pinning,
+                baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory, transport: app.makeTransport,
                 logger: DemoComposition.quietLogger)
             await relaunched.session.launch()
             let report = await relaunched.queue.replay()

@@ -154,13 +154,13 @@ extension EndToEnd {
             _ = try await app.loadCatalog()
             try FileManager.default.removeItem(at: app.environment.cachesDirectory)
             let relaunched = try DemoComposition(
-                baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory, pinning: app.pinning,
+                baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory, transport: app.makeTransport,
                 logger: DemoComposition.quietLogger)
             await relaunched.session.launch()
             try require(relaunched.session.current.user?.userId == user, "relaunch: \(relaunched.session.current)")
             await relaunched.session.logOut()
             let afterLogout = try DemoComposition(
-                baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory, pinning: app.pinning,
+                baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory, transport: app.makeTransport,
                 logger: DemoComposition.quietLogger)
             await afterLogout.session.launch()
             try require(afterLogout.session.current == .signedOut, "after logout: \(afterLogout.session.current)")

@@ -42,21 +42,22 @@ public enum EndToEnd {
     /// Runs every scenario against `server`, or against a reference backend started for the run
     /// (its data in `directory`) when `server` is `nil`.
     /// - Parameters:
-    ///   - pinning: the server's certificate pins: every scenario then sends through a `PinnedTransport`.
+    ///   - transport: makes what each scenario's app sends through (URLSession by default; a
+    ///     `PinnedTransport` for `mib e2e --pin`).
     ///   - progress: sees each outcome as it is known.
     /// - Throws: only when the backend cannot be started; a failing scenario is a failed ``Result``.
     public static func run(
-        server: URL?, pinning: PinningPolicy? = nil, in directory: URL, contactCount: Int = 10_000,
+        server: URL?, transport: @escaping TransportFactory = { URLSessionTransport() }, in directory: URL, contactCount: Int = 10_000,
         progress: @escaping @Sendable (Result) -> Void = { _ in }
     ) async throws -> Report {
         try await DemoComposition.withBackend(server, in: directory, logger: DemoComposition.quietLogger, contactCount: contactCount) {
             baseURL in
-            await run(against: baseURL, pinning: pinning, in: directory, progress: progress)
+            await run(against: baseURL, transport: transport, in: directory, progress: progress)
         }
     }
 
     private static func run(
-        against baseURL: URL, pinning: PinningPolicy?, in directory: URL, progress: @Sendable (Result) -> Void
+        against baseURL: URL, transport: @escaping TransportFactory, in directory: URL, progress: @Sendable (Result) -> Void
     ) async -> Report {
         var results: [Result] = []
         for (index, scenario) in scenarios.enumerated() {
@@ -65,7 +66,7 @@ public enum EndToEnd {
             var detail: String
             do {
                 let app = try DemoComposition(
-                    baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches-\(index)"), pinning: pinning,
+                    baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches-\(index)"), transport: transport,
                     logger: DemoComposition.quietLogger)
                 detail = try await withDeadline(scenarioLimit, "the scenario \"\(scenario.name)\"") {
                     try await scenario.run(app)

@@ -1,11 +1,9 @@
 import Foundation
 import Hummingbird
 import HummingbirdCore
-import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOPosix
-import NIOSSL
 import ServiceLifecycle
 
 /// A Hummingbird responder listening on 127.0.0.1 in its own service group: how the reference
@@ -29,11 +27,12 @@ public final class LocalServer: Sendable {
     ///   - keepsResponseDate: whether the responder's `Date` goes out as it is (an intermediary such as
     ///     `mib proxy` forwards the origin's); otherwise, as servers do, every response gets the
     ///     server's own `Date`.
-    ///   - tls: serve HTTPS with this configuration (certificate and key); `nil` for plain HTTP.
+    ///   - protocol: what it speaks: ``ServerProtocol/http`` by default, or HTTPS built by the
+    ///     `ReferenceBackendTLS` module.
     ///   - logger: the server's logger.
     /// - Throws: ``LocalServerError/couldNotListen(port:)`` when the port cannot be bound.
     public static func start<Responder: HTTPResponder>(
-        responder: Responder, port: Int, keepsResponseDate: Bool = false, tls: TLSConfiguration? = nil,
+        responder: Responder, port: Int, keepsResponseDate: Bool = false, protocol serverProtocol: ServerProtocol = .http,
         logger: Logger
     ) async throws
         -> LocalServer where Responder.Context: InitializableFromSource<ApplicationRequestContextSource>
@@ -47,7 +46,7 @@ public final class LocalServer: Sendable {
             keepsResponseDate
             ? DateKeepingServer(responder: responder, port: port, logger: logger, onServerRunning: onServerRunning)
             : Application(
-                responder: responder, server: try tls.map { try .tls(.http1(), tlsConfiguration: $0) } ?? .http1(),
+                responder: responder, server: serverProtocol.builder,
                 configuration: .init(address: .hostname("127.0.0.1", port: port)), onServerRunning: onServerRunning, logger: logger)
         let group = ServiceGroup(configuration: .init(services: [service], gracefulShutdownSignals: [], logger: logger))
         let running = Task {
@@ -55,7 +54,7 @@ public final class LocalServer: Sendable {
             try await group.run()
         }
         var iterator = ports.makeAsyncIterator()
-        guard let bound = await iterator.next(), bound > 0, let url = URL(string: "\(tls == nil ? "http" : "https")://127.0.0.1:\(bound)")
+        guard let bound = await iterator.next(), bound > 0, let url = URL(string: "\(serverProtocol.scheme)://127.0.0.1:\(bound)")
         else {
             await group.triggerGracefulShutdown()
             _ = await running.result
@@ -101,6 +100,24 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
             onServerRunning: onServerRunning)
         try await server.run()
     }
+}
+
+/// What a ``LocalServer`` speaks: plain HTTP/1.1, or HTTPS as the `ReferenceBackendTLS` module builds it
+/// (kept in a module of its own, so that nothing that serves plain HTTP compiles a TLS library).
+public struct ServerProtocol: Sendable {
+    /// Builds the server's channel.
+    public let builder: HTTPServerBuilder
+    /// The scheme of the server's ``LocalServer/baseURL``: `http` or `https`.
+    public let scheme: String
+
+    /// Creates a protocol from Hummingbird's server builder and the scheme it serves.
+    public init(builder: HTTPServerBuilder, scheme: String) {
+        self.builder = builder
+        self.scheme = scheme
+    }
+
+    /// Plain HTTP/1.1.
+    public static let http = ServerProtocol(builder: .http1(), scheme: "http")
 }
 
 /// Why a ``LocalServer`` could not start.

@@ -2,7 +2,6 @@ import APICore
 import Foundation
 import Hummingbird
 import Logging
-import NIOSSL
 
 /// The reference backend: a real HTTP server (Hummingbird) on 127.0.0.1 with its data in SQLite,
 /// implementing the server contracts (docs/requirements.md) for the demo and the end-to-end checks. Today: the funnel
@@ -36,8 +35,8 @@ public final class ReferenceBackend: Sendable {
         public var modelLatency: Duration
         /// The limits of `/auth/login` (failed attempts) and `/auth/validate` per client address; `nil` for none.
         public var authRateLimits: AuthRateLimits?
-        /// Serve HTTPS with this certificate and key; `nil` for plain HTTP.
-        public var tls: TLSConfiguration?
+        /// What the server speaks: plain HTTP by default, or HTTPS from the `ReferenceBackendTLS` module.
+        public var serverProtocol: ServerProtocol
         /// What one password check costs (scrypt) for the users a new database is seeded with.
         public var passwordWork: PasswordWork
         /// How many contacts each user's address book is seeded with on first use (10,000, the offline
@@ -48,11 +47,11 @@ public final class ReferenceBackend: Sendable {
         public init(
             databaseURL: URL, port: Int = 0, funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init,
             tokenLifetime: TimeInterval = 3_600, faults: [FaultRule] = [], modelLatency: Duration = .seconds(3),
-            authRateLimits: AuthRateLimits? = AuthRateLimits(), tls: TLSConfiguration? = nil,
+            authRateLimits: AuthRateLimits? = AuthRateLimits(), serverProtocol: ServerProtocol = .http,
             passwordWork: PasswordWork = .standard, contactCount: Int = 10_000, logger: Logger = Logger(label: "ReferenceBackend")
         ) {
             self.contactCount = contactCount
-            self.tls = tls
+            self.serverProtocol = serverProtocol
             self.passwordWork = passwordWork
             self.modelLatency = modelLatency
             self.authRateLimits = authRateLimits
@@ -114,7 +113,7 @@ public final class ReferenceBackend: Sendable {
         AvatarRoutes(auth: auth).register(on: router)
         ContactsRoutes(database: catalog, auth: auth, contactCount: configuration.contactCount).register(on: router)
         let server = try await LocalServer.start(
-            responder: router.buildResponder(), port: configuration.port, tls: configuration.tls,
+            responder: router.buildResponder(), port: configuration.port, protocol: configuration.serverProtocol,
             logger: configuration.logger)
         return ReferenceBackend(server: server, catalog: catalog)
     }

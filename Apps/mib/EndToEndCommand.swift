@@ -17,7 +17,9 @@ struct EndToEndCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("pin"),
-        help: "A pin of the server's key: base64 SHA-256 of a SubjectPublicKeyInfo (repeat: the key in use and a backup).")
+        help:
+            "A pin of the server's key: base64 SHA-256 of a SubjectPublicKeyInfo (repeat: the key in use and a backup; needs `swift run --traits TLS mib`)."
+    )
     var pins: [String] = []
 
     @Flag(help: "Print the report as JSON.")
@@ -32,14 +34,15 @@ struct EndToEndCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = self.json
         let pinning = try pinning()
-        if let pinning, let server = try serverURL(server) {
-            try await checkPins(pinning, server: server)
+        let transport: TransportFactory = try pinning.map { try TLSSupport.pinnedTransport($0) } ?? { @Sendable in URLSessionTransport() }
+        if pinning != nil, let server = try serverURL(server) {
+            try await checkPins(server: server, through: transport)
         } else if let server = try serverURL(server) {
             try await requireReachable(
                 server, probing: "health", named: "the server",
                 hint: "start it with `mib serve`, or leave out --server to test against a fresh reference backend")
         }
-        let report = try await EndToEnd.run(server: try serverURL(server), pinning: pinning, in: directory) { result in
+        let report = try await EndToEnd.run(server: try serverURL(server), transport: transport, in: directory) { result in
             guard !json else { return }
             let mark = result.passed ? "PASS" : "FAIL"
             print(
@@ -73,8 +76,8 @@ extension EndToEndCommand {
     }
 
     /// Fails closed, with one clear sentence, when the server does not prove a pinned key.
-    func checkPins(_ pinning: PinningPolicy, server: URL) async throws {
-        let transport = try Composition.transport(pinning: pinning)
+    func checkPins(server: URL, through makeTransport: TransportFactory) async throws {
+        let transport = try makeTransport()
         do {
             _ = try await transport.send(
                 TransportRequest(method: .get, url: server.appendingPathComponent("health"), timeout: .seconds(10)))

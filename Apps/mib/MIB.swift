@@ -4,7 +4,6 @@ import CacheKit
 import Foundation
 import Logging
 import MIBCore
-import NIOSSL
 import ReferenceBackend
 
 /// The integration binary: the composition root's demo and the reference backend.

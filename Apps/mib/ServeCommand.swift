@@ -4,7 +4,6 @@ import CacheKit
 import Foundation
 import Logging
 import MIBCore
-import NIOSSL
 import ReferenceBackend
 
 /// `mib serve`.
@@ -24,7 +23,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The fraction of requests answered with 500 (0 to 1).")
     var errorRate: Double?
 
-    @Option(help: "Serve HTTPS with this PEM certificate chain (with --tls-key).")
+    @Option(help: "Serve HTTPS with this PEM certificate chain (with --tls-key; needs `swift run --traits TLS mib`).")
     var tlsCertificate: String?
 
     @Option(help: "The PEM private key of --tls-certificate.")
@@ -40,15 +39,14 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         var faults: [FaultRule] = []
         if latency != nil || errorRate != nil { faults.append(FaultRule(latencyMs: latency, errorRate: errorRate)) }
-        var tls: TLSConfiguration?
+        var serverProtocol = ServerProtocol.http
         if let tlsCertificate, let tlsKey {
-            let chain = try NIOSSLCertificate.fromPEMFile(tlsCertificate).map(NIOSSLCertificateSource.certificate)
-            tls = TLSConfiguration.makeServerConfiguration(
-                certificateChain: chain, privateKey: .privateKey(try NIOSSLPrivateKey(file: tlsKey, format: .pem)))
+            serverProtocol = try TLSSupport.https(certificateChainFile: tlsCertificate, privateKeyFile: tlsKey)
         }
         let backend = try await ReferenceBackend.start(
             .init(
-                databaseURL: URL(fileURLWithPath: database), port: port, faults: faults, tls: tls, logger: Logger(label: "mib.serve")))
+                databaseURL: URL(fileURLWithPath: database), port: port, faults: faults, serverProtocol: serverProtocol,
+                logger: Logger(label: "mib.serve")))
         print("Reference backend on \(backend.baseURL.absoluteString) (data: \(database)); Ctrl-C stops it.")
         while !Task.isCancelled {
             try await Task.sleep(for: .seconds(3_600))

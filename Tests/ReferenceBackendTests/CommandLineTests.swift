@@ -66,6 +66,32 @@ import Testing
         expectRefused(EndToEndCommand.self, ["--pin", pin, "--pin", backup], "--pin needs an https --server")
     }
 
+    /// Without the `TLS` trait (the default build, which compiles no TLS library), asking for TLS fails
+    /// at once with one sentence saying how to build it in; with the trait, both options go through.
+    @Test func tlsOptionsNeedTheTLSTraitAndSaySo() async throws {
+        let pins = ["W5O3C15WUZOl2srRXBt9x+I6P1RkaGZNGI0OnTn3Ers=", "QAZyDI6sm7C4dKh+XUNuF7weLjsMRpejRFRpp+2f+fs="]
+        let policy = try PinningPolicy([.init(host: "127.0.0.1", pins: Set(pins))])
+        #if TLS
+            #expect(TLSSupport.isBuiltIn)
+            #expect(throws: Never.self) { try TLSSupport.pinnedTransport(policy) }
+        #else
+            #expect(!TLSSupport.isBuiltIn)
+            for attempt in [
+                { _ = try TLSSupport.pinnedTransport(policy) },
+                { _ = try TLSSupport.https(certificateChainFile: "chain.pem", privateKeyFile: "key.pem") },
+            ] as [() throws -> Void] {
+                do {
+                    try attempt()
+                    Issue.record("TLS without the trait was not refused")
+                } catch {
+                    #expect(MIB.message(for: error).contains("needs mib built with TLS: run it as `swift run --traits TLS mib"))
+                }
+            }
+            let serve = try ServeCommand.parse(["--port", "0", "--tls-certificate", "chain.pem", "--tls-key", "key.pem"])
+            await #expect(throws: ValidationError.self) { try await serve.run() }
+        #endif
+    }
+
     @Test func syncReadsItsBudgetInSecondsMillisecondsOrMinutes() throws {
         #expect(try SyncCommand.parse(["--budget", "2m", "--json"]).json)
         #expect(SyncCommand.seconds("30s") == 30 && SyncCommand.seconds("500ms") == 0.5 && SyncCommand.seconds("2m") == 120)

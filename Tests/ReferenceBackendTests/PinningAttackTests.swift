@@ -7,6 +7,7 @@ import Hummingbird
 import Logging
 import NIOSSL
 import ReferenceBackend
+import ReferenceBackendTLS
 import SwiftASN1
 import Testing
 import X509
@@ -123,7 +124,7 @@ struct RecordingTLSServer: Sendable {
         }
         var logger = Logger(label: "recording-tls-server")
         logger.logLevel = .critical
-        let server = try await LocalServer.start(responder: responder, port: 0, tls: tls, logger: logger)
+        let server = try await LocalServer.start(responder: responder, port: 0, protocol: try .https(tls), logger: logger)
         do {
             try await body(RecordingTLSServer(baseURL: server.baseURL, log: log))
         } catch {

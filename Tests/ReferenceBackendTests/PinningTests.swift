@@ -10,6 +10,7 @@ import Logging
 import MIBCore
 import NIOSSL
 import ReferenceBackend
+import ReferenceBackendTLS
 import Testing
 
 /// Certificate pinning over real TLS on 127.0.0.1 (REQ SEC-1): the reference backend serves HTTPS with a
@@ -30,7 +31,7 @@ import Testing
         let backend = try await ReferenceBackend.start(
             .init(
                 databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, modelLatency: .zero,
-                tls: certificate.server, passwordWork: .light, contactCount: 120, logger: logger))
+                serverProtocol: try .https(certificate.server), passwordWork: .light, contactCount: 120, logger: logger))
         do {
             try await body(backend)
         } catch {
@@ -74,7 +75,8 @@ import Testing
             seen.withLock { $0 += 1 }
             return Response(status: .ok)
         }
-        let mitm = try await LocalServer.start(responder: router.buildResponder(), port: 0, tls: attacker.server, logger: Self.logger)
+        let mitm = try await LocalServer.start(
+            responder: router.buildResponder(), port: 0, protocol: try .https(attacker.server), logger: Self.logger)
         do {
             try await Self.refuse(mitm: mitm, server: server, seen: seen)
         } catch {
@@ -120,12 +122,15 @@ import Testing
         // The catalog's scenarios need several pages.
         try await Self.withHTTPSBackend(current, funnelCount: 60) { (backend: ReferenceBackend) async throws in
             let pinned = try PinningPolicy([.init(host: "127.0.0.1", pins: [current.pin, backup.pin])])
-            let report = try await EndToEnd.run(server: backend.baseURL, pinning: pinned, in: directory.url)
+            let report = try await EndToEnd.run(
+                server: backend.baseURL, transport: { try PinnedTransport(policy: pinned) }, in: directory.url)
             #expect(report.passed, "\(report.results.filter { !$0.passed })")
             #expect(report.results.count == EndToEnd.scenarios.count)
             // Pinned to other keys, every scenario fails on the pin, and none reaches a cache or a session.
             let other = try PinningPolicy([.init(host: "127.0.0.1", pins: [backup.pin, TestCertificate.unusedPin()])])
-            let refused = try await EndToEnd.run(server: backend.baseURL, pinning: other, in: directory.url.appendingPathComponent("other"))
+            let refused = try await EndToEnd.run(
+                server: backend.baseURL, transport: { try PinnedTransport(policy: other) },
+                in: directory.url.appendingPathComponent("other"))
             #expect(refused.results.allSatisfy { !$0.passed })
             #expect(refused.results.first?.detail.contains("pinMismatch") == true, "\(refused.results.first?.detail ?? "")")
         }
@@ -141,7 +146,8 @@ import Testing
             await gate.wait()
             return Response(status: .ok)
         }
-        let server = try await LocalServer.start(responder: router.buildResponder(), port: 0, tls: certificate.server, logger: Self.logger)
+        let server = try await LocalServer.start(
+            responder: router.buildResponder(), port: 0, protocol: try .https(certificate.server), logger: Self.logger)
         let policy = try PinningPolicy([.init(host: "127.0.0.1", pins: [certificate.pin, TestCertificate.unusedPin()])])
         let transport = try PinnedTransport(policy: policy)
         let request = TransportRequest(method: .get, url: server.baseURL.appendingPathComponent("slow"), timeout: .seconds(60))

@@ -83,6 +83,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ReferenceBackend", package: root),
+                .product(name: "ReferenceBackendTLS", package: root),
                 .product(name: "MIBApp", package: root),
                 .product(name: "APICorePinning", package: root),
                 .product(name: "Crypto", package: "swift-crypto"),

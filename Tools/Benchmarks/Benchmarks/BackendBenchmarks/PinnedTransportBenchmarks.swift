@@ -6,6 +6,7 @@ import Foundation
 import Logging
 import NIOSSL
 import ReferenceBackend
+import ReferenceBackendTLS
 import SwiftASN1
 import X509
 
@@ -41,7 +42,9 @@ struct HTTPSBackend: Sendable {
         logger.logLevel = .critical
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("PinnedBench-\(UUID().uuidString)")
         let backend = try await ReferenceBackend.start(
-            .init(databaseURL: directory.appendingPathComponent("backend.sqlite"), funnelCount: 10, tls: tls, logger: logger))
+            .init(
+                databaseURL: directory.appendingPathComponent("backend.sqlite"), funnelCount: 10, serverProtocol: try .https(tls),
+                logger: logger))
         return HTTPSBackend(backend: backend, certificate: certificate, pin: try PinnedTransport.pin(of: certificate))
     }
 
@@ -63,17 +66,26 @@ func pinnedTransportBenchmarks() {
     let configuration = Benchmark.Configuration(
         metrics: [.wallClock, handshakes], maxDuration: .seconds(20), maxIterations: 30)
     let variants: [(String, @Sendable (HTTPSBackend) throws -> PinnedTransport)] = [
-        ("PinnedTransport, a connection per request (before)", { backend in
-            try PinnedTransport(
-                policy: PinningPolicy([.init(host: "127.0.0.1", pins: [backend.pin, unusedPin()])]),
-                configuration: .init(maximumIdleConnectionsPerHost: 0))
-        }),
-        ("PinnedTransport, connections kept (after)", { backend in
-            try PinnedTransport(policy: PinningPolicy([.init(host: "127.0.0.1", pins: [backend.pin, unusedPin()])]))
-        }),
-        ("unpinned NIO client, connections kept (baseline)", { backend in
-            try PinnedTransport(policy: PinningPolicy([]), trustRoots: .certificates([backend.certificate]))
-        }),
+        (
+            "PinnedTransport, a connection per request (before)",
+            { backend in
+                try PinnedTransport(
+                    policy: PinningPolicy([.init(host: "127.0.0.1", pins: [backend.pin, unusedPin()])]),
+                    configuration: .init(maximumIdleConnectionsPerHost: 0))
+            }
+        ),
+        (
+            "PinnedTransport, connections kept (after)",
+            { backend in
+                try PinnedTransport(policy: PinningPolicy([.init(host: "127.0.0.1", pins: [backend.pin, unusedPin()])]))
+            }
+        ),
+        (
+            "unpinned NIO client, connections kept (baseline)",
+            { backend in
+                try PinnedTransport(policy: PinningPolicy([]), trustRoots: .certificates([backend.certificate]))
+            }
+        ),
     ]
     for (name, make) in variants {
         Benchmark("HTTPS 100 sequential GETs: " + name, configuration: configuration) {
