@@ -41,6 +41,7 @@ let kitProducts: [Product] = [
     .library(name: "APICoreTestServer", targets: ["APICoreTestServer"]),
     .library(name: "BankSchema", targets: ["BankSchema"]),
     .library(name: "APICorePinning", targets: ["APICorePinning"]),
+    .library(name: "APICoreHTTPClient", targets: ["APICoreHTTPClient"]),
     .library(name: "SessionKit", targets: ["SessionKit"]),
     .library(name: "SessionKitTesting", targets: ["SessionKitTesting"]),
     .library(name: "CatalogKit", targets: ["CatalogKit"]),
@@ -169,6 +170,18 @@ let kitTargets: [Target] = [
         path: "Packages/APICore/Sources/APICorePinning"
     ),
     .target(
+        name: "APICoreHTTPClient",
+        dependencies: [
+            "APICore",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+        ],
+        path: "Packages/APICore/Sources/APICoreHTTPClient"
+    ),
+    .target(
         name: "BankSchema",
         dependencies: [
             .product(name: "GraphQL", package: "GraphQL"),
@@ -185,6 +198,7 @@ let kitTargets: [Target] = [
             "APICoreOffline",
             "APICoreTesting",
             "APICoreTestServer",
+            "APICoreHTTPClient",
             "BankSchema",
             "CacheKit",
             "CacheKitTesting",
@@ -416,6 +430,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // APICoreHTTPClient: the tools' transport on Linux.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // HTTPS for the reference backend, and the pinning tests' certificates.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
@@ -479,6 +495,7 @@ let package = Package(
             name: "MIBCore",
             dependencies: [
                 "MIBApp", "ReferenceBackend",
+                .target(name: "APICoreHTTPClient", condition: .when(platforms: [.linux])),
                 "SessionKit",
                 "CatalogKit",
                 "AccountsKit",
@@ -535,7 +552,7 @@ let package = Package(
             name: "ReferenceBackendTests",
             dependencies: [
                 "ReferenceBackend", "ReferenceBackendTLS", "MIBApp", "MIBCore", "mib",
-                "APICorePinning",
+                "APICorePinning", "APICoreHTTPClient",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),

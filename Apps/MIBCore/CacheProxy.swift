@@ -36,7 +36,7 @@ public final class CacheProxy: Sendable {
         public var port: Int
         /// The cache's clock, metrics, logger and folder.
         public var environment: CacheEnvironment
-        /// What reaches the upstream; the default does not follow redirects.
+        /// What reaches the upstream: ``ToolTransport`` by default, which follows no redirect.
         public var transport: any HTTPTransport
         /// How long to wait for the upstream's response.
         public var requestTimeout: Duration
@@ -44,7 +44,7 @@ public final class CacheProxy: Sendable {
         /// Creates a configuration.
         public init(
             upstream: URL, port: Int = 0, environment: CacheEnvironment = CacheEnvironment(),
-            transport: any HTTPTransport = URLSessionTransport(followsRedirects: false),
+            transport: any HTTPTransport = ToolTransport.make(),
             requestTimeout: Duration = .seconds(60)
         ) {
             self.upstream = upstream
@@ -118,8 +118,9 @@ final class ProxyResponder: HTTPResponder {
             // no-store) is honoured by the client itself.
             let response = try await client.forward(method: request.method, url: url, headerFields: fields, body: body)
             var headers = Self.forwardedFields(response.headerFields)
-            // URLSession hands over bodies already decoded, so their encoding no longer applies.
-            headers[.contentEncoding] = nil
+            // URLSession hands over bodies already decoded, so their encoding no longer applies; the
+            // tools' transport on Linux passes them through as sent, encoding and all.
+            if configuration.transport is URLSessionTransport { headers[.contentEncoding] = nil }
             headers[ProxyHeader.xCache] = ProxyHeader.value(response.source, isStale: response.isStale)
             configuration.environment.logger.info(
                 "\(request.method) \(request.uri.path) \(response.status) \(headers[ProxyHeader.xCache] ?? "")")

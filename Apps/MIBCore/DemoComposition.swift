@@ -10,7 +10,7 @@ import MIBApp
 import ReferenceBackend
 import SessionKit
 
-/// Makes the transport a composition sends through: URLSession by default, `PinnedTransport` when `mib`
+/// Makes the transport a composition sends through: ``ToolTransport`` by default, `PinnedTransport` when `mib`
 /// runs pinned (its `TLS` trait).
 public typealias TransportFactory = @Sendable () throws -> any HTTPTransport
 
@@ -30,12 +30,12 @@ public final class DemoComposition: Sendable {
     public let makeTransport: TransportFactory
 
     /// Wires the app against `baseURL`, as ``Composition/init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:transport:retry:logger:graphQLStore:)``
-    /// does, with the demo's clock, a counting transport over the one `makeTransport` makes (URLSession
-    /// by default; a pinned one in `mib`'s TLS build) and no retries.
+    /// does, with the demo's clock, a counting transport over the one `makeTransport` makes
+    /// (``ToolTransport`` by default; a pinned one in `mib`'s TLS build) and no retries.
     /// - Throws: what `makeTransport` throws, or ``Composition``'s error.
     public init(
         baseURL: URL, cachesDirectory: URL, supportDirectory: URL? = nil, keepsQueueAtLogout: Bool = true,
-        transport makeTransport: @escaping TransportFactory = { URLSessionTransport() }, logger: Logger
+        transport makeTransport: @escaping TransportFactory = ToolTransport.factory, logger: Logger
     ) throws {
         let clock = DemoClock()
         let transport = CountingTransport(try makeTransport())

@@ -42,12 +42,12 @@ public enum EndToEnd {
     /// Runs every scenario against `server`, or against a reference backend started for the run
     /// (its data in `directory`) when `server` is `nil`.
     /// - Parameters:
-    ///   - transport: makes what each scenario's app sends through (URLSession by default; a
+    ///   - transport: makes what each scenario's app sends through (``ToolTransport`` by default; a
     ///     `PinnedTransport` for `mib e2e --pin`).
     ///   - progress: sees each outcome as it is known.
     /// - Throws: only when the backend cannot be started; a failing scenario is a failed ``Result``.
     public static func run(
-        server: URL?, transport: @escaping TransportFactory = { URLSessionTransport() }, in directory: URL, contactCount: Int = 10_000,
+        server: URL?, transport: @escaping TransportFactory = ToolTransport.factory, in directory: URL, contactCount: Int = 10_000,
         progress: @escaping @Sendable (Result) -> Void = { _ in }
     ) async throws -> Report {
         try await DemoComposition.withBackend(server, in: directory, logger: DemoComposition.quietLogger, contactCount: contactCount) {

@@ -34,7 +34,7 @@ struct EndToEndCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: directory) }
         let json = self.json
         let pinning = try pinning()
-        let transport: TransportFactory = try pinning.map { try TLSSupport.pinnedTransport($0) } ?? { @Sendable in URLSessionTransport() }
+        let transport: TransportFactory = try pinning.map { try TLSSupport.pinnedTransport($0) } ?? ToolTransport.factory
         if pinning != nil, let server = try serverURL(server) {
             try await checkPins(server: server, through: transport)
         } else if let server = try serverURL(server) {

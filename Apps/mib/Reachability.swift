@@ -2,6 +2,7 @@ import APICore
 import ArgumentParser
 import Foundation
 import HTTPTypes
+import MIBCore
 
 /// Before a command works against a server it did not start, one request shows that something answers
 /// there. When nothing does, the command prints one sentence naming the URL and the cause, and exits 2
@@ -18,7 +19,7 @@ func requireReachable(_ url: URL, probing path: String = "", named role: String,
 func unreachable(_ url: URL, probing path: String = "", named role: String, hint: String) async -> String? {
     let probe = path.isEmpty ? url : url.appendingPathComponent(path)
     do {
-        _ = try await URLSessionTransport().send(TransportRequest(method: .get, url: probe, timeout: .seconds(10)))
+        _ = try await ToolTransport.make().send(TransportRequest(method: .get, url: probe, timeout: .seconds(10)))
         return nil
     } catch {
         return "mib: \(role) \(url.absoluteString) cannot be reached (\(unreachableCause(error))); \(hint)."

@@ -33,6 +33,9 @@ let package = Package(
         // Certificate pinning on every platform (SwiftNIO and NIOSSL): its own product, so a kit that
         // does not use it links no SwiftNIO.
         .library(name: "APICorePinning", targets: ["APICorePinning"]),
+        // A transport on AsyncHTTPClient (SwiftNIO) for Linux tools and servers: bodies passed through as
+        // sent, whatever their Content-Encoding. Its own product, so no kit links SwiftNIO.
+        .library(name: "APICoreHTTPClient", targets: ["APICoreHTTPClient"]),
     ],
     dependencies: [
         .package(path: "../CacheKit"),
@@ -48,6 +51,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // APICoreHTTPClient only.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // APICorePinning only.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
@@ -131,6 +136,17 @@ let package = Package(
             ]
         ),
         .target(
+            name: "APICoreHTTPClient",
+            dependencies: [
+                "APICore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .target(
             name: "BankSchema",
             dependencies: [
                 .product(name: "GraphQL", package: "GraphQL"),
@@ -141,7 +157,7 @@ let package = Package(
             name: "APICoreTests",
             dependencies: [
                 "APICore", "APICoreREST", "APICoreGraphQL", "APICoreOffline", "APICoreTesting", "APICoreTestServer",
-                "BankSchema",
+                "APICoreHTTPClient", "BankSchema",
                 .product(name: "CacheKit", package: "CacheKit"),
                 .product(name: "CacheKitTesting", package: "CacheKit"),
                 .product(name: "GraphQL", package: "GraphQL"),

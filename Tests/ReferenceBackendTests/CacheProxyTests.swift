@@ -23,7 +23,7 @@ import Testing
             let clock = ManualClock(now: Date())
             var logger = Logger(label: "proxy")
             logger.logLevel = .warning
-            let counting = CountingTransport(URLSessionTransport(followsRedirects: false))
+            let counting = CountingTransport(ToolTransport.make())
             let proxy = try await CacheProxy.start(
                 .init(
                     upstream: upstream, environment: CacheEnvironment(clock: clock, logger: logger), transport: counting))

@@ -24,6 +24,8 @@ struct CacheControl: Sendable, Hashable {
     var staleWhileRevalidate: Int?
     /// Response: may be served stale this long when revalidation fails (an error or a 5xx).
     var staleIfError: Int?
+    /// Response: the representation never changes while fresh (RFC 8246), so a reload does not revalidate it.
+    var immutable = false
 
     init(_ fields: HTTPFields) {
         for value in fields[values: .cacheControl] {
@@ -52,6 +54,7 @@ struct CacheControl: Sendable, Hashable {
                 case "private": isPrivate = true
                 case "public": isPublic = true
                 case "must-understand": mustUnderstand = true
+                case "immutable": immutable = true
                 default: break
                 }
             }

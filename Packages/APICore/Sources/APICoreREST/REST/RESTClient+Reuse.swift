@@ -16,12 +16,17 @@ extension RESTClient {
     }
 
     static func reuse(_ stored: StoredResponse, _ metadata: CacheEntryMetadata, at now: Date, request: CacheControl) -> Reuse {
-        // The request's no-cache, or a max-age the response is older than, always goes to the origin
-        // (with the stored validators).
+        // The request's no-cache (a force reload), or a max-age the response is older than, goes to the
+        // origin (with the stored validators).
         if request.noCache { return .revalidate }
-        // max-age=0 always revalidates, as browsers do ("reload"), whatever the whole-second age.
-        if let maxAge = request.maxAge, maxAge == 0 || stored.currentAge(at: now) > TimeInterval(maxAge) { return .revalidate }
         let remaining = metadata.expiresAt.map { $0.timeIntervalSince(now) } ?? .infinity
+        // max-age=0 revalidates, as browsers do ("reload"), whatever the whole-second age; not a fresh
+        // `immutable` response, which RFC 8246 §2 keeps from revalidation during its lifetime.
+        if let maxAge = request.maxAge, maxAge == 0 || stored.currentAge(at: now) > TimeInterval(maxAge),
+            !(stored.cacheControl.immutable && remaining > 0)
+        {
+            return .revalidate
+        }
         if remaining > 0 {
             if let minFresh = request.minFresh, remaining < TimeInterval(minFresh) { return .revalidate }
             return .fresh
