@@ -407,9 +407,9 @@ let package = Package(
         // For Tools/Fuzz: the fuzz targets' bodies, which `swift test` here replays on every input.
         .library(name: "FuzzBodies", targets: ["FuzzBodies"]),
     ] + kitProducts,
-    // `swift run mib demo`, the first command, compiles no TLS library (BoringSSL alone takes minutes on
-    // two cores): HTTPS serving and pinning are in `mib` with this trait, and in their own modules
-    // (`ReferenceBackendTLS`, `APICorePinning`), which `swift test` builds and tests either way.
+    // `swift run mib demo`, the first command, builds no HTTPS serving and no pinning (swift-certificates,
+    // and on Apple platforms BoringSSL for NIOSSL): they are in `mib` with this trait, and in their own
+    // modules (`ReferenceBackendTLS`, `APICorePinning`), which `swift test` builds and tests either way.
     traits: [
         .trait(
             name: "TLS",

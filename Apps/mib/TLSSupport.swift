@@ -9,8 +9,8 @@ import ReferenceBackend
 #endif
 
 /// What `mib` does over TLS (`serve --tls-certificate`, `e2e --pin`), built in by its `TLS` trait
-/// (`swift run --traits TLS mib …`). Left out by default, so that the first command compiles no TLS
-/// library; without it, asking for TLS fails with one sentence saying how to build it in.
+/// (`swift run --traits TLS mib …`). Left out by default, so that the first command compiles neither
+/// HTTPS serving nor pinning; without it, asking for TLS fails with one sentence saying how to build it in.
 enum TLSSupport {
     /// Whether this build of `mib` has the `TLS` trait.
     static var isBuiltIn: Bool {

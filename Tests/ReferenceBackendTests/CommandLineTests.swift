@@ -66,7 +66,7 @@ import Testing
         expectRefused(EndToEndCommand.self, ["--pin", pin, "--pin", backup], "--pin needs an https --server")
     }
 
-    /// Without the `TLS` trait (the default build, which compiles no TLS library), asking for TLS fails
+    /// Without the `TLS` trait (the default build, with no HTTPS serving and no pinning), asking for TLS fails
     /// at once with one sentence saying how to build it in; with the trait, both options go through.
     @Test func tlsOptionsNeedTheTLSTraitAndSaySo() async throws {
         let pins = ["W5O3C15WUZOl2srRXBt9x+I6P1RkaGZNGI0OnTn3Ers=", "QAZyDI6sm7C4dKh+XUNuF7weLjsMRpejRFRpp+2f+fs="]
