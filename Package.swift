@@ -404,6 +404,8 @@ let package = Package(
         .library(name: "ReferenceBackend", targets: ["ReferenceBackend"]),
         .library(name: "ReferenceBackendTLS", targets: ["ReferenceBackendTLS"]),
         .library(name: "MIBApp", targets: ["MIBApp"]),
+        // For Tools/Benchmarks: mib proxy through each transport.
+        .library(name: "MIBCore", targets: ["MIBCore"]),
         // For Tools/Fuzz: the fuzz targets' bodies, which `swift test` here replays on every input.
         .library(name: "FuzzBodies", targets: ["FuzzBodies"]),
     ] + kitProducts,

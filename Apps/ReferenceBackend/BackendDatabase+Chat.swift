@@ -91,6 +91,17 @@ extension BackendDatabase {
         }
     }
 
+    /// The messages of these threads, in order, by thread (one query for a page of threads).
+    public func messages(threadIds: [String]) throws -> [String: [ChatMessage]] {
+        guard !threadIds.isEmpty else { return [:] }
+        return try queue.read { db in
+            Dictionary(
+                grouping: try ChatMessage.filter(threadIds.contains(Column("threadId")))
+                    .order(Column("threadId"), Column("createdAt"), Column("id")).fetchAll(db),
+                by: \.threadId)
+        }
+    }
+
     /// Creates a thread for `userId`, or returns the existing one with this id (a retried create).
     /// - Throws: ``ChatOwnershipError`` when the id is another user's thread: nothing of it is returned.
     public func createThread(id: String, userId: String, title: String, area: String) throws -> (thread: ChatThread, created: Bool) {

@@ -6,9 +6,11 @@ import Hummingbird
 /// The chat history (REQ CHAT-1) (the backend is the source of truth a reinstalled app syncs from) and
 /// today's prediction (one per user and date, cached by the server until that date ends).
 ///
-/// - `GET /chat-history/threads[?area=chat|compatibility][&updatedSince=ISO8601][&limit=N&after=CURSOR]`: oldest
-///   change first; a page of `limit` (1 to 500) carries `X-Next-Cursor`, the cursor after its last thread (a
-///   client keeps it to ask later for what changed since); fewer than `limit` threads means no more now
+/// - `GET /chat-history/threads[?area=chat|compatibility][&updatedSince=ISO8601][&limit=N&after=CURSOR][&include=messages]`:
+///   oldest change first; a page of `limit` (1 to 500) carries `X-Next-Cursor`, the cursor after its last
+///   thread (a client keeps it to ask later for what changed since); fewer than `limit` threads means no more
+///   now. With `include=messages` each thread carries its messages, so a restore takes one request a page,
+///   not one a thread. Every page has a strong `ETag` and answers a matching `If-None-Match` with a 304.
 /// - `POST /chat-history/threads` `{id, title, area}`: 201, or 200 with the existing thread on a retry
 /// - `GET /chat-history/threads/{id}/messages`, `POST` `{id, role, text}` (idempotent by id), `DELETE /chat-history/threads/{id}`
 /// - `GET /todays-prediction[?date=YYYY-MM-DD]`: `X-Backend-Cache: HIT | MISS`
@@ -16,6 +18,9 @@ struct ChatRoutes: Sendable {
     let database: BackendDatabase
     let auth: AuthRoutes
     let predictions: PredictionCache
+    /// Whether `include=messages` embeds each thread's messages (`false`: a server from before paged
+    /// restore, one request a thread, for the benchmark's side-by-side).
+    var includesMessages = true
 
     private struct NewThread: Decodable {
         var id: String
@@ -29,14 +34,17 @@ struct ChatRoutes: Sendable {
         var text: String
     }
 
-    private struct ThreadJSON: Encodable {
+    struct ThreadJSON: Encodable {
         var id: String
         var title: String
         var area: String
         var createdAt: String
         var updatedAt: String
+        /// With `include=messages` only.
+        var messages: [MessageJSON]?
 
-        init(_ thread: ChatThread) {
+        init(_ thread: ChatThread, messages: [ChatMessage]? = nil) {
+            self.messages = messages?.map(MessageJSON.init)
             id = thread.id
             title = thread.title
             area = thread.area
@@ -45,7 +53,7 @@ struct ChatRoutes: Sendable {
         }
     }
 
-    private struct MessageJSON: Encodable {
+    struct MessageJSON: Encodable {
         var id: String
         var threadId: String
         var role: String
@@ -61,7 +69,7 @@ struct ChatRoutes: Sendable {
         }
     }
 
-    private static let privateFields: HTTPFields = [.cacheControl: "private, no-cache"]
+    static let privateFields: HTTPFields = [.cacheControl: "private, no-cache"]
 
     /// An opaque page cursor: the last thread's change time and id.
     static func encodeCursor(_ thread: ChatThread) -> String {
@@ -76,40 +84,7 @@ struct ChatRoutes: Sendable {
     }
 
     func register(on router: Router<BackendContext>) {
-        router.get("chat-history/threads") { request, _ in
-            try auth.authorized(request, for: nil) { user in
-                let query = request.uri.queryParameters
-                var since: Date?
-                if let text = query["updatedSince"].map(String.init) {
-                    guard let date = try? Date(text, strategy: .iso8601) else {
-                        return Envelope.failure(.badRequest, code: "INVALID_DATE", message: "updatedSince must be ISO 8601.")
-                    }
-                    since = date
-                }
-                var limit: Int?
-                if let text = query["limit"] {
-                    guard let value = Int(text), (1...500).contains(value) else {
-                        return Envelope.failure(.badRequest, code: "INVALID_LIMIT", message: "limit must be 1 to 500.")
-                    }
-                    limit = value
-                }
-                var after: (updatedAt: Date, id: String)?
-                if let cursor = query["after"].map(String.init) {
-                    guard let decoded = Self.decodeCursor(cursor) else {
-                        return Envelope.failure(.badRequest, code: "INVALID_CURSOR", message: "The cursor is not one this server gave.")
-                    }
-                    after = decoded
-                }
-                let threads = try database.threads(
-                    userId: user.id, area: query["area"].map(String.init), since: since,
-                    after: after, limit: limit)
-                var fields = Self.privateFields
-                if limit != nil, let last = threads.last, let name = HTTPField.Name("X-Next-Cursor") {
-                    fields[name] = Self.encodeCursor(last)
-                }
-                return try Envelope.success(threads.map(ThreadJSON.init), fields: fields)
-            }
-        }
+        registerThreadPages(on: router)
         router.post("chat-history/threads") { request, context in
             let body = try? await request.decode(as: NewThread.self, context: context)
             return try auth.authorized(request, for: nil) { user in

@@ -42,6 +42,10 @@ public final class ReferenceBackend: Sendable {
         /// How many contacts each user's address book is seeded with on first use (10,000, the offline
         /// storage specification's figure; tests pass fewer).
         public var contactCount: Int
+        /// Whether a page of chat threads embeds their messages on `include=messages` (a restore in one
+        /// request a page). `false` answers as a server from before paged restore did (the client then asks
+        /// one request a thread): the benchmark's baseline.
+        public var chatPagesIncludeMessages = true
 
         /// Creates a configuration.
         public init(
@@ -107,7 +111,10 @@ public final class ReferenceBackend: Sendable {
         auth.register(on: router)
         GraphQLRoute(bank: try BankGraphQL(database: catalog), auth: auth).register(on: router)
         let cache = InMemoryBackendCache()
-        ChatRoutes(database: catalog, auth: auth, predictions: PredictionCache(cache: cache)).register(on: router)
+        ChatRoutes(
+            database: catalog, auth: auth, predictions: PredictionCache(cache: cache),
+            includesMessages: configuration.chatPagesIncludeMessages
+        ).register(on: router)
         InsightRoutes(database: catalog, auth: auth, cache: cache, modelLatency: configuration.modelLatency).register(on: router)
         FavoriteRoutes(database: catalog, auth: auth).register(on: router)
         AvatarRoutes(auth: auth).register(on: router)

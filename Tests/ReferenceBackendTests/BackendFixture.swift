@@ -14,15 +14,16 @@ struct BackendFixture {
 
     static func start(
         funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, authRateLimits: AuthRateLimits? = AuthRateLimits(),
-        contactCount: Int = 120
+        contactCount: Int = 120, embedsChatMessages: Bool = true
     ) async throws -> BackendFixture {
         let directory = try TemporaryDirectory()
         var logger = Logger(label: "backend")
         logger.logLevel = .warning
-        let backend = try await ReferenceBackend.start(
-            .init(
-                databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, now: now,
-                modelLatency: .zero, authRateLimits: authRateLimits, passwordWork: .light, contactCount: contactCount, logger: logger))
+        var configuration = ReferenceBackend.Configuration(
+            databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, now: now,
+            modelLatency: .zero, authRateLimits: authRateLimits, passwordWork: .light, contactCount: contactCount, logger: logger)
+        configuration.chatPagesIncludeMessages = embedsChatMessages
+        let backend = try await ReferenceBackend.start(configuration)
         return BackendFixture(directory: directory, backend: backend)
     }
 
@@ -50,9 +51,10 @@ struct BackendFixture {
 /// Runs `body` against a fresh backend and stops it afterwards.
 func withBackend(
     _ funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, authRateLimits: AuthRateLimits? = AuthRateLimits(),
-    _ body: (BackendFixture) async throws -> Void
+    embedsChatMessages: Bool = true, _ body: (BackendFixture) async throws -> Void
 ) async throws {
-    let fixture = try await BackendFixture.start(funnelCount: funnelCount, now: now, authRateLimits: authRateLimits)
+    let fixture = try await BackendFixture.start(
+        funnelCount: funnelCount, now: now, authRateLimits: authRateLimits, embedsChatMessages: embedsChatMessages)
     defer { fixture.directory.remove() }
     do {
         try await body(fixture)

@@ -106,6 +106,36 @@ import Testing
         }
     }
 
+    /// A restore takes one request a page: with `include=messages` each thread carries its messages, in
+    /// order, and only its own; every page has a strong ETag and answers a matching `If-None-Match` with a 304.
+    @Test func aPageOfThreadsCarriesTheirMessagesAndAnETag() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await token(fixture)
+            let path = "/chat-history/threads?limit=2&include=messages"
+            let page = try await fixture.get(path, token: alice)
+            guard case .array(let threads)? = try data(page) else {
+                Issue.record("no threads")
+                return
+            }
+            #expect(threads.count == 2)
+            for thread in threads {
+                let id = try #require(thread["id"]?.stringValue)
+                guard case .array(let messages)? = thread["messages"] else {
+                    Issue.record("thread \(id) came without its messages")
+                    continue
+                }
+                guard case .array(let expected)? = try data(try await fixture.get("/chat-history/threads/\(id)/messages", token: alice))
+                else { continue }
+                #expect(!messages.isEmpty && messages == expected, "thread \(id): its own messages, in order")
+            }
+            let tag = try #require(page.headerFields[.eTag])
+            #expect(try await fixture.get(path, [.ifNoneMatch: tag], token: alice).status == 304)
+            #expect(try await fixture.get(path, [.ifNoneMatch: "\"other\""], token: alice).status == 200)
+            guard case .array(let plain)? = try data(try await fixture.get("/chat-history/threads?limit=2", token: alice)) else { return }
+            #expect(plain.allSatisfy { $0["messages"] == nil }, "without include=messages, threads only")
+        }
+    }
+
     /// REQ CHAT-4: a question resent with its message id, even from another session (a new sign-in, so
     /// not from the session's cache), gets the first reply back, marked cached, and no second exchange.
     @Test func aQuestionResentFromAnotherSessionGetsItsFirstReplyAndNoSecondExchange() async throws {

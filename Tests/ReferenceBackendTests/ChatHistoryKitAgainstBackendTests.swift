@@ -99,9 +99,27 @@ import Testing
             let before = device.transport.count()
             let report = try await device.chat.syncFromServer()
             #expect(report.threads == 1 && report.messages == 5, "one changed thread, its messages")
-            #expect(device.transport.count() - before == 2, "one page, one thread's messages")
+            #expect(device.transport.count() - before == 1, "one page, the changed thread's messages inside it")
             #expect(try await device.chat.messages(threadId: thread.id).last?.id == "late-1")
             #expect(try await device.chat.syncFromServer().threads == 0)
+        }
+    }
+
+    @Test func aRestoreTakesOneRequestAPageAndAServerThatDoesNotEmbedMessagesOneAThread() async throws {
+        for embeds in [true, false] {
+            try await withBackend(5, embedsChatMessages: embeds) { fixture in
+                let alice = try await fixture.credentials()
+                let folder = try TemporaryDirectory()
+                defer { folder.remove() }
+                let threads = try fixture.backend.catalog.threads(userId: alice.userId, area: nil, since: nil)
+                let device = try Device(fixture.backend, directory: folder.url, credentials: alice, syncPageSize: 2)
+                try await device.chat.syncFromServer()
+                #expect(try await localHistory(device) == (try serverHistory(fixture, alice.userId)))
+                let pages = device.transport.count("/chat-history/threads")
+                #expect(pages == threads.count / 2 + 1)
+                let perThread = device.transport.count() - pages
+                #expect(perThread == (embeds ? 0 : threads.count), "embedded: \(embeds)")
+            }
         }
     }
 
@@ -113,8 +131,10 @@ import Testing
             let threads = try fixture.backend.catalog.threads(userId: alice.userId, area: nil, since: nil)
             try #require(threads.count >= 3)
             let device = try Device(fixture.backend, directory: folder.url, credentials: alice, syncPageSize: 1)
-            let broken = "/chat-history/threads/\(threads[2].id)/messages"
-            #expect(try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"\#(broken)","status":500}]"#).status == 204)
+            // The third page (one thread a page) fails: every third request to the threads fails.
+            #expect(
+                try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"/chat-history/threads","errorRate":0.34}]"#)
+                    .status == 204)
             await #expect(throws: ChatHistoryError.self) { try await device.chat.syncFromServer() }
             #expect(try await device.chat.threads().count == 2, "the pages before the failure are kept")
             #expect(try await fixture.send(.delete, "/admin/faults", json: "").status == 204)
@@ -133,11 +153,11 @@ import Testing
             try #require(threads.count >= 3)
             let clock = ManualClock()
             let device = try Device(fixture.backend, directory: folder.url, credentials: alice, syncPageSize: 1, clock: clock) { base in
-                SlowTransport(base) { clock.advance(by: 1) }
+                SlowTransport(base) { clock.advance(by: 2) }
             }
             let background = BackgroundSync(runners: [device.chat.sync], clock: device.clock)
-            // A page is two requests (the threads, one thread's messages), each taking a second: the budget is
-            // checked before the first page (0 s), the second (2 s), and stops before the third (4 s).
+            // A page is one request (the threads with their messages) taking two seconds: the budget is checked
+            // before the first page (0 s), the second (2 s), and stops before the third (4 s).
             let cut = try #require(await background.run(budget: 3).syncs.first)
             #expect(cut.outcome == .budgetExhausted && cut.pages == 2 && cut.counts["threads"] == 2)
             #expect(try await device.chat.threads().count == 2, "the pages stored before the budget ran out are kept")
@@ -145,9 +165,9 @@ import Testing
             let rest = try #require(await background.run(budget: 3_600).syncs.first)
             #expect(rest.resumed && rest.outcome == .completed && rest.counts["threads"] == threads.count - 2)
             #expect(try await localHistory(device) == (try serverHistory(fixture, alice.userId)))
-            for thread in threads {
-                #expect(device.transport.count("/chat-history/threads/\(thread.id)/messages") == 1, "no thread fetched twice")
-            }
+            // A page a thread, and the empty page that ends the run: no page fetched twice.
+            #expect(device.transport.count("/chat-history/threads") == threads.count + 1)
+            #expect(threads.allSatisfy { device.transport.count("/chat-history/threads/\($0.id)/messages") == 0 })
         }
     }
 

@@ -13,7 +13,7 @@ import Testing
         #expect(report.syncs.map(\.name) == ["chat-history", "contacts"], "the syncs ChatHistoryKit and ContactsKit registered")
         let chat = try #require(report.syncs.first)
         #expect(chat.outcome == .completed && chat.mode == .full && (chat.counts["threads"] ?? 0) > 0)
-        #expect(chat.requests == 1 + (chat.counts["threads"] ?? 0), "one page of threads, then each thread's messages")
+        #expect(chat.requests == 1 && chat.pages == 1, "one page of threads with their messages inside it")
         let contacts = try #require(report.syncs.last)
         #expect(
             contacts.outcome == .completed && contacts.counts["contacts"] == 600 && contacts.requests == 2 + 1,

@@ -5,7 +5,9 @@ import Foundation
 import HTTPTypes
 
 /// The chat history as a `SyncSource`: a page of threads (oldest change first, after the cursor)
-/// with each thread's messages, stored with its checkpoint in one transaction. The threads cursor is
+/// with each thread's messages, stored with its checkpoint in one transaction. The page asks for the
+/// messages inside it (`include=messages`: one request a page); a server that does not embed them gets
+/// one request a thread. The threads cursor is
 /// both where a run continues and what the next incremental sync asks changes after.
 struct ChatHistorySync: SyncSource {
     /// `chat-history`, the name of its checkpoint and report.
@@ -30,26 +32,39 @@ struct ChatHistorySync: SyncSource {
 
     func fetchPage(_ request: SyncPageRequest, for user: String) async throws -> SyncPage<ChatHistoryPage> {
         let after = request.pageCursor ?? request.changesToken
-        var query = [URLQueryItem(name: "limit", value: String(pageSize))]
+        var query = [URLQueryItem(name: "limit", value: String(pageSize)), URLQueryItem(name: "include", value: "messages")]
         if let after { query.append(URLQueryItem(name: "after", value: after)) }
         let page = try await send(
             APIRequest<[ThreadJSON]>(path: "/chat-history/threads", query: query, feature: "chat.history", decode: DataEnvelope.decode))
         var threads: [ChatThread] = []
         var messages: [ChatMessage] = []
+        var requests = 1
         for json in page.value {
             let thread = try json.thread()
             threads.append(thread)
-            let fetched = try await send(
-                APIRequest<[MessageJSON]>(
-                    path: "/chat-history/threads/\(thread.id)/messages", feature: "chat.history", decode: DataEnvelope.decode))
-            for message in fetched.value { messages.append(try message.message()) }
+            var embedded = json.messages
+            if embedded == nil {
+                requests += 1
+                embedded =
+                    try await send(
+                        APIRequest<[MessageJSON]>(
+                            path: "/chat-history/threads/\(thread.id)/messages", feature: "chat.history", decode: DataEnvelope.decode)
+                    ).value
+            }
+            for message in embedded ?? [] {
+                // A message embedded under another thread is refused, as another user's would be.
+                guard message.threadId == thread.id else {
+                    throw ChatHistoryError.api(.decoding(path: "threads[].messages[].threadId", reason: "not this thread's"))
+                }
+                messages.append(try message.message())
+            }
         }
         let next = page.headerFields[Self.nextCursor]
         let isLast = next == nil || threads.count < pageSize
         return SyncPage(
             content: ChatHistoryPage(threads: threads, messages: messages),
             counts: ["threads": threads.count, "messages": messages.count],
-            nextPageCursor: isLast ? nil : next, changesToken: next, requests: 1 + threads.count)
+            nextPageCursor: isLast ? nil : next, changesToken: next, requests: requests)
     }
 
     func store(_ page: SyncPage<ChatHistoryPage>, checkpoint: SyncCheckpoint, for user: String) async throws {

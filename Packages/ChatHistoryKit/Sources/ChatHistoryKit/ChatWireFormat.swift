@@ -8,6 +8,8 @@ struct ThreadJSON: Decodable, Sendable {
     var area: String
     var createdAt: String
     var updatedAt: String
+    /// The thread's messages, when the page embeds them (`include=messages`).
+    var messages: [MessageJSON]?
 
     func thread() throws(ChatHistoryError) -> ChatThread {
         guard let created = ServerDate.parse(createdAt), let updated = ServerDate.parse(updatedAt) else {

@@ -116,4 +116,5 @@ let benchmarks: @Sendable () -> Void = {
     contactsSyncBenchmarks()
     logoutBenchmarks()
     pinnedTransportBenchmarks()
+    proxyTransportBenchmarks()
 }

@@ -8,12 +8,14 @@ import ChatHistoryKit
 import Foundation
 import HTTPTypes
 import Logging
+import MIBCore
 import ReferenceBackend
 
 // ChatHistoryKit's performance impact, side by side in one run against the reference backend with its
 // default latencies (the model answers in about 3 s): today's prediction, a birth chart and a repeated
 // question, each without the kit's cache (a request every time) and with it (a cached read), and a
-// full-history restore of 1,000 threads with 20 messages each.
+// full-history restore of 1,000 threads with 20 messages each, from a server that embeds each page's
+// messages (after, issue 35) and from one that does not (before: one request a thread).
 
 /// A backend, a signed-in user and the kit over them.
 struct ChatBench: Sendable {
@@ -21,12 +23,15 @@ struct ChatBench: Sendable {
     let credentials: Credentials
     let rest: RESTClient
     let chat: ChatHistoryClient
+    let transport: CountingTransport
 
-    static func start(threads: Int = 0) async throws -> ChatBench {
+    static func start(threads: Int = 0, embedsMessages: Bool = true) async throws -> ChatBench {
         var logger = Logger(label: "bench-chat")
         logger.logLevel = .critical
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ChatBench-\(UUID().uuidString)")
-        let backend = try await ReferenceBackend.start(.init(databaseURL: directory.appendingPathComponent("backend.sqlite"), logger: logger))
+        var configuration = ReferenceBackend.Configuration(databaseURL: directory.appendingPathComponent("backend.sqlite"), logger: logger)
+        configuration.chatPagesIncludeMessages = embedsMessages
+        let backend = try await ReferenceBackend.start(configuration)
         let login = try await URLSessionTransport().send(TransportRequest(
             method: .post, url: backend.baseURL.appendingPathComponent("auth/login"), headerFields: [.contentType: "application/json"],
             body: Data(#"{"email":"alice@example.com","password":"Password1"}"#.utf8)))
@@ -35,7 +40,9 @@ struct ChatBench: Sendable {
         let credentials = Credentials(accessToken: token, userId: user)
         let environment = CacheEnvironment(logger: logger, cachesDirectory: directory.appendingPathComponent("caches"))
         let tokens = StaticTokenProvider(credentials)
-        let rest = RESTClient(configuration: .init(baseURL: backend.baseURL, environment: environment, tokenProvider: tokens, retry: .none))
+        let transport = CountingTransport(URLSessionTransport())
+        let rest = RESTClient(configuration: .init(baseURL: backend.baseURL, transport: transport, environment: environment,
+                                                   tokenProvider: tokens, retry: .none))
         let queue = MutationQueue(configuration: .init(directory: directory.appendingPathComponent("mutations"), tokenProvider: tokens, rest: rest))
         let chat = try ChatHistoryClient(rest: rest, queue: queue, environment: environment, timeZone: .gmt)
         for index in 0..<threads {
@@ -49,7 +56,7 @@ struct ChatBench: Sendable {
                                                          body: Data(#"{"id":"\#(thread)-\#(message)","role":"user","text":"Message \#(message) of a long history."}"#.utf8)))
             }
         }
-        return ChatBench(backend: backend, credentials: credentials, rest: rest, chat: chat)
+        return ChatBench(backend: backend, credentials: credentials, rest: rest, chat: chat, transport: transport)
     }
 
     func raw(_ path: String, method: HTTPRequest.Method = .get, body: String? = nil) async throws {
@@ -101,11 +108,16 @@ let chatCacheBenchmarks: @Sendable () -> Void = {
         return bench
     }
 
-    Benchmark("Chat: restore 1,000 threads x 20 messages on a new device", configuration: .init(
-        metrics: [.wallClock, .peakMemoryResident], scalingFactor: .one, maxDuration: .seconds(60), maxIterations: 3)) {
-        (benchmark: Benchmark, bench: ChatBench) in
-        try await bench.chat.store.clearAll()
-        let report = try await bench.chat.syncFromServer()
-        precondition(report.threads >= 1_000, "restored \(report.threads) threads")
-    } setup: { try await ChatBench.start(threads: 1_000) }
+    let requests = BenchmarkMetric.custom("requests", polarity: .prefersSmaller, useScalingFactor: false)
+    for (name, embeds) in [("one request a thread (before)", false), ("a page's messages in the page (after)", true)] {
+        Benchmark("Chat: restore 1,000 threads x 20 messages on a new device, \(name)", configuration: .init(
+            metrics: [.wallClock, .peakMemoryResident, requests], scalingFactor: .one, maxDuration: .seconds(60), maxIterations: 5)) {
+            (benchmark: Benchmark, bench: ChatBench) in
+            try await bench.chat.store.clearAll()
+            let before = bench.transport.count()
+            let report = try await bench.chat.syncFromServer()
+            precondition(report.threads >= 1_000, "restored \(report.threads) threads")
+            benchmark.measurement(requests, bench.transport.count() - before)
+        } setup: { try await ChatBench.start(threads: 1_000, embedsMessages: embeds) }
+    }
 }
