@@ -83,9 +83,13 @@ public struct Demo {
         }
     }
 
-    /// Runs the story against a backend whose data lives in `directory`; `progress` sees each step.
-    public static func run(in directory: URL, progress: @escaping @Sendable (Step) -> Void = { _ in }) async throws -> Report {
-        try await DemoComposition.withBackend(nil, in: directory, logger: DemoComposition.quietLogger) { baseURL in
+    /// Runs the story against `server`, or against a reference backend started for the run (its data in
+    /// `directory`) when `server` is `nil`; the app's caches are in `directory` either way. `progress` sees
+    /// each step. `Tools/Soak` runs it in a loop against one backend.
+    public static func run(
+        server: URL? = nil, in directory: URL, progress: @escaping @Sendable (Step) -> Void = { _ in }
+    ) async throws -> Report {
+        try await DemoComposition.withBackend(server, in: directory, logger: DemoComposition.quietLogger) { baseURL in
             try await Story(baseURL: baseURL, directory: directory, logger: DemoComposition.quietLogger, progress: progress).run()
         }
     }

@@ -22,7 +22,7 @@ public final class HTTPClientTransport: HTTPTransport {
     /// - Parameters:
     ///   - idleTimeout: how long an idle connection is kept for the next request.
     ///   - bodyLimit: the largest body read into memory; a larger one fails as
-    ///     ``TransportError/other(reason:)``.
+    ///     `TransportError.other(reason:)`.
     public init(idleTimeout: Duration = .seconds(60), bodyLimit: Int = 64 << 20) {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, decompression: .disabled)
@@ -39,7 +39,7 @@ public final class HTTPClientTransport: HTTPTransport {
         client.shutdown { _ in }
     }
 
-    /// Sends the request, reading the whole body, within ``TransportRequest/timeout``.
+    /// Sends the request, reading the whole body, within `TransportRequest.timeout`.
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
@@ -65,7 +65,7 @@ public final class HTTPClientTransport: HTTPTransport {
     /// The fields the transport frames itself: a caller's copy would contradict the body it sends.
     static let framingFields: Set<HTTPField.Name> = [.contentLength, .transferEncoding, .connection]
 
-    /// AsyncHTTPClient's and SwiftNIO's errors as ``TransportError``s.
+    /// AsyncHTTPClient's and SwiftNIO's errors as `TransportError`s.
     static func map(_ error: any Error) -> TransportError {
         if error is CancellationError { return .cancelled }
         if let error = error as? HTTPClientError {
