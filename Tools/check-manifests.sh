@@ -22,7 +22,7 @@ for manifest in Packages/*/Package.swift Tools/new-kit/template/Package.swift; d
 done
 
 # One version per dependency URL across every manifest.
-manifests=(Package.swift Packages/*/Package.swift Tools/new-kit/template/Package.swift Tools/Benchmarks/Package.swift Tools/Fuzz/Package.swift)
+manifests=(Package.swift Packages/*/Package.swift Tools/new-kit/template/Package.swift Tools/Benchmarks/Package.swift Tools/Fuzz/Package.swift Tools/Soak/Package.swift)
 versions=$(grep -ho '\.package(url: "[^"]*", from: "[^"]*"' "${manifests[@]}" | sed -E 's/.*url: "([^"]*)", from: "([^"]*)"/\1 \2/' | sort -u)
 for url in $(echo "$versions" | awk '{print $1}' | sort | uniq -d); do
   echo "$url is named with several versions: $(echo "$versions" | awk -v u="$url" '$1 == u {print $2}' | tr '\n' ' ')"
