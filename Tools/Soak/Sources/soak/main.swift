@@ -14,6 +14,12 @@ func option(_ name: String) -> String? {
     return arguments[index + 1]
 }
 
+/// Writes a line at once (unbuffered), so a long run shows where it is.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let verbose = CommandLine.arguments.contains("--verbose")
 let minutes = option("--minutes").flatMap(Double.init) ?? 10
 let svgPath = option("--svg") ?? "soak.svg"
 let csvPath = option("--csv")
@@ -46,9 +52,11 @@ let sampler = Task {
 }
 var loopEnds: [Double] = []
 while elapsed() < minutes * 60 {
-    _ = try await Demo.run(server: backend.baseURL, in: directory.appendingPathComponent("app"))
+    _ = try await Demo.run(server: backend.baseURL, in: directory.appendingPathComponent("app")) { step in
+        if verbose { say(String(format: "  %.0f s  %@: %@", elapsed(), step.name, step.outcome)) }
+    }
     loopEnds.append(elapsed())
-    print(
+    say(
         String(format: "story %d done at %.0f s: %.1f MB resident", loopEnds.count, elapsed(), Double(ResidentMemory.bytes()) / 1_048_576))
 }
 sampler.cancel()
@@ -68,7 +76,7 @@ let last = all.last?.megabytes ?? 0
 let summary = String(
     format: "%d stories in %.1f min; resident %.0f MB after 1 min, %.0f MB at the end, %.0f MB at peak; second half %+.2f MB/min: %@",
     loopEnds.count, elapsed() / 60, afterOneMinute, last, peak, slope, abs(slope) < 1 ? "levelled off" : "still growing")
-print(summary)
+say(summary)
 let title = String(
     format: "mib demo in a loop: resident memory, %d stories in %.0f min (second half %+.2f MB/min)", loopEnds.count, elapsed() / 60, slope)
 try Plot.svg(all, loops: loopEnds, title: title).write(toFile: svgPath, atomically: true, encoding: .utf8)
