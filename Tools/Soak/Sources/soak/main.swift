@@ -6,7 +6,7 @@ import ReferenceBackend
 // The demo's story in a loop against one reference backend (in this process, so its memory counts too),
 // the resident memory sampled every second; then the curve as an SVG and a CSV, and one line saying
 // whether it levelled off (the last half of the run grew less than 1 MB a minute).
-//   soak [--minutes 10] [--svg soak.svg] [--csv soak.csv]
+//   soak [--minutes 10] [--svg soak.svg] [--csv soak.csv] [--server URL] [--verbose]
 
 func option(_ name: String) -> String? {
     let arguments = CommandLine.arguments
@@ -28,8 +28,13 @@ defer { try? FileManager.default.removeItem(at: directory) }
 
 var logger = Logger(label: "soak")
 logger.logLevel = .critical
-let backend = try await ReferenceBackend.start(
-    .init(databaseURL: directory.appendingPathComponent("backend.sqlite"), passwordWork: .light, logger: logger))
+// `--server URL` (a backend in another process, `mib serve`) measures the app alone.
+let server = option("--server").flatMap(URL.init(string:))
+let backend =
+    server == nil
+    ? try await ReferenceBackend.start(
+        .init(databaseURL: directory.appendingPathComponent("backend.sqlite"), passwordWork: .light, logger: logger)) : nil
+let baseURL = try server ?? (backend?.baseURL).unwrapped()
 
 final class Samples: @unchecked Sendable {
     private let lock = NSLock()
@@ -52,7 +57,7 @@ let sampler = Task {
 }
 var loopEnds: [Double] = []
 while elapsed() < minutes * 60 {
-    _ = try await Demo.run(server: backend.baseURL, in: directory.appendingPathComponent("app")) { step in
+    _ = try await Demo.run(server: baseURL, in: directory.appendingPathComponent("app")) { step in
         if verbose { say(String(format: "  %.0f s  %@: %@", elapsed(), step.name, step.outcome)) }
     }
     loopEnds.append(elapsed())
@@ -60,7 +65,7 @@ while elapsed() < minutes * 60 {
         String(format: "story %d done at %.0f s: %.1f MB resident", loopEnds.count, elapsed(), Double(ResidentMemory.bytes()) / 1_048_576))
 }
 sampler.cancel()
-await backend.stop()
+await backend?.stop()
 
 let all = samples.all
 let secondHalf = all.filter { $0.seconds >= elapsed() / 2 }
@@ -83,4 +88,12 @@ try Plot.svg(all, loops: loopEnds, title: title).write(toFile: svgPath, atomical
 if let csvPath {
     let rows = all.map { String(format: "%.1f,%.2f", $0.seconds, $0.megabytes) }
     try (["seconds,megabytes"] + rows).joined(separator: "\n").write(toFile: csvPath, atomically: true, encoding: .utf8)
+}
+
+extension Optional {
+    /// The value, or a clear error when a backend neither started nor was given.
+    func unwrapped() throws -> Wrapped {
+        guard let self else { throw CocoaError(.featureUnsupported) }
+        return self
+    }
 }
