@@ -93,6 +93,12 @@ public struct Demo {
             try await Story(baseURL: baseURL, directory: directory, logger: DemoComposition.quietLogger, progress: progress).run()
         }
     }
+
+    /// Runs the story on `app`, a composition that is signed out (as every story leaves it): `Tools/Soak` runs
+    /// it in a loop on one app, as a long session in one process does.
+    public static func run(app: DemoComposition, progress: @escaping @Sendable (Step) -> Void = { _ in }) async throws -> Report {
+        try await Story(app: app, progress: progress).run()
+    }
 }
 
 /// The demo's steps, over a ``DemoComposition``.
@@ -106,11 +112,15 @@ final class Story: Sendable {
     var rest: RESTClient { app.rest }
     var graphQL: GraphQLClient { app.graphQL }
 
-    init(baseURL: URL, directory: URL, logger: Logger, progress: @escaping @Sendable (Demo.Step) -> Void) throws {
+    convenience init(baseURL: URL, directory: URL, logger: Logger, progress: @escaping @Sendable (Demo.Step) -> Void) throws {
+        self.init(
+            app: try DemoComposition(baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches"), logger: logger),
+            progress: progress)
+    }
+
+    init(app: DemoComposition, progress: @escaping @Sendable (Demo.Step) -> Void) {
+        self.app = app
         self.progress = progress
-        app = try DemoComposition(
-            baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("caches"),
-            logger: logger)
     }
 
     func step(_ name: String, _ body: () async throws -> String) async throws {

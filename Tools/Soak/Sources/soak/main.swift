@@ -3,7 +3,8 @@ import Logging
 import MIBCore
 import ReferenceBackend
 
-// The demo's story in a loop against one reference backend (in this process, so its memory counts too),
+// The demo's story in a loop on one app (one composition, as a long session in one process), against one
+// reference backend (in this process unless --server is given, so its memory counts too),
 // the resident memory sampled every second; then the curve as an SVG and a CSV, and one line saying
 // whether it levelled off (the last half of the run grew less than 1 MB a minute).
 //   soak [--minutes 10] [--svg soak.svg] [--csv soak.csv] [--server URL] [--verbose]
@@ -55,9 +56,12 @@ let sampler = Task {
         try? await Task.sleep(for: .seconds(1))
     }
 }
+// One app for the whole run, as one long session in one process: every story signs in and ends with a logout.
+let app = try DemoComposition(
+    baseURL: baseURL, cachesDirectory: directory.appendingPathComponent("app/caches"), logger: logger)
 var loopEnds: [Double] = []
 while elapsed() < minutes * 60 {
-    _ = try await Demo.run(server: baseURL, in: directory.appendingPathComponent("app")) { step in
+    _ = try await Demo.run(app: app) { step in
         if verbose { say(String(format: "  %.0f s  %@: %@", elapsed(), step.name, step.outcome)) }
     }
     loopEnds.append(elapsed())
@@ -80,7 +84,7 @@ let afterOneMinute = all.first { $0.seconds >= 60 }?.megabytes ?? 0
 let last = all.last?.megabytes ?? 0
 let summary = String(
     format: "%d stories in %.1f min; resident %.0f MB after 1 min, %.0f MB at the end, %.0f MB at peak; second half %+.2f MB/min: %@",
-    loopEnds.count, elapsed() / 60, afterOneMinute, last, peak, slope, abs(slope) < 1 ? "levelled off" : "still growing")
+    loopEnds.count, elapsed() / 60, afterOneMinute, last, peak, slope, slope < 1 ? "levelled off" : "still growing")
 say(summary)
 let title = String(
     format: "mib demo in a loop: resident memory, %d stories in %.0f min (second half %+.2f MB/min)", loopEnds.count, elapsed() / 60, slope)
