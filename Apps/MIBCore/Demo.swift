@@ -292,16 +292,3 @@ final class Story: Sendable {
         String(format: "%.2f €", Double(cents) / 100)
     }
 }
-
-/// Why the demo stopped.
-public enum DemoError: Error, Sendable, CustomStringConvertible {
-    /// The backend answered something the story did not expect.
-    case unexpected(String)
-
-    /// The reason.
-    public var description: String {
-        switch self {
-        case .unexpected(let reason): "demo: \(reason)"
-        }
-    }
-}
