@@ -183,7 +183,9 @@ struct CacheManagerTests {
                 return profile
             }
         }
-        try await waitUntil("the load started") { started.value == 1 }
+        // A guard against a hang, not a figure the test checks: under ThreadSanitizer on two cores the task
+        // once waited over 30 s for a thread while the crash trials' children ran.
+        try await waitUntil("the load started", timeout: .seconds(100)) { started.value == 1 }
         try await manager.clearAll()
         gate.open()
         #expect(try await load.value == profile)
