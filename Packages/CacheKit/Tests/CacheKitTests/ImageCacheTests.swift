@@ -88,8 +88,17 @@ import Testing
                 await gate.wait()
                 return Self.image("k")
             }
-            try await waitUntil("the load started") { started.withLock { $0 } }
-            try cache.clearAll()
+            // The gate opens on every path: a failed wait would otherwise leave `late` blocked for ever, and the
+            // implicit await of an `async let` at the end of the scope would hang the suite (seen under
+            // ThreadSanitizer on two cores, where the load once took over 30 s to start). The deadline is a guard
+            // against a hang, not a figure the test checks.
+            do {
+                try await waitUntil("the load started", timeout: .seconds(100)) { started.withLock { $0 } }
+                try cache.clearAll()
+            } catch {
+                gate.open()
+                throw error
+            }
             gate.open()
             #expect(try await late == Self.image("k"), "the caller still gets its image")
             #expect(cache.image(forKey: "k", user: "alice") == nil, "but it is not stored after the logout")
