@@ -77,7 +77,14 @@ import Testing
             source.server.gate = gate
             let runner = SyncRunner(source, clock: clock)
             async let first = runner.run()
-            try await waitUntil("the first request in flight") { source.server.requests().count == 1 }
+            // The gate opens on every path: a failed wait would otherwise leave `first` blocked for ever under the
+            // implicit await at the end of the scope.
+            do {
+                try await waitUntil("the first request in flight", timeout: .seconds(100)) { source.server.requests().count == 1 }
+            } catch {
+                gate.open()
+                throw error
+            }
             async let second = runner.run()
             await Task.yield()
             gate.open()
