@@ -26,7 +26,7 @@ public final class HTTPClientTransport: HTTPTransport {
     public init(idleTimeout: Duration = .seconds(60), bodyLimit: Int = 64 << 20) {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, decompression: .disabled)
-        configuration.connectionPool = .init(idleTimeout: .nanoseconds(Self.nanoseconds(idleTimeout)))
+        configuration.connectionPool = .init(idleTimeout: .nanoseconds(idleTimeout.clampedNanoseconds))
         // A refused connection fails the request at once, as URLSession's does: retrying is the caller's
         // decision (RetryPolicy), and connectivity must learn of it now, not after the connect timeout.
         configuration.connectionPool.retryConnectionEstablishment = false
@@ -47,7 +47,7 @@ public final class HTTPClientTransport: HTTPTransport {
             outgoing.headers.add(name: field.name.rawName, value: field.value)
         }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
-        let deadline = NIODeadline.now() + .nanoseconds(Self.nanoseconds(request.timeout))
+        let deadline = NIODeadline.now() + .nanoseconds(request.timeout.clampedNanoseconds)
         do {
             let response = try await client.execute(outgoing, deadline: deadline)
             let body = try await response.body.collect(upTo: bodyLimit)
@@ -98,11 +98,5 @@ public final class HTTPClientTransport: HTTPTransport {
         }
         if let error = error as? NIOTooManyBytesError { return .other(reason: "the body is over the limit: \(error)") }
         return .other(reason: "\(error)")
-    }
-
-    private static func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : product.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
     }
 }

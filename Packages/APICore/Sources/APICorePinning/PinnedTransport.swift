@@ -271,7 +271,6 @@ private final class HandshakeWaiter: ChannelInboundHandler, @unchecked Sendable 
 extension TimeAmount {
     /// `duration` on NIO's clock, to the nanosecond.
     init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        self = .nanoseconds(duration.clampedNanoseconds)
     }
 }
