@@ -108,7 +108,8 @@ import Testing
             let session = SessionManager(
                 configuration: .init(
                     baseURL: backend.backend.baseURL, tokenStore: FileTokenStore(url: directory.url.appendingPathComponent("token.json")),
-                    caches: UnifiedCacheManager(timeouts: environment.timeouts, logger: logger), authEvents: AuthEvents(), logger: logger))
+                    caches: UnifiedCacheManager(timeouts: environment.timeouts, logger: logger), authEvents: AuthEvents(),
+                    requestTimeout: TestDeadline.request, logger: logger))
             await #expect(throws: SignInError.rejected(message: "Wrong e-mail or password.")) {
                 try await session.signIn(email: "alice@example.com", password: "Wrong1234")
             }

@@ -34,7 +34,7 @@ struct BackendFixture {
         return try await transport.send(
             TransportRequest(
                 method: .get, url: url, headerFields: fields, body: nil,
-                timeout: .seconds(10)))
+                timeout: TestDeadline.request))
     }
 
     func send(_ method: HTTPRequest.Method, _ path: String, json: String, token: String? = nil) async throws -> TransportResponse {
@@ -44,7 +44,7 @@ struct BackendFixture {
         return try await transport.send(
             TransportRequest(
                 method: method, url: url, headerFields: fields,
-                body: Data(json.utf8), timeout: .seconds(10)))
+                body: Data(json.utf8), timeout: TestDeadline.request))
     }
 }
 

@@ -42,7 +42,7 @@ import Testing
             return try await client.send(
                 TransportRequest(
                     method: method, url: url, headerFields: fields,
-                    body: body.map { Data($0.utf8) }, timeout: .seconds(10)))
+                    body: body.map { Data($0.utf8) }, timeout: TestDeadline.request))
         }
     }
 

@@ -315,7 +315,7 @@ final class OverlapTransport: Sendable {
             if path.hasPrefix(owner.held), owner.state.withLock({ $0.overlapped == nil }) {
                 let seen: Bool
                 do {
-                    try await waitUntil("the other request", timeout: .seconds(10)) { owner.state.withLock { $0.seen } }
+                    try await waitUntil("the other request", timeout: TestDeadline.request) { owner.state.withLock { $0.seen } }
                     seen = true
                 } catch {
                     seen = false

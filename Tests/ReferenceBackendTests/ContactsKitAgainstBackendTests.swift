@@ -143,7 +143,7 @@ import Testing
                         headerFields: [
                             .contentType: "application/json", .authorization: "Bearer \(alice.accessToken)",
                             try #require(HTTPField.Name("Idempotency-Key")): "rename-c4-once",
-                        ], body: Data(#"{"displayName":"\#(name)"}"#.utf8), timeout: .seconds(10)))
+                        ], body: Data(#"{"displayName":"\#(name)"}"#.utf8), timeout: TestDeadline.request))
             }
             let first = try await rename("First")
             let repeated = try await rename("Second")

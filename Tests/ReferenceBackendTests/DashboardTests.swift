@@ -32,7 +32,7 @@ import Testing
 
     static func state(_ dashboard: Dashboard, _ transport: URLSessionTransport, search: String = "") async throws -> DashboardState {
         let url = try #require(URL(string: dashboard.baseURL.absoluteString + "/api/state?q=\(search)"))
-        let response = try await transport.send(TransportRequest(method: .get, url: url, timeout: .seconds(10)))
+        let response = try await transport.send(TransportRequest(method: .get, url: url, timeout: TestDeadline.request))
         #expect(response.status == 200)
         return try JSONDecoder.dashboard.decode(DashboardState.self, from: response.body)
     }
@@ -67,7 +67,7 @@ import Testing
                 [tokenField: token, HTTPField.Name("Host")!: "evil.example:80"],
             ] {
                 let refused = try await transport.send(
-                    TransportRequest(method: .post, url: clear, headerFields: forged, timeout: .seconds(10)))
+                    TransportRequest(method: .post, url: clear, headerFields: forged, timeout: TestDeadline.request))
                 #expect(refused.status == 403, "\(forged)")
             }
             #expect(try await Self.state(dashboard, transport).stores.contains { $0.participant == "catalog" && $0.entries > 0 })
@@ -75,11 +75,11 @@ import Testing
                 TransportRequest(
                     method: .get, url: dashboard.baseURL.appendingPathComponent("api/state"),
                     headerFields: [HTTPField.Name("Host")!: "rebound.example"],
-                    timeout: .seconds(10)))
+                    timeout: TestDeadline.request))
             #expect(rebound.status == 403, "a DNS-rebinding page reads no state")
             #expect(
                 try await transport.send(
-                    TransportRequest(method: .post, url: clear, headerFields: [tokenField: token], timeout: .seconds(10))
+                    TransportRequest(method: .post, url: clear, headerFields: [tokenField: token], timeout: TestDeadline.request)
                 ).status
                     == 204)
             let after = try await Self.state(dashboard, transport)
@@ -88,7 +88,7 @@ import Testing
             let unknown = try #require(URL(string: dashboard.baseURL.absoluteString + "/api/clear?participant=nobody"))
             #expect(
                 try await transport.send(
-                    TransportRequest(method: .post, url: unknown, headerFields: [tokenField: token], timeout: .seconds(10))
+                    TransportRequest(method: .post, url: unknown, headerFields: [tokenField: token], timeout: TestDeadline.request)
                 )
                 .status == 404)
         }
@@ -96,7 +96,7 @@ import Testing
 
     /// The per-run token the page carries for its clear buttons.
     static func pageToken(_ dashboard: Dashboard, _ transport: URLSessionTransport) async throws -> String {
-        let page = try await transport.send(TransportRequest(method: .get, url: dashboard.baseURL, timeout: .seconds(10)))
+        let page = try await transport.send(TransportRequest(method: .get, url: dashboard.baseURL, timeout: TestDeadline.request))
         let html = String(decoding: page.body, as: UTF8.self)
         let start = try #require(html.range(of: #""X-MIB-Token": ""#))
         let token = html[start.upperBound...].prefix { $0 != "\"" }
@@ -106,7 +106,7 @@ import Testing
 
     @Test func thePageLoadsNothingFromAnotherOrigin() async throws {
         try await Self.withDashboard(passes: 1) { dashboard, transport in
-            let page = try await transport.send(TransportRequest(method: .get, url: dashboard.baseURL, timeout: .seconds(10)))
+            let page = try await transport.send(TransportRequest(method: .get, url: dashboard.baseURL, timeout: TestDeadline.request))
             let html = String(decoding: page.body, as: UTF8.self)
             #expect(page.status == 200 && html.contains("<svg id=\"tti-chart\""))
             for external in ["<script src", "<link", "@import", "https://", "src=\"http"] {

@@ -1,6 +1,7 @@
 import APICore
 import APICorePinning
 import CacheKit
+import CacheKitTesting
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -112,7 +113,8 @@ struct RecordingTLSServer: Sendable {
     /// A GET of `path` (as written, percent-encoding included) on this server.
     func request(_ path: String, fields: HTTPFields = [:]) -> TransportRequest {
         TransportRequest(
-            method: .get, url: URL(string: baseURL.absoluteString + "/" + path) ?? baseURL, headerFields: fields, timeout: .seconds(10))
+            method: .get, url: URL(string: baseURL.absoluteString + "/" + path) ?? baseURL, headerFields: fields,
+            timeout: TestDeadline.request)
     }
 
     /// Runs `body` with a server presenting `tls`, and stops the server on every path.

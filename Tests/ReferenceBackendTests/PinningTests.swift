@@ -42,7 +42,7 @@ import Testing
     }
 
     static func health(_ base: URL) throws -> TransportRequest {
-        TransportRequest(method: .get, url: base.appendingPathComponent("health"), timeout: .seconds(10))
+        TransportRequest(method: .get, url: base.appendingPathComponent("health"), timeout: TestDeadline.request)
     }
 
     @Test func thePinnedKeyAndTheBackupKeyConnect() async throws {

@@ -37,7 +37,7 @@ import Testing
                 configuration: .init(
                     baseURL: backend.baseURL, transport: connectivity?.observing(URLSessionTransport()) ?? URLSessionTransport(),
                     tokenStore: FileTokenStore(url: tokenFile), caches: unified, authEvents: events,
-                    logger: logger, connectivity: connectivity))
+                    requestTimeout: TestDeadline.request, logger: logger, connectivity: connectivity))
             rest = RESTClient(
                 configuration: .init(
                     baseURL: backend.baseURL, environment: environment, tokenProvider: session,

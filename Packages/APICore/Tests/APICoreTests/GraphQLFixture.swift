@@ -99,7 +99,7 @@ struct GraphQLFixture {
         client = GraphQLClient(
             configuration: .init(
                 endpoint: endpoint, transport: transport, environment: environment, tokenProvider: tokens,
-                container: container, store: store, retry: .none, requestTimeout: .seconds(10)))
+                container: container, store: store, retry: .none, requestTimeout: TestDeadline.request))
         unified.register(client)
     }
 
