@@ -25,7 +25,10 @@ import Testing
         let rest: RESTClient
         let graphQL: GraphQLClient
 
-        init(backend: ReferenceBackend, directory: TemporaryDirectory, connectivity: TransportConnectivity? = nil) throws {
+        init(
+            backend: ReferenceBackend, directory: TemporaryDirectory, connectivity: TransportConnectivity? = nil,
+            transport: any HTTPTransport = URLSessionTransport()
+        ) throws {
             self.directory = directory
             var logger = Logger(label: "session-test")
             logger.logLevel = .critical
@@ -35,7 +38,7 @@ import Testing
             tokenFile = directory.url.appendingPathComponent("session/token.json")
             session = SessionManager(
                 configuration: .init(
-                    baseURL: backend.baseURL, transport: connectivity?.observing(URLSessionTransport()) ?? URLSessionTransport(),
+                    baseURL: backend.baseURL, transport: connectivity?.observing(transport) ?? transport,
                     tokenStore: FileTokenStore(url: tokenFile), caches: unified, authEvents: events,
                     requestTimeout: TestDeadline.request, logger: logger, connectivity: connectivity))
             rest = RESTClient(
