@@ -101,6 +101,7 @@ let benchmarks: @Sendable () -> Void = {
     jsonBenchmarks()
     budgetBenchmarks()
     mutationQueueBenchmarks()
+    allGrowthBenchmarks()
     let fast = Benchmark.Configuration(metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(3))
 
     // MARK: Cache hit against plain decoding
