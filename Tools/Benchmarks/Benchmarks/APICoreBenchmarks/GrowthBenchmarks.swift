@@ -51,6 +51,9 @@ func growthDirectory(_ name: String) -> URL {
     FileManager.default.temporaryDirectory.appendingPathComponent("Growth-\(name)-\(UUID().uuidString)", isDirectory: true)
 }
 
+/// The origin the HTTP cache's requests name (answered in memory).
+let growthOrigin = URL(string: "https://growth.example.com") ?? URL(fileURLWithPath: "/")
+
 let growthValue = Data(repeating: 0x5A, count: 256)
 let growthForever = CacheEntryMetadata(storedAt: Date(), expiresAt: nil, timeout: .never, scope: .user("growth-user"))
 
@@ -113,7 +116,7 @@ struct HTTPCacheSubject: GrowthSubject {
     }
     static func client(memory: (Int, Int), disk: Int) -> RESTClient {
         RESTClient(configuration: .init(
-            baseURL: URL(fileURLWithPath: "/").deletingLastPathComponent(), transport: Origin(), environment: quietEnvironment(),
+            baseURL: growthOrigin, transport: Origin(), environment: quietEnvironment(),
             tokenProvider: StaticTokenProvider(Credentials(accessToken: "token", userId: "growth-user")), retry: .none,
             memoryLimits: memory, diskByteLimit: disk))
     }
