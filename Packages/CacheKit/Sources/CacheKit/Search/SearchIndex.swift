@@ -24,16 +24,22 @@ import GRDB
 /// let page = index.search("zoe", offset: 0, limit: 20)             // page.ids, page.total
 /// ```
 public final class SearchIndex: CacheClearingParticipant {
-    /// One term of one record.
+    /// One term of one record, valid while `version` is its slot's.
     struct Posting {
         var term: String
         var slot: Int32
+        var version: UInt32
         var kind: UInt8
     }
 
-    /// Everything a search reads; replaced whole by each change, so a search works on a consistent copy.
+    /// Everything a search reads; a search takes a copy (the arrays are shared until the next change).
     struct Contents {
-        var postings: [Posting] = []
+        /// Runs of postings, each sorted by term then slot, larger runs first. A change adds its postings as
+        /// a new run and merges runs of similar size (dropping postings no longer valid), so a change of one
+        /// record moves few postings, whatever the index holds, and a search reads a few runs.
+        var runs: [[Posting]] = []
+        /// Each slot's version: bumped when its record is replaced or removed, which retires its postings.
+        var versions: [UInt32] = []
         var ids: [String] = []
         var sortKeys: [String] = []
         var live: [Bool] = []
@@ -112,27 +118,25 @@ public final class SearchIndex: CacheClearingParticipant {
         contents.withLock { Self.apply(changes, to: &$0) }
     }
 
-    /// Applies `changes` in order: freed and re-filled slots, postings filtered once and merged once.
+    /// Applies `changes` in order: replaced and removed records retire their postings (their slot's version
+    /// moves on), the new postings become one run, and runs of similar size are merged.
     static func apply(_ changes: [Change], to contents: inout Contents) {
-        var touched = Set<Int32>()
         var added: [Posting] = []
         for change in changes {
             switch change {
             case .removeAll:
                 contents = Contents()
-                touched = []
                 added = []
             case .remove(let id):
                 guard let slot = contents.slots.removeValue(forKey: id) else { continue }
                 contents.live[Int(slot)] = false
+                contents.versions[Int(slot)] &+= 1
                 contents.free.append(slot)
-                touched.insert(slot)
-                added.removeAll { $0.slot == slot }
             case .upsert(let document):
                 let slot: Int32
                 if let existing = contents.slots[document.id] {
                     slot = existing
-                    added.removeAll { $0.slot == slot }
+                    contents.versions[Int(slot)] &+= 1
                 } else if let reused = contents.free.popLast() {
                     slot = reused
                 } else {
@@ -140,45 +144,64 @@ public final class SearchIndex: CacheClearingParticipant {
                     contents.ids.append("")
                     contents.sortKeys.append("")
                     contents.live.append(false)
+                    contents.versions.append(0)
                 }
                 contents.slots[document.id] = slot
                 contents.ids[Int(slot)] = document.id
                 contents.sortKeys[Int(slot)] = SearchText.fold(document.sortKey)
                 contents.live[Int(slot)] = true
-                touched.insert(slot)
+                let version = contents.versions[Int(slot)]
                 for field in document.fields {
-                    for term in Set(field.terms) { added.append(Posting(term: term, slot: slot, kind: field.kind.rawValue)) }
+                    for term in Set(field.terms) {
+                        added.append(Posting(term: term, slot: slot, version: version, kind: field.kind.rawValue))
+                    }
                 }
             }
         }
-        var kept = contents.postings
-        if !touched.isEmpty, !kept.isEmpty { kept.removeAll { touched.contains($0.slot) } }
+        // Postings added earlier in this batch for a record replaced or removed later in it are already retired.
+        let versions = contents.versions
+        added.removeAll { !isValid($0, in: versions) }
         added.sort(by: Self.precedes)
-        contents.postings = kept.isEmpty ? added : Self.merge(kept, added)
+        if !added.isEmpty { contents.runs.append(added) }
+        // A run is merged into the one before it while it is at least half that one's size: each run is then
+        // more than twice the next, so there are O(log n) runs, and a merge grows a posting's run at least
+        // 1.5 times, so each posting is moved O(log n) times in all.
+        while contents.runs.count >= 2, contents.runs[contents.runs.count - 1].count * 2 >= contents.runs[contents.runs.count - 2].count {
+            let last = contents.runs.removeLast()
+            let previous = contents.runs.removeLast()
+            let merged = Self.merge(previous, last, keepingValidIn: versions)
+            if !merged.isEmpty { contents.runs.append(merged) }
+        }
         contents.order = nil
+    }
+
+    /// Whether `posting` belongs to its slot's current record.
+    @inline(__always)
+    private static func isValid(_ posting: Posting, in versions: [UInt32]) -> Bool {
+        posting.version == versions[Int(posting.slot)]
     }
 
     private static func precedes(_ a: Posting, _ b: Posting) -> Bool {
         a.term != b.term ? a.term < b.term : a.slot < b.slot
     }
 
-    private static func merge(_ a: [Posting], _ b: [Posting]) -> [Posting] {
-        guard !b.isEmpty else { return a }
+    /// The valid postings of two sorted runs, in one sorted run.
+    private static func merge(_ a: [Posting], _ b: [Posting], keepingValidIn versions: [UInt32]) -> [Posting] {
         var merged: [Posting] = []
         merged.reserveCapacity(a.count + b.count)
         var i = 0
         var j = 0
-        while i < a.count, j < b.count {
-            if precedes(b[j], a[i]) {
-                merged.append(b[j])
-                j += 1
-            } else {
-                merged.append(a[i])
+        while i < a.count || j < b.count {
+            let next: Posting
+            if j == b.count || (i < a.count && !precedes(b[j], a[i])) {
+                next = a[i]
                 i += 1
+            } else {
+                next = b[j]
+                j += 1
             }
+            if isValid(next, in: versions) { merged.append(next) }
         }
-        merged.append(contentsOf: a[i...])
-        merged.append(contentsOf: b[j...])
         return merged
     }
 
@@ -207,18 +230,20 @@ public final class SearchIndex: CacheClearingParticipant {
         var candidates: [Int32] = []
         for (index, term) in terms.prefix(255).enumerated() {
             let round = UInt8(index)
-            for posting in contents.postings[Self.range(of: term, in: contents.postings)] {
-                let slot = Int(posting.slot)
-                guard matched[slot] >= round else { continue }
-                let rank = posting.kind &* 2 &+ (posting.term.utf8.count == term.utf8.count ? 0 : 1)
-                if matched[slot] == round {
-                    matched[slot] = round + 1
-                    best[slot] = rank
-                    score[slot] += UInt16(rank)
-                    if round == 0 { candidates.append(posting.slot) }
-                } else if rank < best[slot] {
-                    score[slot] -= UInt16(best[slot] - rank)
-                    best[slot] = rank
+            for run in contents.runs {
+                for posting in run[Self.range(of: term, in: run)] where Self.isValid(posting, in: contents.versions) {
+                    let slot = Int(posting.slot)
+                    guard matched[slot] >= round else { continue }
+                    let rank = posting.kind &* 2 &+ (posting.term.utf8.count == term.utf8.count ? 0 : 1)
+                    if matched[slot] == round {
+                        matched[slot] = round + 1
+                        best[slot] = rank
+                        score[slot] += UInt16(rank)
+                        if round == 0 { candidates.append(posting.slot) }
+                    } else if rank < best[slot] {
+                        score[slot] -= UInt16(best[slot] - rank)
+                        best[slot] = rank
+                    }
                 }
             }
         }
@@ -280,7 +305,10 @@ public final class SearchIndex: CacheClearingParticipant {
     /// Records held, and an estimate of the bytes of their terms.
     public func statistics() -> [CacheStoreStatistics] {
         let (records, bytes) = contents.withLock { contents in
-            (contents.slots.count, contents.postings.reduce(0) { $0 + $1.term.utf8.count + 5 })
+            (
+                contents.slots.count,
+                contents.runs.joined().reduce(0) { $0 + (Self.isValid($1, in: contents.versions) ? $1.term.utf8.count + 5 : 0) }
+            )
         }
         return [
             CacheStoreStatistics(
