@@ -77,6 +77,7 @@ let package = Package(
                 .product(name: "CacheKit", package: root),
                 .product(name: "CacheKitTesting", package: root),
                 .product(name: "CatalogKit", package: root),
+                .product(name: "AccountsKit", package: root),
                 .product(name: "ChatHistoryKit", package: root),
                 .product(name: "APICoreTesting", package: root),
                 .product(name: "Benchmark", package: "benchmark"),

@@ -1,0 +1,120 @@
+import APICore
+import APICoreGraphQL
+import AccountsKit
+import Benchmark
+import CacheKit
+import CatalogKit
+import Foundation
+import HTTPTypes
+import Logging
+import MIBApp
+import ReferenceBackend
+
+// Relaunch to the first screen, as an app starts again with a warm cache on disk: the app's Composition
+// built over the files a previous launch left (every kit, the GraphQL records in SQLite), the session
+// launched offline first (the stored token picked up, its check with the server left running), and the
+// first screen's two reads from the cache: the catalog's first page and the accounts dashboard.
+// Baseline in the same run: the same two response bodies read from one flat file and decoded with
+// JSONDecoder into the same structs.
+
+/// Keeps the last body the server sent for the catalog's first page and for the dashboard query.
+final class CapturingTransport: HTTPTransport {
+    let base = URLSessionTransport()
+    let bodies = Locked<[String: Data]>([:])
+
+    func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        let response = try await base.send(request)
+        let path = request.url.path
+        if path == "/graphql", let body = request.body, String(decoding: body, as: UTF8.self).contains("query Dashboard") {
+            bodies.withLock { $0["dashboard"] = response.body }
+        } else if path == "/api/funnels/catalog" {
+            bodies.withLock { $0["catalog"] = response.body }
+        }
+        return response
+    }
+}
+
+/// The files a launch left behind: a signed-in user's caches and token, and the two bodies it received.
+struct LaunchedBefore {
+    let backend: ReferenceBackend
+    let directory: URL
+    let flatFile: URL
+    let catalogBytes: Int
+
+    var caches: URL { directory.appendingPathComponent("caches") }
+    var records: URL { caches.appendingPathComponent("graphql/records.sqlite") }
+
+    static let logger: Logger = {
+        var logger = Logger(label: "bench-relaunch")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    /// Launches once against a fresh backend: sign in, show the first screen from the network.
+    static func make() async throws -> LaunchedBefore {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("RelaunchBench-\(UUID().uuidString)")
+        let backend = try await ReferenceBackend.start(
+            .init(databaseURL: directory.appendingPathComponent("backend.sqlite"), logger: logger))
+        let capturing = CapturingTransport()
+        let launch = LaunchedBefore(
+            backend: backend, directory: directory, flatFile: directory.appendingPathComponent("first-screen.bin"), catalogBytes: 0)
+        let app = try launch.composition(transport: capturing)
+        try await app.signIn(email: "alice@example.com", password: "Password1")
+        _ = try await app.catalog.page()
+        _ = try await app.accounts.dashboard()
+        let bodies = capturing.bodies.withLock { $0 }
+        guard let catalog = bodies["catalog"], let dashboard = bodies["dashboard"] else { throw BenchmarkSetupError.noToken }
+        try (catalog + dashboard).write(to: launch.flatFile)
+        return LaunchedBefore(backend: backend, directory: directory, flatFile: launch.flatFile, catalogBytes: catalog.count)
+    }
+
+    /// The app over this launch's files, as its composition root builds it.
+    func composition(transport: any HTTPTransport = URLSessionTransport()) throws -> Composition {
+        try Composition(
+            baseURL: backend.baseURL, cachesDirectory: caches, transport: transport, retry: .none, logger: Self.logger,
+            graphQLStore: try SQLiteRecordStore(url: records, byteLimit: 50 * 1024 * 1024))
+    }
+}
+
+/// The catalog's response envelope, for the baseline.
+struct CatalogEnvelope: Decodable { var data: CatalogPage }
+/// The dashboard query's response, for the baseline.
+struct DashboardEnvelope: Decodable {
+    struct Fields: Decodable { var dashboard: Dashboard }
+    var data: Fields
+}
+
+func relaunchBenchmarks() {
+    let configuration = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(20), maxIterations: 60)
+
+    Benchmark("Relaunch to the first screen: the catalog's first page and the dashboard, from the cache", configuration: configuration) {
+        (benchmark: Benchmark, launched: LaunchedBefore) in
+        benchmark.startMeasurement()
+        let app = try launched.composition()
+        let check = app.session.launchOfflineFirst()
+        async let page = app.catalog.page()
+        async let dashboard = app.accounts.dashboard()
+        let (first, board) = try await (page, dashboard)
+        benchmark.stopMeasurement()
+        guard first.source == .cache, board.source == .cache, !first.value.funnels.isEmpty else {
+            fatalError("the first screen was not read from the cache: \(first.source), \(board.source)")
+        }
+        blackHole(board.value)
+        await check?.value
+    } setup: {
+        try await LaunchedBefore.make()
+    }
+
+    Benchmark("Relaunch to the first screen: the same bodies from one flat file, JSONDecoder (baseline)", configuration: configuration) {
+        (benchmark: Benchmark, launched: LaunchedBefore) in
+        benchmark.startMeasurement()
+        let bytes = try Data(contentsOf: launched.flatFile)
+        let decoder = JSONDecoder()
+        let page = try decoder.decode(CatalogEnvelope.self, from: bytes.prefix(launched.catalogBytes))
+        let board = try decoder.decode(DashboardEnvelope.self, from: bytes.dropFirst(launched.catalogBytes))
+        benchmark.stopMeasurement()
+        blackHole((page.data, board.data.dashboard))
+    } setup: {
+        try await LaunchedBefore.make()
+    }
+}
