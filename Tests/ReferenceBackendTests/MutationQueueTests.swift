@@ -117,6 +117,23 @@ import Testing
         }
     }
 
+    /// The pending list a screen shows is kept in memory once the queue changes: it is the signed-in user's
+    /// only, also when another user signs in without the queue being told (an expiry, then a sign-in).
+    @Test func thePendingListIsOnlyEverTheSignedInUsers() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let alice = Credentials(accessToken: "token-a", userId: "alice")
+        let bob = Credentials(accessToken: "token-b", userId: "bob")
+        // Nothing is sent: the queue replays only when asked or started.
+        let app = App(baseURL: try #require(URL(string: "http://127.0.0.1:1")), directory: directory.url, credentials: alice)
+        try await app.favorite("sleep-quality-check")
+        #expect(await app.queue.pending().map(\.name) == ["AddFavorite"])
+        app.tokens.set(bob)
+        #expect(await app.queue.pending().isEmpty, "Bob never sees Alice's pending change")
+        app.tokens.set(alice)
+        #expect(await app.queue.pending().map(\.name) == ["AddFavorite"])
+    }
+
     @Test func aQueuedChangeIsNeverSentWithAnotherUsersToken() async throws {
         try await withBackend(5) { fixture in
             let alice = try await fixture.credentials()
