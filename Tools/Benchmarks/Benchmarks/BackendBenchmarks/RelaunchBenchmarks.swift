@@ -105,6 +105,41 @@ func relaunchBenchmarks() {
         try await LaunchedBefore.make()
     }
 
+    // The relaunch's steps apart, to see where its time goes: each measures one step more than the last.
+    Benchmark("Relaunch step 1: the composition alone, over the files", configuration: configuration) {
+        (benchmark: Benchmark, launched: LaunchedBefore) in
+        benchmark.startMeasurement()
+        let app = try launched.composition()
+        benchmark.stopMeasurement()
+        blackHole(app)
+    } setup: {
+        try await LaunchedBefore.make()
+    }
+
+    Benchmark("Relaunch step 2: the composition and the offline-first launch", configuration: configuration) {
+        (benchmark: Benchmark, launched: LaunchedBefore) in
+        benchmark.startMeasurement()
+        let app = try launched.composition()
+        let check = app.session.launchOfflineFirst()
+        benchmark.stopMeasurement()
+        await check?.value
+    } setup: {
+        try await LaunchedBefore.make()
+    }
+
+    Benchmark("Relaunch step 3: step 2 and the catalog's first page from the cache", configuration: configuration) {
+        (benchmark: Benchmark, launched: LaunchedBefore) in
+        benchmark.startMeasurement()
+        let app = try launched.composition()
+        let check = app.session.launchOfflineFirst()
+        let first = try await app.catalog.page()
+        benchmark.stopMeasurement()
+        guard first.source == .cache else { fatalError("the catalog was not read from the cache: \(first.source)") }
+        await check?.value
+    } setup: {
+        try await LaunchedBefore.make()
+    }
+
     Benchmark("Relaunch to the first screen: the same bodies from one flat file, JSONDecoder (baseline)", configuration: configuration) {
         (benchmark: Benchmark, launched: LaunchedBefore) in
         benchmark.startMeasurement()
