@@ -117,11 +117,13 @@ import Testing
         #expect(transport.requests.isEmpty)
     }
 
-    @Test func launchPublishesValidatingThenTheOutcome() async {
+    @Test func launchPublishesValidatingThenTheOutcome() async throws {
         transport.stub(.get, "/auth/validate", status: 200, body: Self.json(#"{"valid":true,"userId":"u1"}"#))
         var states = session.states().makeAsyncIterator()
         #expect(await states.next() == .signedOut)
         await session.launch()
+        // A deadline first: a launch that never signs in fails here instead of waiting for a state for ever.
+        try await waitUntil("the launch signed in") { session.current == .signedIn(SignedInUser(userId: "u1", expiresAt: nil)) }
         #expect(await states.next() == .validating)
         #expect(await states.next() == .signedIn(SignedInUser(userId: "u1", expiresAt: nil)))
     }
@@ -209,9 +211,13 @@ import Testing
         transport.stub(.get, "/auth/validate", status: 200, body: Self.json(#"{"valid":true,"userId":"u1"}"#))
         await session.launch()
         let work = session.cancelOnSessionEnd(Task { try await Task.sleep(for: .seconds(3_600)) })
+        // If the session never cancels it, the wait below fails after its deadline; the work must not outlive the test.
+        defer { work.cancel() }
         var states = session.states().makeAsyncIterator()
         _ = await states.next()
         for _ in 0..<5 { events.publish(AuthEvent(kind: .unauthorized, userId: "u1", path: "/graphql")) }
+        // A deadline first: a session that never expires fails here instead of waiting for a state for ever.
+        try await waitUntil("the session expired") { session.current == .expired(SessionExpiry(status: 401, path: "/graphql")) }
         #expect(await states.next() == .expired(SessionExpiry(status: 401, path: "/graphql")))
         // Published last: whoever sees `.expired` finds the caches cleared and the token gone.
         #expect(store.token == nil)
@@ -220,6 +226,7 @@ import Testing
         try await waitUntil("the five events handled") { session.handledAuthEvents == 5 }
         #expect(participant.calls == [.clearAll])
         #expect(session.current == .expired(SessionExpiry(status: 401, path: "/graphql")))
+        try await waitUntil("the session's work cancelled") { work.isCancelled }
         await #expect(throws: CancellationError.self) { try await work.value }
         #expect(await session.currentCredentials() == nil)
         #expect(session.current.user == nil)
