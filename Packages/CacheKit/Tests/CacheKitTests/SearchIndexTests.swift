@@ -132,7 +132,7 @@ import Testing
             let rebuilt = SearchIndex(name: "rebuilt")
             rebuilt.rebuild(Array(current.values))
             #expect(index.count == current.count)
-            for query in names.map { String($0.prefix(2)) } + ["son", "555", "1 555 2"] {
+            for query in names.map({ String($0.prefix(2)) }) + ["son", "555", "1 555 2"] {
                 let (got, want) = (index.search(query, limit: 400), rebuilt.search(query, limit: 400))
                 #expect(got == want, "step \(step), query \(query)")
                 checks += 1
