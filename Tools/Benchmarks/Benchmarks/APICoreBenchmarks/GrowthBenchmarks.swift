@@ -136,46 +136,58 @@ func growthRecord(_ index: Int) -> NormalizedRecord {
     ])
 }
 
-/// `count` records, merged as responses arrive: a thousand at a time.
-func mergeGrowthRecords(_ count: Int, _ keys: [String], into merge: ([String: NormalizedRecord]) throws -> Void) throws {
-    for start in stride(from: 0, to: count, by: 1_000) {
-        try merge(Dictionary(uniqueKeysWithValues: (start..<min(count, start + 1_000)).map { (keys[$0], growthRecord($0)) }))
+/// Records `0..<2 * count`, keyed as the client keys them and made once; the first `count` fill a store.
+struct GrowthRecords: Sendable {
+    let keys: [String]
+    let records: [NormalizedRecord]
+
+    init(count: Int) {
+        keys = (0..<2 * count).map { "Transaction:t\($0)" }
+        records = (0..<2 * count).map(growthRecord)
     }
+
+    /// Merges the first `count`, a thousand at a time, as responses arrive.
+    func fill(_ count: Int, into merge: ([String: NormalizedRecord]) throws -> Void) rethrows {
+        for start in stride(from: 0, to: count, by: 1_000) {
+            try merge(Dictionary(uniqueKeysWithValues: (start..<min(count, start + 1_000)).map { (keys[$0], records[$0]) }))
+        }
+    }
+
+    /// Record `index` alone, as one write merges it.
+    func one(_ index: Int) -> [String: NormalizedRecord] { [keys[index]: records[index]] }
 }
 
 struct InMemoryRecordStoreSubject: GrowthSubject {
     let store: InMemoryRecordStore
-    let keys: [String]
-    let records: [NormalizedRecord]
+    let data: GrowthRecords
     static func make(count: Int, full: Bool) async throws -> Self {
-        let keys = (0..<2 * count).map { "Transaction:t\($0)" }
+        let data = GrowthRecords(count: count)
         let store = InMemoryRecordStore(limits: .init(byteLimit: .max, recordLimit: full ? count : 4 * count))
-        try mergeGrowthRecords(count, keys) { _ = store.merge($0) }
-        return Self(store: store, keys: keys, records: (0..<2 * count).map(growthRecord))
+        data.fill(count) { _ = store.merge($0) }
+        return Self(store: store, data: data)
     }
-    func hit(_ index: Int) { blackHole(store.record(forKey: keys[index])) }
-    func write(_ index: Int) { blackHole(store.merge([keys[index]: records[index]])) }
+    func hit(_ index: Int) { blackHole(store.record(forKey: data.keys[index])) }
+    func write(_ index: Int) { blackHole(store.merge(data.one(index))) }
     func clear() { store.removeAll() }
 }
 
 struct SQLiteRecordStoreSubject: GrowthSubject {
     let store: SQLiteRecordStore
-    let keys: [String]
-    let records: [NormalizedRecord]
+    let data: GrowthRecords
     static func make(count: Int, full: Bool) async throws -> Self {
-        let keys = (0..<2 * count).map { "Transaction:t\($0)" }
+        let data = GrowthRecords(count: count)
         let url = growthDirectory("records").appendingPathComponent("records.sqlite")
         // A full store's byte limit is what `count` records take, read from the store after the fill.
         var store = try SQLiteRecordStore(url: url, byteLimit: .max / 2)
-        try mergeGrowthRecords(count, keys) { _ = try store.merge($0) }
+        try data.fill(count) { _ = try store.merge($0) }
         if full {
             let bytes = try store.usage().bytes
             store = try SQLiteRecordStore(url: url, byteLimit: bytes)
         }
-        return Self(store: store, keys: keys, records: (0..<2 * count).map(growthRecord))
+        return Self(store: store, data: data)
     }
-    func hit(_ index: Int) throws { blackHole(try store.record(forKey: keys[index])) }
-    func write(_ index: Int) throws { blackHole(try store.merge([keys[index]: records[index]])) }
+    func hit(_ index: Int) throws { blackHole(try store.record(forKey: data.keys[index])) }
+    func write(_ index: Int) throws { blackHole(try store.merge(data.one(index))) }
     func clear() throws { try store.removeAll() }
 }
 
