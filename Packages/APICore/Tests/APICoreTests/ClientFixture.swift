@@ -33,7 +33,7 @@ struct ClientFixture {
         client = RESTClient(
             configuration: .init(
                 baseURL: baseURL, transport: transport, environment: environment, tokenProvider: tokens,
-                retry: retry, sleeper: sleeper, requestTimeout: .seconds(10)))
+                retry: retry, sleeper: sleeper, requestTimeout: TestDeadline.request))
     }
 
     /// The HTTP-level counts of a feature.

@@ -6,4 +6,7 @@
 public enum TestDeadline {
     /// A request's timeout against a local server (60 s).
     public static let request: Duration = .seconds(60)
+    /// How long ``waitUntil(_:timeout:_:)`` waits for its condition (100 s). Under ThreadSanitizer on two
+    /// cores a task has waited over 30 s for a thread while the rest of the suite ran.
+    public static let wait: Duration = .seconds(100)
 }

@@ -7,7 +7,7 @@ public struct WaitTimedOut: Error, CustomStringConvertible {
     /// How long it waited.
     public var timeout: Duration
 
-    /// "timed out after 30 seconds waiting for …".
+    /// "timed out after 100.0 seconds waiting for …".
     public var description: String { "timed out after \(timeout) waiting for \(condition)" }
 }
 
@@ -19,7 +19,7 @@ public struct WaitTimedOut: Error, CustomStringConvertible {
 /// try await waitUntil("the request reached the server") { server.count("/never") == 1 }
 /// ```
 public func waitUntil(
-    _ description: String, timeout: Duration = .seconds(30),
+    _ description: String, timeout: Duration = TestDeadline.wait,
     _ condition: () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + timeout

@@ -93,7 +93,7 @@ import Testing
             // ThreadSanitizer on two cores, where the load once took over 30 s to start). The deadline is a guard
             // against a hang, not a figure the test checks.
             do {
-                try await waitUntil("the load started", timeout: .seconds(100)) { started.withLock { $0 } }
+                try await waitUntil("the load started") { started.withLock { $0 } }
                 try cache.clearAll()
             } catch {
                 gate.open()

@@ -51,7 +51,7 @@ struct StaleReadTests {
         #expect(first.value == alice && first.freshness.state == .stale && first.freshness.age == 120)
         // The refresh is an unstructured task: on two cores busy with the rest of the suite (under
         // ThreadSanitizer, crash trials' child processes) it may wait well over 30 s for a thread.
-        try await waitUntil("the background refresh stored the new value", timeout: .seconds(100)) {
+        try await waitUntil("the background refresh stored the new value") {
             await manager.value(forKey: "p", requester: nil) == renamed
         }
         let second = try await manager.read(forKey: "p", stale: .whileRevalidating) { renamed }

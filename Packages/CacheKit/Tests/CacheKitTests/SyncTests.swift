@@ -80,7 +80,7 @@ import Testing
             // The gate opens on every path: a failed wait would otherwise leave `first` blocked for ever under the
             // implicit await at the end of the scope.
             do {
-                try await waitUntil("the first request in flight", timeout: .seconds(100)) { source.server.requests().count == 1 }
+                try await waitUntil("the first request in flight") { source.server.requests().count == 1 }
             } catch {
                 gate.open()
                 throw error

@@ -123,7 +123,7 @@ import Testing
         #expect(await states.next() == .signedOut)
         await session.launch()
         // A deadline first: a launch that never signs in fails here instead of waiting for a state for ever.
-        try await waitUntil("the launch signed in", timeout: .seconds(100)) {
+        try await waitUntil("the launch signed in") {
             session.current == .signedIn(SignedInUser(userId: "u1", expiresAt: nil))
         }
         #expect(await states.next() == .validating)
@@ -219,7 +219,7 @@ import Testing
         _ = await states.next()
         for _ in 0..<5 { events.publish(AuthEvent(kind: .unauthorized, userId: "u1", path: "/graphql")) }
         // A deadline first: a session that never expires fails here instead of waiting for a state for ever.
-        try await waitUntil("the session expired", timeout: .seconds(100)) {
+        try await waitUntil("the session expired") {
             session.current == .expired(SessionExpiry(status: 401, path: "/graphql"))
         }
         #expect(await states.next() == .expired(SessionExpiry(status: 401, path: "/graphql")))
@@ -230,7 +230,7 @@ import Testing
         try await waitUntil("the five events handled") { session.handledAuthEvents == 5 }
         #expect(participant.calls == [.clearAll])
         #expect(session.current == .expired(SessionExpiry(status: 401, path: "/graphql")))
-        try await waitUntil("the session's work cancelled", timeout: .seconds(100)) { work.isCancelled }
+        try await waitUntil("the session's work cancelled") { work.isCancelled }
         await #expect(throws: CancellationError.self) { try await work.value }
         #expect(await session.currentCredentials() == nil)
         #expect(session.current.user == nil)
