@@ -81,7 +81,7 @@ extension SessionManager {
             var validated = token
             validated.expiresAt = expiresAt
             validated.validatedAt = configuration.now()
-            try? configuration.tokenStore.save(validated)
+            if needsSaving(validated, stored: token) { try? configuration.tokenStore.save(validated) }
             transition {
                 guard $0.token == token else { return }
                 $0.token = validated
@@ -94,5 +94,15 @@ extension SessionManager {
             configuration.logger.warning("The token check failed; offline", metadata: ["status": "\(response.status)"])
             await goOffline(token)
         }
+    }
+
+    /// Whether a check's outcome is worth a write of the token file (a durable write, which a relaunch
+    /// would otherwise pay beside its first screen): when the expiry changed, or the stored
+    /// check is older than a hundredth of the offline grace. Skipping it only shortens the offline grace
+    /// of a later offline launch by that much, never lengthens it.
+    func needsSaving(_ validated: StoredToken, stored: StoredToken) -> Bool {
+        guard validated.expiresAt == stored.expiresAt, let storedAt = stored.validatedAt, let validatedAt = validated.validatedAt
+        else { return true }
+        return validatedAt.timeIntervalSince(storedAt) >= offlineGraceSeconds / 100
     }
 }

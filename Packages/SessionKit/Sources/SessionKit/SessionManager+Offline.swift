@@ -7,10 +7,14 @@ extension SessionManager {
     func offlineLimit(of token: StoredToken) -> SessionExpiry.Reason? {
         let now = configuration.now()
         if let expiresAt = token.expiresAt, now >= expiresAt { return .tokenExpired }
-        let (seconds, attoseconds) = configuration.offlineGrace.components
-        let grace = TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-        if let validatedAt = token.validatedAt, now.timeIntervalSince(validatedAt) >= grace { return .offlineTooLong }
+        if let validatedAt = token.validatedAt, now.timeIntervalSince(validatedAt) >= offlineGraceSeconds { return .offlineTooLong }
         return nil
+    }
+
+    /// ``Configuration/offlineGrace`` in seconds.
+    var offlineGraceSeconds: TimeInterval {
+        let (seconds, attoseconds) = configuration.offlineGrace.components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 
     /// Goes offline with `token`, unless a limit has passed: then the session ends and every cache is cleared.

@@ -55,7 +55,8 @@ public final class ScreenTelemetry: Sendable {
         var nextVisit = 0
         var displayed: Set<Int> = []
         var timeToInteractive: [Source: Histogram<UInt64>] = [:]
-        var timeOnScreen = Histogram<UInt64>(highestTrackableValue: ScreenTelemetry.highestMilliseconds)
+        /// Made at the first visit's end: an empty histogram's buckets take a tenth of a millisecond to make.
+        var timeOnScreen: Histogram<UInt64>?
         var funnel: [String: Int] = [:]
     }
 
@@ -126,7 +127,8 @@ public final class ScreenTelemetry: Sendable {
         let recorded: Bool = state.withLock { state in
             state.displayed.remove(visit.id)
             guard !state.optedOut else { return false }
-            state.timeOnScreen.record(milliseconds)
+            state.timeOnScreen = state.timeOnScreen ?? Histogram(highestTrackableValue: Self.highestMilliseconds)
+            state.timeOnScreen?.record(milliseconds)
             return true
         }
         guard recorded else { return }
@@ -152,7 +154,7 @@ public final class ScreenTelemetry: Sendable {
 
     /// Time-on-screen percentiles; `nil` before any.
     public func timeOnScreen() -> Percentiles? {
-        state.withLock { Self.percentiles($0.timeOnScreen) }
+        state.withLock { $0.timeOnScreen.flatMap(Self.percentiles) }
     }
 
     /// How many times each funnel stage was reached.

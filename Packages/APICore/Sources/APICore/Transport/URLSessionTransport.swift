@@ -1,3 +1,4 @@
+import CacheKit
 import Foundation
 import HTTPTypes
 
@@ -10,8 +11,11 @@ import HTTPTypes
 /// what is stored and revalidated (on Linux `URLCache` neither stores nor revalidates anyway, and a
 /// 304 reaches the caller as is).
 public final class URLSessionTransport: HTTPTransport {
-    private let session: URLSession
+    private let followsRedirects: Bool
     private let sleeper: any Sleeper
+    /// Made on the first request: building an ephemeral configuration and its session takes a fifth
+    /// of a millisecond, which a relaunch would otherwise pay before its first screen.
+    private let made = Locked<URLSession?>(nil)
 
     /// Creates a transport with an ephemeral session whose caching is off.
     ///
@@ -22,20 +26,29 @@ public final class URLSessionTransport: HTTPTransport {
     ///   - sleeper: what measures each request's timeout (``TransportRequest/timeout``); tests pass
     ///     one they control instead of real time.
     public init(followsRedirects: Bool = true, sleeper: any Sleeper = TaskSleeper()) {
+        self.followsRedirects = followsRedirects
         self.sleeper = sleeper
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        configuration.httpCookieStorage = nil
-        configuration.httpShouldSetCookies = false
-        configuration.urlCredentialStorage = nil
-        session = URLSession(
-            configuration: configuration, delegate: RedirectDelegate(follows: followsRedirects),
-            delegateQueue: nil)
     }
 
     deinit {
-        session.finishTasksAndInvalidate()
+        made.withLock { $0 }?.finishTasksAndInvalidate()
+    }
+
+    /// The session, made on first use.
+    private var session: URLSession {
+        made.withLock { made in
+            if let made { return made }
+            let configuration = URLSessionConfiguration.ephemeral
+            configuration.urlCache = nil
+            configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+            configuration.httpCookieStorage = nil
+            configuration.httpShouldSetCookies = false
+            configuration.urlCredentialStorage = nil
+            let session = URLSession(
+                configuration: configuration, delegate: RedirectDelegate(follows: followsRedirects), delegateQueue: nil)
+            made = session
+            return session
+        }
     }
 
     /// Sends the request with `URLSession`, mapping `URLError`s to ``TransportError``.

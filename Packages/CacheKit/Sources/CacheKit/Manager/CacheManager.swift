@@ -60,8 +60,7 @@ public actor CacheManager<Value: Codable & Sendable> {
         persistence: Persistence = .memoryOnly,
         defaultTimeout: CacheTimeout = .useDefault
     ) throws(CacheError) {
-        let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_."))
-        guard !feature.isEmpty, !feature.hasPrefix("."), feature.unicodeScalars.allSatisfy(allowed.contains) else {
+        guard !feature.isEmpty, !feature.hasPrefix("."), feature.unicodeScalars.allSatisfy(featureNameCharacters.contains) else {
             throw .invalidFeatureName(feature)
         }
         self.feature = feature
@@ -200,3 +199,7 @@ public actor CacheManager<Value: Codable & Sendable> {
         try disk?.restamp { _ in now }
     }
 }
+
+/// What a feature name may hold (it names the feature's folder): letters, digits, `-`, `_` and `.`. Made
+/// once: building the set took a twentieth of a millisecond per cache at a relaunch.
+private let featureNameCharacters = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_."))

@@ -33,7 +33,10 @@ public enum DiscardedFiles {
     /// background deletion ran), in the background.
     public static func sweep(_ directory: URL) {
         let bin = directory.appendingPathComponent(folderName)
-        guard let leftovers = try? FileManager.default.contentsOfDirectory(atPath: bin.path), !leftovers.isEmpty else { return }
+        // Listing a folder that is not there throws, which costs more than asking first.
+        guard FileManager.default.fileExists(atPath: bin.path),
+            let leftovers = try? FileManager.default.contentsOfDirectory(atPath: bin.path), !leftovers.isEmpty
+        else { return }
         // Only the folders there now: a discard that starts meanwhile deletes its own.
         deleter.async {
             for name in leftovers { try? FileManager.default.removeItem(at: bin.appendingPathComponent(name)) }
