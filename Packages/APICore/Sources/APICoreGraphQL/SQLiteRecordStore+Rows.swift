@@ -99,26 +99,37 @@ extension SQLiteRecordStore {
         }
     }
 
-    /// Loads the records `record` references into the memory front, up to 500 per statement: a query then
-    /// reads each level of its tree with a statement or two instead of one per record (an account's 1,000
-    /// transactions after a relaunch). A row that does not decode is left for its own read to report.
+    /// Loads the records `record` references into the memory front, and the records those reference, a
+    /// level of the tree at a time, up to 500 keys per statement and half the front's bytes in all: a
+    /// query then reads its whole tree with a statement per level instead of one per record (an account,
+    /// its 1,000 transactions and their merchants after a relaunch: three). A row that does not decode
+    /// is left for its own read to report.
     func prefetchReferences(of record: NormalizedRecord, _ db: Database) throws {
-        guard front.limits.costLimit > 0 else { return }
-        var wanted: [String] = []
+        let budget = front.limits.costLimit / 2
+        guard budget > 0 else { return }
+        var loaded = 0
         var seen: Set<String> = []
-        record.forEachEntry { _, value, _ in
-            for key in value.references where seen.insert(key).inserted && front.peek(key) == nil { wanted.append(key) }
-        }
-        var start = 0
-        while start < wanted.count {
-            let keys = Array(wanted[start..<min(start + 500, wanted.count)])
-            start += keys.count
-            let marks = Array(repeating: "?", count: keys.count).joined(separator: ",")
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT key, body FROM record WHERE key IN (\(marks))", arguments: StatementArguments(keys))
-            while let row = try rows.next() {
-                let key: String = row[0]
-                if let found = try? Self.decode(row, key: key) { front.set(found, forKey: key, metadata: Self.frontMetadata) }
+        var level = [record]
+        while !level.isEmpty, loaded < budget {
+            var wanted: [String] = []
+            for record in level {
+                record.forEachEntry { _, value, _ in
+                    for key in value.references where seen.insert(key).inserted && front.peek(key) == nil { wanted.append(key) }
+                }
+            }
+            level = []
+            for batch in stride(from: 0, to: wanted.count, by: 500) where loaded < budget {
+                let keys = Array(wanted[batch..<min(batch + 500, wanted.count)])
+                let marks = Array(repeating: "?", count: keys.count).joined(separator: ",")
+                let rows = try Row.fetchCursor(
+                    db, sql: "SELECT key, body FROM record WHERE key IN (\(marks))", arguments: StatementArguments(keys))
+                while let row = try rows.next() {
+                    let key: String = row[0]
+                    guard let found = try? Self.decode(row, key: key) else { continue }
+                    front.set(found, forKey: key, metadata: Self.frontMetadata)
+                    loaded += found.estimatedBytes
+                    level.append(found)
+                }
             }
         }
     }

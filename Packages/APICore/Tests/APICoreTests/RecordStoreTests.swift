@@ -225,17 +225,23 @@ import Testing
         #expect(try store.usage().count == 0)
     }
 
-    @Test func aRecordReadFromTheFileBringsTheRecordsItReferencesIntoTheFront() throws {
+    @Test func aRecordReadFromTheFileBringsItsWholeTreeIntoTheFront() throws {
         let directory = try TemporaryDirectory()
         let url = directory.url.appendingPathComponent("records.sqlite")
         let transactions = (1...3).map { "Transaction:t\($0)" }
+        // Two levels below the account: its transactions, then the merchant each one references.
         try SQLiteRecordStore(url: url).merge(
-            ["Account:1": record(["transactions": .list(transactions.map(RecordValue.reference))])]
-                .merging(transactions.map { ($0, record(["amount": .value(5)])) }) { $1 })
+            [
+                "Account:1": record(["transactions": .list(transactions.map(RecordValue.reference))]),
+                "Merchant:m": record(["name": .value("Shop")]),
+            ]
+            .merging(transactions.map { ($0, record(["amount": .value(5), "merchant": .reference("Merchant:m")])) }) { $1 })
         let relaunched = try SQLiteRecordStore(url: url)
         #expect(transactions.allSatisfy { relaunched.front.peek($0) == nil })
+        #expect(relaunched.front.peek("Merchant:m") == nil)
         _ = try relaunched.record(forKey: "Account:1")
         #expect(transactions.allSatisfy { relaunched.front.peek($0)?.value.fields["amount"] == .value(5) })
+        #expect(relaunched.front.peek("Merchant:m")?.value.fields["name"] == .value("Shop"))
     }
 
     @Test func clearingLeavesNothingReadableInTheFile() throws {
