@@ -6,9 +6,9 @@ import Logging
 extension DiskStore {
     /// The open database, opening (and with `creating`, creating) it on first use. A file that is not
     /// a database, or whose schema cannot be migrated, is discarded and created afresh.
-    func database(creating: Bool) throws -> DatabasePool? {
+    func database(creating: Bool) throws -> DatabaseQueue? {
         try state.withLock { state in
-            if let pool = state.pool { return pool }
+            if let connection = state.connection { return connection }
             let url = configuration.databaseURL
             guard creating || FileManager.default.fileExists(atPath: url.path) else { return nil }
             try ProtectedFiles.createDirectory(configuration.directory)
@@ -20,17 +20,17 @@ extension DiskStore {
                 try deleteDatabaseFiles()
                 opened = try openDatabase(at: url)
             }
-            let pool = opened.pool
+            let connection = opened.connection
             try ProtectedFiles.protectFile(url)
             state.totalBytes = opened.totalBytes
             state.nextAccess = opened.lastAccess
-            state.pool = pool
-            return pool
+            state.connection = connection
+            return connection
         }
     }
 
     private struct OpenedDatabase {
-        var pool: DatabasePool
+        var connection: DatabaseQueue
         var totalBytes: Int
         var lastAccess: Int64
     }
@@ -42,17 +42,24 @@ extension DiskStore {
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA secure_delete = ON")
         }
-        let pool = try DatabasePool(path: url.path, configuration: config)
+        // One connection in WAL mode: reads are point reads that never wait long on a write, and a relaunch
+        // opens one connection instead of a pool's writer and then its first reader (GRDB's pool also
+        // writes at every open when the log is empty, as a clean close leaves it).
+        let connection = try DatabaseQueue(path: url.path, configuration: config)
         do {
-            try Self.migrator.migrate(pool)
-            return try pool.read { db in
+            try connection.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
+            try Self.migrator.migrate(connection)
+            return try connection.inDatabase { db in
                 let row = try Row.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0), COALESCE(MAX(access_seq), 0) FROM entry")
                 return OpenedDatabase(
-                    pool: pool, totalBytes: try row?.decode(Int.self, atIndex: 0) ?? 0,
+                    connection: connection, totalBytes: try row?.decode(Int.self, atIndex: 0) ?? 0,
                     lastAccess: try row?.decode(Int64.self, atIndex: 1) ?? 0)
             }
         } catch {
-            try? pool.close()
+            try? connection.close()
             throw error
         }
     }

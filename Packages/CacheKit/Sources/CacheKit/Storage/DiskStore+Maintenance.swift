@@ -6,8 +6,8 @@ import Logging
 extension DiskStore {
     /// Recomputes every entry's expiry date in one transaction.
     public func restamp(_ expiry: @Sendable (CacheEntryMetadata) -> Date?) throws {
-        guard let pool = try database(creating: false) else { return }
-        try pool.write { db in
+        guard let connection = try database(creating: false) else { return }
+        try connection.write { db in
             let rows = try Row.fetchAll(db, sql: Self.selectMetadataSQL)
             let update = try db.cachedStatement(sql: "UPDATE entry SET expires_at = ? WHERE key = ?")
             for row in rows {
@@ -19,16 +19,16 @@ extension DiskStore {
 
     /// The number of entries and their total size.
     public func usage() throws -> CacheStoreUsage {
-        guard let pool = try database(creating: false) else { return CacheStoreUsage(count: 0, bytes: 0) }
-        let count = try pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM entry") ?? 0 }
+        guard let connection = try database(creating: false) else { return CacheStoreUsage(count: 0, bytes: 0) }
+        let count = try connection.inDatabase { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM entry") ?? 0 }
         return CacheStoreUsage(count: count, bytes: state.withLock { $0.totalBytes })
     }
 
     /// Every entry's key, size and metadata, most recently used first.
     public func describeEntries() throws -> [CacheEntryDescription] {
-        guard let pool = try database(creating: false) else { return [] }
+        guard let connection = try database(creating: false) else { return [] }
         let pending = state.withLock { $0.pendingAccess }
-        let rows = try pool.read { try Row.fetchAll($0, sql: Self.selectMetadataSQL) }
+        let rows = try connection.inDatabase { try Row.fetchAll($0, sql: Self.selectMetadataSQL) }
         return try rows.map { row -> (CacheEntryDescription, Int64) in
             let key = try row.decode(String.self, atIndex: 0)
             let description = CacheEntryDescription(

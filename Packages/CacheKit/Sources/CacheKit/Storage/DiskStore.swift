@@ -39,7 +39,7 @@ public final class DiskStore: CacheStore {
     }
 
     struct State {
-        var pool: DatabasePool?
+        var connection: DatabaseQueue?
         var totalBytes = 0
         var nextAccess: Int64 = 0
         var pendingAccess: [String: Int64] = [:]
@@ -125,9 +125,9 @@ public final class DiskStore: CacheStore {
     }
 
     private func read(_ key: String) throws -> CacheEntry<Data>? {
-        guard let pool = try database(creating: false) else { return nil }
+        guard let connection = try database(creating: false) else { return nil }
         // A cursor's row reads the statement's columns in place, with no copy of the whole row.
-        return try pool.read { db in
+        return try connection.inDatabase { db in
             let rows = try Row.fetchCursor(db.cachedStatement(sql: Self.selectEntrySQL), arguments: [key])
             guard let row = try rows.next() else { return nil }
             let value = try row.decode(Data.self, atIndex: 0)
@@ -155,8 +155,8 @@ public final class DiskStore: CacheStore {
             metrics.recordEvictions(1)
             return
         }
-        guard let pool = try database(creating: true) else { return }
-        let evicted = try pool.write { db in
+        guard let connection = try database(creating: true) else { return }
+        let evicted = try connection.write { db in
             try flushPendingAccess(db)
             let access = state.withLock { state in
                 state.nextAccess += 1
@@ -188,8 +188,8 @@ public final class DiskStore: CacheStore {
     /// - Throws: the storage error when the deletion fails.
     @discardableResult
     public func trim(toBytes bytes: Int) throws -> Int {
-        guard let pool = try database(creating: false) else { return 0 }
-        let evicted = try pool.write { db in
+        guard let connection = try database(creating: false) else { return 0 }
+        let evicted = try connection.write { db in
             try flushPendingAccess(db)
             return try evict(db, keeping: "", total: state.withLock { $0.totalBytes }, limit: max(0, bytes))
         }
@@ -248,8 +248,8 @@ public final class DiskStore: CacheStore {
     /// truncated afterwards so no old page image of the removed rows stays on disk (scope removals:
     /// account switch, user removal); a single key's removal skips that cost.
     private func removeRows(where condition: String, values: [String], truncatingLog: Bool = true) throws -> Int {
-        guard let pool = try database(creating: false) else { return 0 }
-        let removed = try pool.write { db in
+        guard let connection = try database(creating: false) else { return 0 }
+        let removed = try connection.write { db in
             let (rows, freed) = try deleteEntries(db, where: condition, values: values)
             state.withLock { $0.totalBytes -= freed }
             return rows
@@ -257,7 +257,7 @@ public final class DiskStore: CacheStore {
         // Recency noted for removed keys is harmless: updating a missing row does nothing.
         if removed > 0, truncatingLog {
             // Busy readers can make this a partial checkpoint; the next removal tries again.
-            _ = try? pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+            _ = try? connection.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         }
         return removed
     }
@@ -277,12 +277,12 @@ public final class DiskStore: CacheStore {
 
     /// Removes every entry by deleting the database files; the next write creates a new one.
     public func removeAll() throws {
-        let pool = state.withLock { state in
+        let connection = state.withLock { state in
             defer { state = State() }
-            return state.pool
+            return state.connection
         }
         do {
-            try pool?.close()
+            try connection?.close()
         } catch {
             logger.warning("Cache database did not close cleanly before removal", metadata: ["error": "\(error)"])
         }
