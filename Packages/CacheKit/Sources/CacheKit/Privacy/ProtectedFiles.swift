@@ -26,7 +26,8 @@ public enum ProtectedFiles {
                 try changeMode(path, to: folderMode)
                 return
             }
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: Int(folderMode)])
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: Int(folderMode)])
             try changeMode(path, to: folderMode)
         #endif
     }
