@@ -36,6 +36,18 @@ import Testing
         #expect(index.search("zoe stone").ids.isEmpty && index.search("  ").ids.isEmpty && index.search("xyz").ids.isEmpty)
     }
 
+    /// A search's counters are kept for the next one and zeroed where it wrote: one record of a hundred
+    /// at a time (zeroed one by one) or a broad query (zeroed in a sweep), the same query answers alike.
+    @Test func searchesOneAfterAnotherAnswerAlikeNarrowOrBroad() {
+        let index = SearchIndex(name: "many")
+        index.rebuild((0..<100).map { Self.contact("c\($0)", "Name\(1_000 + $0) Common") })
+        for _ in 0..<3 {
+            #expect(index.search("name1005").ids == ["c5"])
+            #expect(index.search("name1005 common").ids == ["c5"])
+            #expect(index.search("common").total == 100)
+        }
+    }
+
     @Test func aPhoneNumberIsFoundByItsDigitsWhateverTheFormatting() {
         let index = Self.index()
         for query in ["555 010 2030", "5550102030", "+15550102030", "(555) 010-2030", "010-2030", "0102030"] {
