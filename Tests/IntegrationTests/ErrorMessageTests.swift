@@ -12,7 +12,7 @@ import Testing
 /// Every public error type of the core and the kits reads, through `localizedDescription` (what an app on
 /// Apple platforms shows), as one sentence a screen can show: no type name, no internal reason, no
 /// personal data, and never Foundation's "The operation couldn't be completed".
-@Suite(.timeLimit(.minutes(1))) struct ErrorMessageTests {
+@Suite(.timeLimit(.minutes(3))) struct ErrorMessageTests {
     /// Personal or internal details the samples carry; none may reach a sentence.
     static let secrets = ["alice@example.com", "acct-4242", "10.0.0.7", "Failed to connect", "INSUFFICIENT", "sqlite"]
 

@@ -194,7 +194,7 @@ import Testing
 
 /// Offline: the catalog list shows its last known pages, labelled with their age, after a relaunch
 /// with the backend gone, although its pages are `must-revalidate`.
-@Suite(.timeLimit(.minutes(2))) struct CatalogOfflineTests {
+@Suite(.timeLimit(.minutes(3))) struct CatalogOfflineTests {
     @Test func aRelaunchOfflineShowsTheLastKnownFirstPageWithItsAgeAndTheError() async throws {
         let caches = try TemporaryDirectory()
         let fixture = try await BackendFixture.start()
@@ -217,7 +217,7 @@ import Testing
 }
 
 /// Favorites changed offline through CatalogKit reach the server once, in order, when it returns.
-@Suite(.timeLimit(.minutes(2))) struct CatalogFavoritesTests {
+@Suite(.timeLimit(.minutes(3))) struct CatalogFavoritesTests {
     @Test func favoritesChangedOfflineAreQueuedThenSyncedThroughTheKit() async throws {
         try await withBackend(10) { fixture in
             let alice = try await fixture.credentials()
@@ -247,7 +247,7 @@ import Testing
 }
 
 /// A stale screen refreshes by itself when the network returns.
-@Suite(.timeLimit(.minutes(2))) struct CatalogReconnectTests {
+@Suite(.timeLimit(.minutes(3))) struct CatalogReconnectTests {
     @Test func anOfflineListLoadsAgainWhenConnectivitySaysTheNetworkReturned() async throws {
         try await withBackend(30) { fixture in
             let app = try CatalogKitAgainstBackendTests.App(fixture.backend)

@@ -14,7 +14,7 @@ import Testing
 /// Data at rest is closed to another user of the same device (security review, finding 6): after a
 /// session that fills every store, no folder of the app's can be opened by anyone but its owner, and no
 /// database or file holding data can be read by anyone else, whatever the process's umask.
-@Suite(.timeLimit(.minutes(2))) struct DataAtRestTests {
+@Suite(.timeLimit(.minutes(3))) struct DataAtRestTests {
     @Test func anotherUserOfTheDeviceCanOpenNoFolderAndReadNoFileOfTheApp() async throws {
         let previous = umask(0o022)
         defer { umask(previous) }
