@@ -221,6 +221,7 @@ public final class SearchIndex: CacheClearingParticipant {
     /// Empties the index (logout).
     public func clearAll() {
         contents.withLock { $0 = Contents() }
+        scratches.withLock { $0.removeAll() }  // sized to the old index: its memory goes with it
     }
 
     /// Records are per user, not per account: nothing to do.
