@@ -137,14 +137,14 @@ public final class SearchIndex: CacheClearingParticipant {
             return contents
         }
         let order = contents.order ?? []
-        // matched[s]: how many query terms slot s matched so far; score[s]: their best ranks summed. Only
-        // slots the first term matched are ever written: they are the candidates, zeroed again after.
+        // Each record's counters: the query terms it matched so far and their best ranks summed. Only records
+        // the first term matched are ever written: they are the candidates, zeroed again after.
         var scratch = SearchScratch.take(from: scratches, count: contents.ids.count)
         let candidates = Self.count(terms, in: contents, into: &scratch)
         let rounds = UInt8(min(terms.count, 255))
-        var results = candidates.filter { scratch.matched[Int($0)] == rounds }
+        var results = candidates.filter { scratch.counters[Int($0)].matched == rounds }
         results.sort { a, b in
-            let (sa, sb) = (scratch.score[Int(a)], scratch.score[Int(b)])
+            let (sa, sb) = (scratch.counters[Int(a)].score, scratch.counters[Int(b)].score)
             return sa != sb ? sa < sb : order[Int(a)] < order[Int(b)]
         }
         scratch.giveBack(to: scratches, touched: candidates)
@@ -155,30 +155,25 @@ public final class SearchIndex: CacheClearingParticipant {
     /// Counts, for each record, the query terms it matches and the best rank of each (the lower the
     /// better: a name before other words, a whole word before a prefix), into `scratch`. Returns the records
     /// the first term matched, the only ones written. On the counters' memory directly: this loop is a
-    /// search's work, and the arrays' copy-on-write checks on every write took a tenth of it.
+    /// search's work, and the array's copy-on-write check on every write took a tenth of it.
     private static func count(_ terms: [String], in contents: Contents, into scratch: inout SearchScratch) -> [Int32] {
         var candidates: [Int32] = []
-        scratch.matched.withUnsafeMutableBufferPointer { matched in
-            scratch.best.withUnsafeMutableBufferPointer { best in
-                scratch.score.withUnsafeMutableBufferPointer { score in
-                    for (index, term) in terms.prefix(255).enumerated() {
-                        let round = UInt8(index)
-                        for run in contents.runs {
-                            for posting in run[range(of: term, in: run)] where isValid(posting, in: contents.versions) {
-                                let slot = Int(posting.slot)
-                                guard matched[slot] >= round else { continue }
-                                let rank = posting.kind &* 2 &+ (posting.term.utf8.count == term.utf8.count ? 0 : 1)
-                                if matched[slot] == round {
-                                    matched[slot] = round + 1
-                                    best[slot] = rank
-                                    score[slot] += UInt16(rank)
-                                    if round == 0 { candidates.append(posting.slot) }
-                                } else if rank < best[slot] {
-                                    score[slot] -= UInt16(best[slot] - rank)
-                                    best[slot] = rank
-                                }
-                            }
+        scratch.counters.withUnsafeMutableBufferPointer { counters in
+            for (index, term) in terms.prefix(255).enumerated() {
+                let round = UInt8(index)
+                for run in contents.runs {
+                    for posting in run[range(of: term, in: run)] where isValid(posting, in: contents.versions) {
+                        var counter = counters[Int(posting.slot)]
+                        guard counter.matched >= round else { continue }
+                        let rank = posting.kind &* 2 &+ (posting.term.utf8.count == term.utf8.count ? 0 : 1)
+                        if counter.matched == round {
+                            counter = .init(matched: round + 1, best: rank, score: counter.score + UInt16(rank))
+                            if round == 0 { candidates.append(posting.slot) }
+                        } else if rank < counter.best {
+                            counter.score -= UInt16(counter.best - rank)
+                            counter.best = rank
                         }
+                        counters[Int(posting.slot)] = counter
                     }
                 }
             }

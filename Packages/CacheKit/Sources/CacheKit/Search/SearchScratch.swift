@@ -3,19 +3,25 @@
 /// a search costs what it matches, not what the index holds (zeroing them whole was the one part of a
 /// search that grew with the index: 2.5× from 1,000 to 100,000 records).
 struct SearchScratch {
-    var matched: [UInt8] = []
-    var best: [UInt8] = []
-    var score: [UInt16] = []
+    /// One record's counters, in four bytes.
+    struct Counter {
+        /// How many query words the record matched so far.
+        var matched: UInt8 = 0
+        /// Its best rank for the current word (lower is better).
+        var best: UInt8 = 0
+        /// Its best ranks summed.
+        var score: UInt16 = 0
+    }
+
+    /// Each slot's counters.
+    var counters: [Counter] = []
 
     /// Counters from `pool` (or new ones) with room for `count` records, the new ones zeroed. The pool no
     /// longer holds them, so a search writes them without a copy.
     static func take(from pool: Locked<[SearchScratch]>, count: Int) -> SearchScratch {
         var scratch = pool.withLock { $0.popLast() } ?? SearchScratch()
-        if scratch.matched.count < count {
-            let extra = count - scratch.matched.count
-            scratch.matched.append(contentsOf: repeatElement(0, count: extra))
-            scratch.best.append(contentsOf: repeatElement(0, count: extra))
-            scratch.score.append(contentsOf: repeatElement(0, count: extra))
+        if scratch.counters.count < count {
+            scratch.counters.append(contentsOf: repeatElement(Counter(), count: count - scratch.counters.count))
         }
         return scratch
     }
@@ -23,17 +29,11 @@ struct SearchScratch {
     /// Zeroes the counters of `touched`, every record a search wrote, and gives them back to `pool`
     /// (which keeps four at most, one per search running at once).
     mutating func giveBack(to pool: Locked<[SearchScratch]>, touched: [Int32]) {
-        if touched.count > matched.count / 16 {
+        if touched.count > counters.count / 16 {
             // A broad query (a letter): zeroing in one sweep beats as many scattered writes.
-            matched.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
-            best.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
-            score.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+            counters.withUnsafeMutableBufferPointer { $0.update(repeating: Counter()) }
         } else {
-            for slot in touched.lazy.map(Int.init) {
-                matched[slot] = 0
-                best[slot] = 0
-                score[slot] = 0
-            }
+            for slot in touched { counters[Int(slot)] = Counter() }
         }
         let scratch = self
         self = SearchScratch()  // the pool's copy is then the arrays' only reference
