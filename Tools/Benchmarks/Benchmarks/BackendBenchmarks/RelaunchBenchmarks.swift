@@ -84,11 +84,18 @@ struct DashboardEnvelope: Decodable {
     var data: Fields
 }
 
-func relaunchBenchmarks() {
+/// A benchmark over the files a first launch left (made once, before its iterations), 60 iterations.
+func relaunchBenchmark(_ name: String, _ body: @escaping (Benchmark, LaunchedBefore) async throws -> Void) {
     let configuration = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(20), maxIterations: 60)
+    Benchmark(name, configuration: configuration) { (benchmark: Benchmark, launched: LaunchedBefore) in
+        try await body(benchmark, launched)
+    } setup: {
+        try await LaunchedBefore.make()
+    }
+}
 
-    Benchmark("Relaunch to the first screen: the catalog's first page and the dashboard, from the cache", configuration: configuration) {
-        (benchmark: Benchmark, launched: LaunchedBefore) in
+func relaunchBenchmarks() {
+    relaunchBenchmark("Relaunch to the first screen: the catalog's first page and the dashboard, from the cache") { benchmark, launched in
         benchmark.startMeasurement()
         let app = try launched.composition()
         let check = app.session.launchOfflineFirst()
@@ -101,34 +108,25 @@ func relaunchBenchmarks() {
         }
         blackHole(board.value)
         await check?.value
-    } setup: {
-        try await LaunchedBefore.make()
     }
 
     // The relaunch's steps apart, to see where its time goes: each measures one step more than the last.
-    Benchmark("Relaunch step 1: the composition alone, over the files", configuration: configuration) {
-        (benchmark: Benchmark, launched: LaunchedBefore) in
+    relaunchBenchmark("Relaunch step 1: the composition alone, over the files") { benchmark, launched in
         benchmark.startMeasurement()
         let app = try launched.composition()
         benchmark.stopMeasurement()
         blackHole(app)
-    } setup: {
-        try await LaunchedBefore.make()
     }
 
-    Benchmark("Relaunch step 2: the composition and the offline-first launch", configuration: configuration) {
-        (benchmark: Benchmark, launched: LaunchedBefore) in
+    relaunchBenchmark("Relaunch step 2: the composition and the offline-first launch") { benchmark, launched in
         benchmark.startMeasurement()
         let app = try launched.composition()
         let check = app.session.launchOfflineFirst()
         benchmark.stopMeasurement()
         await check?.value
-    } setup: {
-        try await LaunchedBefore.make()
     }
 
-    Benchmark("Relaunch step 3: step 2 and the catalog's first page from the cache", configuration: configuration) {
-        (benchmark: Benchmark, launched: LaunchedBefore) in
+    relaunchBenchmark("Relaunch step 3: step 2 and the catalog's first page from the cache") { benchmark, launched in
         benchmark.startMeasurement()
         let app = try launched.composition()
         let check = app.session.launchOfflineFirst()
@@ -136,12 +134,9 @@ func relaunchBenchmarks() {
         benchmark.stopMeasurement()
         guard first.source == .cache else { fatalError("the catalog was not read from the cache: \(first.source)") }
         await check?.value
-    } setup: {
-        try await LaunchedBefore.make()
     }
 
-    Benchmark("Relaunch to the first screen: the same bodies from one flat file, JSONDecoder (baseline)", configuration: configuration) {
-        (benchmark: Benchmark, launched: LaunchedBefore) in
+    relaunchBenchmark("Relaunch to the first screen: the same bodies from one flat file, JSONDecoder (baseline)") { benchmark, launched in
         benchmark.startMeasurement()
         let bytes = try Data(contentsOf: launched.flatFile)
         let decoder = JSONDecoder()
@@ -149,7 +144,5 @@ func relaunchBenchmarks() {
         let board = try decoder.decode(DashboardEnvelope.self, from: bytes.dropFirst(launched.catalogBytes))
         benchmark.stopMeasurement()
         blackHole((page.data, board.data.dashboard))
-    } setup: {
-        try await LaunchedBefore.make()
     }
 }
