@@ -76,19 +76,8 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
 
     private static func open(_ url: URL) throws -> DatabaseQueue {
         try ProtectedFiles.createDirectory(url.deletingLastPathComponent())
-        var configuration = Configuration()
-        configuration.label = "APICore.SQLiteRecordStore"
-        configuration.prepareDatabase { db in
-            // Deleted records (a logout) are overwritten on disk, not just unlinked.
-            try db.execute(sql: "PRAGMA secure_delete = ON")
-        }
-        let queue = try DatabaseQueue(path: url.path, configuration: configuration)
+        let queue = try CacheDatabase.open(url, label: "APICore.SQLiteRecordStore")
         try ProtectedFiles.protectFile(url)
-        // A write-ahead log: a commit appends, and a process that dies mid-write leaves the last commit.
-        try queue.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
         try migrator.migrate(queue)
         return queue
     }

@@ -37,20 +37,8 @@ extension DiskStore {
 
     /// Opens, migrates and sums the database; closes it again if any step fails.
     private func openDatabase(at url: URL) throws -> OpenedDatabase {
-        var config = GRDB.Configuration()
-        config.label = "CacheKit.DiskStore"
-        config.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA secure_delete = ON")
-        }
-        // One connection in WAL mode: reads are point reads that never wait long on a write, and a relaunch
-        // opens one connection instead of a pool's writer and then its first reader (GRDB's pool also
-        // writes at every open when the log is empty, as a clean close leaves it).
-        let connection = try DatabaseQueue(path: url.path, configuration: config)
+        let connection = try CacheDatabase.open(url, label: "CacheKit.DiskStore")
         do {
-            try connection.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA journal_mode = WAL")
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            }
             try Self.migrator.migrate(connection)
             return try connection.inDatabase { db in
                 let row = try Row.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0), COALESCE(MAX(access_seq), 0) FROM entry")

@@ -1,0 +1,28 @@
+import Foundation
+import GRDB
+
+/// How a cache store opens its SQLite file: one connection, a write-ahead log with `synchronous=NORMAL`, and
+/// `secure_delete` on. A commit appends to the log, so a process killed mid-write leaves the file at its last
+/// commit; deleted rows (a logout) are overwritten on disk, not just unlinked. One connection, not a pool: a
+/// cache's reads are point reads that never wait long on a write, and a relaunch opens one connection instead
+/// of a pool's writer and then its first reader.
+public enum CacheDatabase {
+    /// Opens (or creates) the database at `url`.
+    /// - Parameters:
+    ///   - url: the file; its folder must exist.
+    ///   - label: the connection's name in GRDB's diagnostics (`CacheKit.DiskStore`).
+    /// - Throws: GRDB's error when the file cannot be opened or is not a database.
+    public static func open(_ url: URL, label: String) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.label = label
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+        }
+        let connection = try DatabaseQueue(path: url.path, configuration: configuration)
+        try connection.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        return connection
+    }
+}
