@@ -69,6 +69,9 @@ public final class Composition: Sendable {
     /// may purge), where the Keychain is not available (Linux); on Apple platforms the token is in the
     /// Keychain.
     public let tokenFile: URL
+    /// What the first screen showed last, drawn at the next launch before the composition is built
+    /// (``lastFirstScreen(cachesDirectory:supportDirectory:)``); dropped by any clearing.
+    public let snapshots: ScreenSnapshots
 
     /// Wires everything against `baseURL`, with disk caches under `cachesDirectory` and what must
     /// not be purged (the session's token) under `supportDirectory`.
@@ -95,11 +98,9 @@ public final class Composition: Sendable {
         self.baseURL = baseURL
         self.clock = clock
         self.keepsQueueAtLogout = keepsQueueAtLogout
-        let support =
-            supportDirectory
-            ?? cachesDirectory.deletingLastPathComponent()
-            .appendingPathComponent(cachesDirectory.lastPathComponent + "-support")
-        tokenFile = support.appendingPathComponent("session/token.json")
+        let support = supportDirectory ?? Self.defaultSupportDirectory(caches: cachesDirectory)
+        tokenFile = Self.tokenFile(support: support)
+        snapshots = ScreenSnapshots(directory: Self.snapshotsDirectory(caches: cachesDirectory), logger: logger)
         connectivity = TransportConnectivity(probe: baseURL.appendingPathComponent("health"))
         let transport = connectivity.observing(transport)
         self.transport = transport
@@ -164,6 +165,7 @@ public final class Composition: Sendable {
         unified.register(rest.cacheParticipant)
         unified.register(graphQL)
         unified.register(images)
+        unified.register(snapshots)
     }
 
     /// The image at `path` on the backend (a thumbnail) from ``images``, loaded once on a miss.

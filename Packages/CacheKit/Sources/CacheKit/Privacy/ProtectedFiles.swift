@@ -52,6 +52,32 @@ public enum ProtectedFiles {
         #endif
     }
 
+    /// Writes `data` to `file` whole or not at all: into a temporary file created 0600 beside it (never
+    /// readable by others, not even for a moment), then renamed over `file`. A process killed half way
+    /// leaves the old file or the new one (and perhaps a stray `.tmp` file beside it, which no reader opens).
+    /// Not flushed to disk: for caches, which a power cut may lose but never mix.
+    /// - Throws: the system's error when the file cannot be created, written or renamed.
+    public static func writeAtomically(_ data: Data, to file: URL) throws {
+        let temporary = file.path + ".\(UUID().uuidString).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, fileMode)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let written = data.withUnsafeBytes { buffer in write(descriptor, buffer.baseAddress, buffer.count) }
+        let failure = errno
+        close(descriptor)
+        guard written == data.count else {
+            unlink(temporary)
+            throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
+        }
+        guard rename(temporary, file.path) == 0 else {
+            let failure = errno
+            unlink(temporary)
+            throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
+        }
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+            try protectFile(file)
+        #endif
+    }
+
     /// Folders only their owner can open.
     static let folderMode: mode_t = 0o700
     /// Files only their owner can read.

@@ -65,7 +65,6 @@ public final class PreferencesStore: Sendable {
 
     private func write(_ values: [String: Data]) throws {
         try ProtectedFiles.createDirectory(url.deletingLastPathComponent())
-        try JSONEncoder().encode(values).write(to: url, options: .atomic)
-        try ProtectedFiles.protectFile(url)
+        try ProtectedFiles.writeAtomically(try JSONEncoder().encode(values), to: url)
     }
 }

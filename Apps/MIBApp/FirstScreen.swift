@@ -1,0 +1,79 @@
+import APICore
+import APICoreREST
+import AccountsKit
+import CacheKit
+import CatalogKit
+import Foundation
+import Logging
+import SessionKit
+
+/// The app's first screen: the catalog's first page and the accounts dashboard.
+public struct FirstScreen: Codable, Sendable, Hashable {
+    /// The catalog's first page.
+    public var catalog: CatalogPage
+    /// The accounts dashboard.
+    public var dashboard: Dashboard
+
+    /// Creates a first screen.
+    public init(catalog: CatalogPage, dashboard: Dashboard) {
+        self.catalog = catalog
+        self.dashboard = dashboard
+    }
+}
+
+extension Composition {
+    /// The first screen's snapshot name.
+    static let firstScreenName = "first-screen"
+
+    /// The first screen as the app last showed it to the user whose session is stored, for the first
+    /// frame of a relaunch: one file read and one decode, before the composition is built (then
+    /// ``firstScreen()`` reads it from the caches and replaces it). Show it with its age (`savedAt`).
+    ///
+    /// `nil` when nobody is signed in, when the snapshot is another user's, or when there is none (none was
+    /// saved, or a clearing dropped it).
+    /// - Parameters: as the composition's ``init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:transport:retry:logger:graphQLStore:)``.
+    public static func lastFirstScreen(cachesDirectory: URL, supportDirectory: URL? = nil) -> ScreenSnapshot<FirstScreen>? {
+        let support = supportDirectory ?? defaultSupportDirectory(caches: cachesDirectory)
+        guard let user = try? tokenStore(file: tokenFile(support: support)).load()?.userId else { return nil }
+        return ScreenSnapshots(directory: snapshotsDirectory(caches: cachesDirectory))
+            .load(FirstScreen.self, screen: firstScreenName, user: user)
+    }
+
+    /// The first screen read through the caches (the network where they hold nothing fresh), both parts
+    /// at once, then saved as the next launch's first frame when the same user is still signed in and
+    /// nothing was cleared meanwhile.
+    /// - Throws: `CatalogError` or `AccountsError`, as ``catalog`` and ``accounts`` throw them; a snapshot
+    ///   that cannot be written is only logged.
+    public func firstScreen() async throws -> (catalog: APIResponse<CatalogPage>, dashboard: Loaded<Dashboard>) {
+        let user = await session.currentCredentials()?.userId
+        let mark = snapshots.mark()
+        async let page = catalog.page()
+        async let board = accounts.dashboard()
+        let (first, dashboard) = try await (page, board)
+        if let user, await session.currentCredentials()?.userId == user {
+            do {
+                try snapshots.save(
+                    FirstScreen(catalog: first.value, dashboard: dashboard.value), screen: Self.firstScreenName, user: user,
+                    at: clock.now(), readSince: mark)
+            } catch {
+                environment.logger.warning("The first screen's snapshot could not be saved", metadata: ["error": "\(error)"])
+            }
+        }
+        return (first, dashboard)
+    }
+
+    /// The support folder when the app names none: a sibling of the caches folder, `<caches>-support`.
+    static func defaultSupportDirectory(caches: URL) -> URL {
+        caches.deletingLastPathComponent().appendingPathComponent(caches.lastPathComponent + "-support")
+    }
+
+    /// The session's token file in the support folder (used where there is no Keychain).
+    static func tokenFile(support: URL) -> URL {
+        support.appendingPathComponent("session/token.json")
+    }
+
+    /// The screens' snapshots, a folder of the caches.
+    static func snapshotsDirectory(caches: URL) -> URL {
+        caches.appendingPathComponent("snapshots")
+    }
+}

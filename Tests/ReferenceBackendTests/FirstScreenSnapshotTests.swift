@@ -1,0 +1,89 @@
+import APICore
+import APICoreREST
+import AccountsKit
+import CacheKit
+import CacheKitTesting
+import CatalogKit
+import Foundation
+import Logging
+import MIBApp
+import MIBCore
+import ReferenceBackend
+import SessionKit
+import Testing
+
+/// The first frame of a relaunch (REQ AUTH-4): the first screen as the user last saw it, read from its
+/// snapshot before the app is composed, for that user alone, and gone at logout.
+@Suite(.timeLimit(.minutes(3))) struct FirstScreenSnapshotTests {
+    static let quiet: Logger = {
+        var logger = Logger(label: "first-screen-test")
+        logger.logLevel = .critical
+        return logger
+    }()
+
+    @Test func aRelaunchDrawsTheLastFirstScreenWhichTheCachesThenShowAgain() async throws {
+        try await withBackend(5) { fixture in
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let caches = folder.url.appendingPathComponent("caches")
+            let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
+            #expect(Composition.lastFirstScreen(cachesDirectory: caches) == nil, "signed out: nothing to draw")
+            _ = try await app.signIn()
+            let before = app.clock.now()
+            let shown = try await app.composition.firstScreen()
+            #expect(shown.catalog.source == .network && !shown.catalog.value.funnels.isEmpty)
+            #expect(!shown.dashboard.value.accounts.isEmpty)
+
+            let last = try #require(Composition.lastFirstScreen(cachesDirectory: caches))
+            #expect(last.value == FirstScreen(catalog: shown.catalog.value, dashboard: shown.dashboard.value))
+            #expect(last.savedAt >= before && last.savedAt <= app.clock.now())
+
+            let relaunched = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
+            let check = relaunched.session.launchOfflineFirst()
+            let again = try await relaunched.composition.firstScreen()
+            await check?.value
+            #expect(again.catalog.source == .cache, "the catalog's pages are kept on disk")
+            #expect(FirstScreen(catalog: again.catalog.value, dashboard: again.dashboard.value) == last.value)
+        }
+    }
+
+    /// The attack: Alice's snapshot put in Bob's folder (a restored backup, a file copied by another app)
+    /// is never drawn for Bob.
+    @Test func anotherUsersSnapshotIsNeverDrawn() async throws {
+        try await withBackend(5) { fixture in
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let alicesCaches = folder.url.appendingPathComponent("alice/caches")
+            let bobsCaches = folder.url.appendingPathComponent("bob/caches")
+            let alice = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: alicesCaches, logger: Self.quiet)
+            _ = try await alice.signIn()
+            _ = try await alice.composition.firstScreen()
+            let bob = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: bobsCaches, logger: Self.quiet)
+            _ = try await bob.signIn(email: "bob@example.com", password: "Password2")
+            let copied = bobsCaches.appendingPathComponent("snapshots")
+            try ProtectedFiles.createDirectory(copied)
+            try FileManager.default.copyItem(
+                at: alicesCaches.appendingPathComponent("snapshots/first-screen.snapshot"),
+                to: copied.appendingPathComponent("first-screen.snapshot"))
+            #expect(Composition.lastFirstScreen(cachesDirectory: bobsCaches) == nil)
+            #expect(Composition.lastFirstScreen(cachesDirectory: alicesCaches) != nil, "Alice still gets hers")
+        }
+    }
+
+    @Test func logoutLeavesNoSnapshotBehind() async throws {
+        try await withBackend(5) { fixture in
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let caches = folder.url.appendingPathComponent("caches")
+            let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
+            _ = try await app.signIn()
+            _ = try await app.composition.firstScreen()
+            #expect(FileManager.default.fileExists(atPath: caches.appendingPathComponent("snapshots/first-screen.snapshot").path))
+            let (report, _) = await app.logOut()
+            #expect(report.failed.isEmpty && report.succeeded.contains("snapshots"))
+            #expect(!FileManager.default.fileExists(atPath: caches.appendingPathComponent("snapshots").path))
+            _ = try await app.signIn()
+            #expect(Composition.lastFirstScreen(cachesDirectory: caches) == nil, "the same user signing in again starts with none")
+        }
+    }
+}
