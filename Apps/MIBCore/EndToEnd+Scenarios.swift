@@ -166,6 +166,21 @@ extension EndToEnd {
             try require(afterLogout.session.current == .signedOut, "after logout: \(afterLogout.session.current)")
             return "signed in as \(user) again at launch after a caches purge; signed out after logout"
         },
+        Scenario(kit: "session", name: "a relaunch draws the first screen its user last saw before anything is built; logout drops it") {
+            app in
+            try await app.signIn()
+            let shown = try await app.composition.firstScreen()
+            let caches = app.environment.cachesDirectory
+            let support = app.tokenFile.deletingLastPathComponent().deletingLastPathComponent()
+            let last = Composition.lastFirstScreen(cachesDirectory: caches, supportDirectory: support)
+            try require(
+                last?.value == FirstScreen(catalog: shown.catalog.value, dashboard: shown.dashboard.value),
+                "the relaunch's first frame is not the screen last shown")
+            _ = await app.logOut()
+            try require(
+                Composition.lastFirstScreen(cachesDirectory: caches, supportDirectory: support) == nil, "a snapshot outlived the logout")
+            return "the last first screen drawn from its snapshot, none after logout"
+        },
         Scenario(kit: "session", name: "a logout the server fails still clears every cache") { app in
             try await app.signIn()
             _ = try await app.graphQL.fetch(DashboardQuery())

@@ -51,9 +51,10 @@ import Testing
         #expect(ProtectedFiles.permissions(of: snapshots.directory.appendingPathComponent("home.snapshot")) == 0o600)
     }
 
-    /// A file cut short by a dying disk, or one byte changed, is no screen: nothing is returned and the
-    /// file is deleted, so the next save starts clean.
-    @Test(arguments: ["cut", "flipped", "empty"]) func aDamagedFileIsNoSnapshotAndIsDeleted(_ damage: String) throws {
+    /// A file cut short by a dying disk, or with one byte changed (still valid JSON of the same shape,
+    /// `Savings` read as `Savingz`), is no screen: nothing is returned and the file is deleted, so the next
+    /// save starts clean.
+    @Test(arguments: ["cut", "changed", "empty"]) func aDamagedFileIsNoSnapshotAndIsDeleted(_ damage: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let snapshots = try Self.saved(in: directory)
@@ -61,7 +62,9 @@ import Testing
         var bytes = try Data(contentsOf: file)
         switch damage {
         case "cut": bytes = bytes.prefix(bytes.count - 7)
-        case "flipped": bytes[bytes.count / 2] ^= 0x04
+        case "changed":
+            let at = try #require(bytes.firstRange(of: Data("Savings".utf8)))
+            bytes[at.upperBound - 1] = UInt8(ascii: "z")
         default: bytes = Data()
         }
         try bytes.write(to: file)

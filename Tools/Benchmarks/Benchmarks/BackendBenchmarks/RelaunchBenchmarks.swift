@@ -50,7 +50,8 @@ struct LaunchedBefore {
         return logger
     }()
 
-    /// Launches once against a fresh backend: sign in, show the first screen from the network.
+    /// Launches once against a fresh backend: sign in, show the first screen from the network (which
+    /// saves its snapshot).
     static func make() async throws -> LaunchedBefore {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("RelaunchBench-\(UUID().uuidString)")
         let backend = try await ReferenceBackend.start(
@@ -60,8 +61,7 @@ struct LaunchedBefore {
             backend: backend, directory: directory, flatFile: directory.appendingPathComponent("first-screen.bin"), catalogBytes: 0)
         let app = try launch.composition(transport: capturing)
         try await app.signIn(email: "alice@example.com", password: "Password1")
-        _ = try await app.catalog.page()
-        _ = try await app.accounts.dashboard()
+        _ = try await app.firstScreen()
         let bodies = capturing.bodies.withLock { $0 }
         guard let catalog = bodies["catalog"], let dashboard = bodies["dashboard"] else { throw BenchmarkSetupError.noToken }
         try (catalog + dashboard).write(to: launch.flatFile)
@@ -108,6 +108,15 @@ func relaunchBenchmarks() {
         }
         blackHole(board.value)
         await check?.value
+    }
+
+    relaunchBenchmark("Relaunch to the first frame: the last first screen from its snapshot, before the composition") {
+        benchmark, launched in
+        benchmark.startMeasurement()
+        let last = Composition.lastFirstScreen(cachesDirectory: launched.caches)
+        benchmark.stopMeasurement()
+        guard let last, !last.value.catalog.funnels.isEmpty else { fatalError("no snapshot of the first screen") }
+        blackHole(last)
     }
 
     // The relaunch's steps apart, to see where its time goes: each measures one step more than the last.

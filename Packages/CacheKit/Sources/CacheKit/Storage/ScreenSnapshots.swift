@@ -75,7 +75,9 @@ public final class ScreenSnapshots: CacheClearingParticipant {
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
         let stored: Stored<Value>
         do {
-            guard data.count > 4, UInt32(littleEndian: data.prefix(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }) == CRC32.checksum(data.dropFirst(4))
+            guard data.count > 4,
+                UInt32(littleEndian: data.prefix(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
+                    == CRC32.checksum(data.dropFirst(4))
             else { throw CocoaError(.fileReadCorruptFile) }
             stored = try JSONDecoder().decode(Stored<Value>.self, from: data.dropFirst(4))
         } catch {
