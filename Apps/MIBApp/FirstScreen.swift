@@ -41,14 +41,17 @@ extension Composition {
 
     /// The first screen read through the caches (the network where they hold nothing fresh), both parts
     /// at once, then saved as the next launch's first frame when the same user is still signed in and
-    /// nothing was cleared meanwhile.
+    /// nothing was cleared meanwhile. Call it each time the first screen is shown.
+    /// - Parameter policy: how both reads use the caches.
     /// - Throws: `CatalogError` or `AccountsError`, as ``catalog`` and ``accounts`` throw them; a snapshot
     ///   that cannot be written is only logged.
-    public func firstScreen() async throws -> (catalog: APIResponse<CatalogPage>, dashboard: Loaded<Dashboard>) {
+    public func firstScreen(policy: CachePolicy = .default) async throws -> (
+        catalog: APIResponse<CatalogPage>, dashboard: Loaded<Dashboard>
+    ) {
         let user = await session.currentCredentials()?.userId
         let mark = snapshots.mark()
-        async let page = catalog.page()
-        async let board = accounts.dashboard()
+        async let page = catalog.page(policy: policy)
+        async let board = accounts.dashboard(policy: policy)
         let (first, dashboard) = try await (page, board)
         if let user, await session.currentCredentials()?.userId == user {
             do {
@@ -60,6 +63,15 @@ extension Composition {
             }
         }
         return (first, dashboard)
+    }
+
+    /// The app went to the background: ``lifecycle`` is told, and the first screen's snapshot is saved
+    /// again from what the caches hold now, without a request, so that the next launch's first frame shows
+    /// what changed since the screen was last shown (a payment's new balance). When the caches hold no
+    /// fresh first screen, the snapshot stays as it was.
+    public func didEnterBackground() async {
+        lifecycle.didEnterBackground()
+        _ = try? await firstScreen(policy: .returnCacheDataDontFetch)
     }
 
     /// The support folder when the app names none: a sibling of the caches folder, `<caches>-support`.

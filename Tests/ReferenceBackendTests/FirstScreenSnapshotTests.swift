@@ -70,6 +70,31 @@ import Testing
         }
     }
 
+    /// A payment after the first screen was shown changes the balance; going to the background saves the
+    /// snapshot again from the caches, with no request, so the next launch does not draw the old balance.
+    @Test func goingToTheBackgroundSavesWhatChangedSinceTheScreenWasShown() async throws {
+        try await withBackend(5) { fixture in
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let caches = folder.url.appendingPathComponent("caches")
+            let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
+            _ = try await app.signIn()
+            let shown = try await app.composition.firstScreen()
+            let account = try #require(shown.dashboard.value.accounts.first)
+            let receipt = try await app.accounts.makePayment(accountId: account.id, amount: 1_00)
+            #expect(receipt.newBalance == account.balance - 1_00)
+            _ = await receipt.background?.value
+            let before = Composition.lastFirstScreen(cachesDirectory: caches)?.value.dashboard.accounts.first { $0.id == account.id }
+            #expect(before?.balance == account.balance, "the snapshot is what the screen showed")
+
+            let requests = app.transport.count("/graphql") + app.transport.count("/api/funnels/catalog")
+            await app.composition.didEnterBackground()
+            #expect(app.transport.count("/graphql") + app.transport.count("/api/funnels/catalog") == requests, "no request")
+            let after = Composition.lastFirstScreen(cachesDirectory: caches)?.value.dashboard.accounts.first { $0.id == account.id }
+            #expect(after?.balance == receipt.newBalance)
+        }
+    }
+
     @Test func logoutLeavesNoSnapshotBehind() async throws {
         try await withBackend(5) { fixture in
             let folder = try TemporaryDirectory()
