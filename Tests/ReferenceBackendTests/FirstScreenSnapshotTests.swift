@@ -21,14 +21,26 @@ import Testing
         return logger
     }()
 
-    @Test func aRelaunchDrawsTheLastFirstScreenWhichTheCachesThenShowAgain() async throws {
+    /// Runs `body` with an app over a backend of its own, its caches in a temporary folder, signed in as
+    /// Alice after `signedOut` ran.
+    static func withApp(
+        signedOut: (URL) -> Void = { _ in }, _ body: (DemoComposition, URL) async throws -> Void
+    ) async throws {
         try await withBackend(5) { fixture in
             let folder = try TemporaryDirectory()
             defer { folder.remove() }
             let caches = folder.url.appendingPathComponent("caches")
             let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
-            #expect(Composition.lastFirstScreen(cachesDirectory: caches) == nil, "signed out: nothing to draw")
+            signedOut(caches)
             _ = try await app.signIn()
+            try await body(app, caches)
+        }
+    }
+
+    @Test func aRelaunchDrawsTheLastFirstScreenWhichTheCachesThenShowAgain() async throws {
+        try await Self.withApp(signedOut: { caches in
+            #expect(Composition.lastFirstScreen(cachesDirectory: caches) == nil, "signed out: nothing to draw")
+        }) { app, caches in
             let before = app.clock.now()
             let shown = try await app.composition.firstScreen()
             #expect(shown.catalog.source == .network && !shown.catalog.value.funnels.isEmpty)
@@ -38,7 +50,7 @@ import Testing
             #expect(last.value == FirstScreen(catalog: shown.catalog.value, dashboard: shown.dashboard.value))
             #expect(last.savedAt >= before && last.savedAt <= app.clock.now())
 
-            let relaunched = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
+            let relaunched = try DemoComposition(baseURL: app.baseURL, cachesDirectory: caches, logger: Self.quiet)
             let check = relaunched.session.launchOfflineFirst()
             let again = try await relaunched.composition.firstScreen()
             await check?.value
@@ -73,12 +85,7 @@ import Testing
     /// A payment after the first screen was shown changes the balance; going to the background saves the
     /// snapshot again from the caches, with no request, so the next launch does not draw the old balance.
     @Test func goingToTheBackgroundSavesWhatChangedSinceTheScreenWasShown() async throws {
-        try await withBackend(5) { fixture in
-            let folder = try TemporaryDirectory()
-            defer { folder.remove() }
-            let caches = folder.url.appendingPathComponent("caches")
-            let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
-            _ = try await app.signIn()
+        try await Self.withApp { app, caches in
             let shown = try await app.composition.firstScreen()
             let account = try #require(shown.dashboard.value.accounts.first)
             let receipt = try await app.accounts.makePayment(accountId: account.id, amount: 1_00)
@@ -96,12 +103,7 @@ import Testing
     }
 
     @Test func logoutLeavesNoSnapshotBehind() async throws {
-        try await withBackend(5) { fixture in
-            let folder = try TemporaryDirectory()
-            defer { folder.remove() }
-            let caches = folder.url.appendingPathComponent("caches")
-            let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
-            _ = try await app.signIn()
+        try await Self.withApp { app, caches in
             _ = try await app.composition.firstScreen()
             #expect(FileManager.default.fileExists(atPath: caches.appendingPathComponent("snapshots/first-screen.snapshot").path))
             let (report, _) = await app.logOut()
