@@ -73,6 +73,21 @@ import Testing
         #expect(snapshots.load(Home.self, screen: "home", user: "u1") == nil)
     }
 
+    /// The attack: a screen name that climbs out of the folder writes nothing and reads nothing there.
+    @Test(arguments: ["../home", "..", ".hidden", "a/b", ""]) func aScreenNameThatLeavesTheFolderIsRefused(_ name: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let snapshots = try Self.saved(in: directory)
+        #expect(throws: CacheError.invalidFeatureName(name)) {
+            try snapshots.save(Self.home, screen: name, user: "u1", at: Self.savedAt, readSince: snapshots.mark())
+        }
+        let outside = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        #expect(outside == ["snapshots"], "nothing written beside the folder: \(outside)")
+        try FileManager.default.copyItem(
+            at: snapshots.directory.appendingPathComponent("home.snapshot"), to: directory.url.appendingPathComponent("home.snapshot"))
+        #expect(snapshots.load(Home.self, screen: name, user: "u1") == nil)
+    }
+
     @Test func aSnapshotOfAnotherShapeIsNoSnapshot() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -52,11 +52,14 @@ public final class ScreenSnapshots: CacheClearingParticipant {
     /// Replaces `screen`'s snapshot with `value`, saved for `user` at `date`, written whole or not at all;
     /// unless a clearing came after `mark`, when nothing is written (the value may be what was cleared).
     /// - Returns: whether the snapshot was written.
-    /// - Throws: when the value does not encode or the file cannot be written.
+    /// - Throws: ``CacheError/invalidFeatureName(_:)`` when `screen` is not a plain file name (the rule of
+    ///   feature names: letters, digits, `-`, `_` and `.`, so it cannot leave the folder); the encoder's or
+    ///   the file system's error when the value does not encode or the file cannot be written.
     @discardableResult
     public func save<Value: Codable>(_ value: Value, screen: String, user: String, at date: Date, readSince mark: SnapshotMark) throws
         -> Bool
     {
+        guard isPlainFileName(screen) else { throw CacheError.invalidFeatureName(screen) }
         let body = try JSONEncoder().encode(Stored(user: user, savedAt: date, value: value))
         var data = withUnsafeBytes(of: CRC32.checksum(body).littleEndian) { Data($0) }
         data.append(body)
@@ -69,8 +72,10 @@ public final class ScreenSnapshots: CacheClearingParticipant {
     }
 
     /// `screen`'s last snapshot, if `user` saved it. `nil` when there is none, when another user saved it,
-    /// or when the file is damaged (cut short, altered, or of another shape), which is then deleted.
+    /// when `screen` is not a plain file name, or when the file is damaged (cut short, altered, or of another
+    /// shape), which is then deleted.
     public func load<Value: Codable>(_ type: Value.Type, screen: String, user: String) -> ScreenSnapshot<Value>? {
+        guard isPlainFileName(screen) else { return nil }
         let url = fileURL(screen)
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
         let stored: Stored<Value>
