@@ -54,11 +54,13 @@ public enum ProtectedFiles {
 
     /// Writes `data` to `file` whole or not at all: into a temporary file created 0600 beside it (never
     /// readable by others, not even for a moment), then renamed over `file`. A process killed half way
-    /// leaves the old file or the new one (and perhaps a stray `.tmp` file beside it, which no reader opens).
-    /// Not flushed to disk: for caches, which a power cut may lose but never mix.
+    /// leaves the old file or the new one (and perhaps a stray temporary file beside it, which no reader
+    /// opens and the next write deletes). Not flushed to disk: for caches, which a power cut may lose but
+    /// never mix. Writes to one file must not run at once (its owner holds a lock).
     /// - Throws: the system's error when the file cannot be created, written or renamed.
     public static func writeAtomically(_ data: Data, to file: URL) throws {
-        let temporary = file.path + ".\(UUID().uuidString).tmp"
+        removeStrayTemporaryFiles(of: file)
+        let temporary = file.path + ".\(UUID().uuidString)" + temporarySuffix
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, fileMode)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         let written = data.withUnsafeBytes { buffer in write(descriptor, buffer.baseAddress, buffer.count) }
@@ -77,6 +79,19 @@ public enum ProtectedFiles {
             try protectFile(file)
         #endif
     }
+
+    /// Deletes the temporary files of writes to `file` that a killed process left half way.
+    private static func removeStrayTemporaryFiles(of file: URL) {
+        let folder = file.deletingLastPathComponent()
+        let prefix = file.lastPathComponent + "."
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        for name in names where name.hasPrefix(prefix) && name.hasSuffix(temporarySuffix) {
+            unlink(folder.appendingPathComponent(name).path)
+        }
+    }
+
+    /// How ``writeAtomically(_:to:)``'s temporary files end.
+    private static let temporarySuffix = ".tmp"
 
     /// Folders only their owner can open.
     static let folderMode: mode_t = 0o700

@@ -66,18 +66,8 @@ public final class ScreenSnapshots: CacheClearingParticipant {
         return try clearings.withLock { clearings in
             guard clearings == mark.clearings else { return false }
             try ProtectedFiles.createDirectory(directory)
-            removeStrayTemporaryFiles()
             try ProtectedFiles.writeAtomically(data, to: fileURL(screen))
             return true
-        }
-    }
-
-    /// Deletes the temporary files of saves a killed process left half way (never read, but not to be
-    /// left for ever); called with the lock held, so no save of this instance is writing one.
-    private func removeStrayTemporaryFiles() {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for name in names where name.hasSuffix(".tmp") {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
         }
     }
 
