@@ -166,6 +166,8 @@ public final class Composition: Sendable {
         unified.register(graphQL)
         unified.register(images)
         unified.register(snapshots)
+        // Every clearing (logout, expiry, deletion, another user's sign-in) cancels the syncs going.
+        unified.register(backgroundSync)
     }
 
     /// The image at `path` on the backend (a thumbnail) from ``images``, loaded once on a miss.
@@ -196,6 +198,7 @@ public final class Composition: Sendable {
         let user = try await session.signIn(email: email, password: password).userId
         await queue.start(connectivity: connectivity)
         await chat.followQueue()
+        await contacts.followQueue()
         return user
     }
 

@@ -99,7 +99,8 @@ extension EndToEnd {
             var imported: [Contact] = []
             let sent = try await changedOffline(app) {
                 imported = try await app.contacts.importDeviceContacts([
-                    ContactDraft(displayName: "Imported Ada", phones: ["+44 20 7946 0000"]), ContactDraft(displayName: "Imported Alan"),
+                    ContactDraft(deviceId: "device-ada", displayName: "Imported Ada", phones: ["+44 20 7946 0000"]),
+                    ContactDraft(deviceId: "device-alan", displayName: "Imported Alan"),
                 ])
                 try require(try await app.contacts.search("imported").total == 2, "the imports are not shown at once")
             }

@@ -9,8 +9,12 @@ import Hummingbird
 /// - `GET /contacts?limit=1…500&after=<id>`: live contacts in id order; `X-Next-Cursor` when more follow,
 ///   `X-Changes-Token` (the user's change counter when the page was read), an `ETag` and `private, no-cache`.
 /// - `GET /contacts/changes?since=<token>&limit&after=<cursor>`: what changed after a token, in change
-///   order, deletions as `{"id", "deleted": true}`; the same headers. A token or cursor that is not a
-///   number is `400 INVALID_CURSOR`.
+///   order, deletions as `{"id", "deleted": true}`; the same headers. `X-Next-Cursor` is the change number
+///   of the page's last entry. Resuming: a run cut part way asks again with the token it *started* from
+///   and the cursor it reached (`since=<first token>&after=<cursor>`); the answer is every change after the
+///   cursor, so nothing between the cursor and a newer token is skipped. A token or cursor that is not a
+///   number, or a token ahead of the user's change counter (a log the token did not come from), is
+///   `400 INVALID_CURSOR`: sync again in full.
 /// - `GET /contacts/:id`, `GET /contacts/:id/enrichment` (company, title, public profiles), `GET /circles`, `GET /score` (30 days of history), `GET /suggestions?status=pending`,
 ///   and `GET /contacts/summary`: the circles, the score, the pending suggestions and the profile (with its
 ///   shadow profiles) in one answer (what a sync fetches after the contacts).
@@ -72,6 +76,10 @@ struct ContactsRoutes {
                     after = value
                 }
                 let page = try database.contactChanges(userId: user, since: since, after: after, limit: limit)
+                guard since <= page.seq else {
+                    return Envelope.failure(
+                        .badRequest, code: "INVALID_CURSOR", message: "The changes token is not valid; sync again in full.")
+                }
                 return try list(request, page.contacts, next: page.more ? page.last.map(String.init) : nil, token: page.seq)
             }
         }

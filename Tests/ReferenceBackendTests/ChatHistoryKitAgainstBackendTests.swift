@@ -156,8 +156,8 @@ import Testing
                 SlowTransport(base) { clock.advance(by: 2) }
             }
             let background = BackgroundSync(runners: [device.chat.sync], clock: device.clock)
-            // A page is one request (the threads with their messages) taking two seconds: the budget is checked
-            // before the first page (0 s), the second (2 s), and stops before the third (4 s).
+            // A page is one request (the threads with their messages) whose answer comes two seconds later: the
+            // budget is checked before the first page (0 s), the second (2 s), and stops before the third (4 s).
             let cut = try #require(await background.run(budget: 3).syncs.first)
             #expect(cut.outcome == .budgetExhausted && cut.pages == 2 && cut.counts["threads"] == 2)
             #expect(try await device.chat.threads().count == 2, "the pages stored before the budget ran out are kept")
@@ -337,9 +337,12 @@ private struct SlowTransport: HTTPTransport {
         self.elapse = elapse
     }
 
+    /// The time passes as the answer arrives: a deadline that falls inside the exchange is reached with the
+    /// page in hand (a deadline reached while a request is in flight cancels it: `SyncBudgetTests`).
     func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
+        let response = try await base.send(request)
         elapse()
-        return try await base.send(request)
+        return response
     }
 }
 

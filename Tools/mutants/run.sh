@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # The mutant check (docs/testing.md): applies each one-line break of Tools/mutants/mutants.txt to a scratch
-# copy of the repository, rebuilds it incrementally, runs the whole suite under a deadline, and reports
-# killed (a test failed), survived (every test passed: a promise no test holds), hung (the deadline
-# passed) or no longer applies. The scratch copy is restored after each mutant, and on interruption.
+# copy of the repository, rebuilds it incrementally, runs the whole suite under a deadline, and compares the
+# run with the unmutated suite's (the baseline). A mutant is KILLED when a test that passed in the baseline
+# fails, SURVIVED when none does (a promise no test holds), STILLBORN when it does not build (it proves
+# nothing), HUNG when the deadline passed, NO LONGER APPLIES when its text is gone. The scratch copy is
+# restored after each mutant, and on interruption. The run succeeds only when every mutant was killed.
 #   Tools/mutants/run.sh            every mutant
 #   Tools/mutants/run.sh ID [ID…]   those
-# Environment: MUTANT_DEADLINE (seconds, default 600) for one suite run.
+# Environment: MUTANT_DEADLINE (seconds, default 600) for one suite run; MUTANT_ALLOW_RED_BASELINE=1 goes
+# on when the unmutated suite fails, judging each mutant only by the tests that passed there.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 root=$(pwd)
 scratch="$root/.build-mutants"
 tree="$scratch/tree"
+logs="$scratch/logs"
 deadline=${MUTANT_DEADLINE:-600}
-mkdir -p "$scratch/logs"
+run_started=$(date +%s)
+mkdir -p "$logs"
 
 # A copy of the working tree (sources only), refreshed on each run; its build folder is kept, so only what
 # a mutant touches is rebuilt.
@@ -27,32 +32,83 @@ if [[ ${#ids[@]} -eq 0 ]]; then mapfile -t ids < <(python3 Tools/mutants/apply.p
 pristine="$scratch/pristine"
 rm -rf "$pristine" && cp -a "$tree" "$pristine"
 restore() { [[ -n "${current:-}" ]] && cp "$pristine/$current" "$tree/$current"; current=""; }
-trap 'restore; echo "interrupted: the scratch copy was restored"; exit 130' INT TERM
+# timeout puts the suite in a process group of its own, out of reach of ^C, so an interruption stops it here;
+# it says so on the runner's own output (3), since it may come while the output goes to a log.
+exec 3>&1
+interrupted() {
+  [[ -n "${suite_pid:-}" ]] && kill -TERM "$suite_pid" 2>/dev/null
+  restore; echo "interrupted: the scratch copy was restored" >&3; exit 130
+}
+trap interrupted INT TERM
+
+build() { swift build --build-tests --package-path "$tree" --scratch-path "$scratch/build"; }
+# The suite runs in the background and is waited for, so that a signal is handled at once, not at its end.
+suite() {
+  timeout --kill-after=10 "$deadline" swift test --skip-build --package-path "$tree" --scratch-path "$scratch/build" &
+  suite_pid=$!; wait "$suite_pid"; local status=$?; suite_pid=""; return "$status"
+}
+# The tests a log names (Tools/mutants/results.py): failed, passed, ended or unfinished.
+tests() { python3 Tools/mutants/results.py "$@"; }
+# The first three lines of standard input, joined by ", ", and how many more there were.
+first_three() { awk 'NR <= 3 { printf "%s%s", (NR > 1 ? ", " : ""), $0 } END { if (NR > 3) printf " and %d more", NR - 3 }'; }
+timed_out() { [[ $1 -eq 124 || $1 -eq 137 ]]; }
 
 echo "building the scratch copy once (cold: ~8 min)"
-swift build --build-tests --package-path "$tree" --scratch-path "$scratch/build" > "$scratch/logs/baseline-build.log" 2>&1 \
-  || { echo "the unmutated copy does not build: $scratch/logs/baseline-build.log"; exit 1; }
+build > "$logs/baseline-build.log" 2>&1 || { echo "the unmutated copy does not build: $logs/baseline-build.log"; exit 1; }
 
-killed=0; survived=0; hung=0; stale=0
+# The baseline: a test that already fails (no chromium under CI=true, a flaky one) must not read as a kill.
+echo "running the unmutated suite once (the baseline)"
+baseline="$logs/baseline-test.log"
+suite > "$baseline" 2>&1
+status=$?
+tests passed "$baseline" > "$logs/baseline-passed.txt"
+tests failed "$baseline" > "$logs/baseline-failed.txt"
+if timed_out "$status"; then
+  echo "the unmutated suite did not end within ${deadline} s, so every mutant would hang: $baseline"; exit 1
+elif [[ ! -s "$logs/baseline-passed.txt" ]]; then
+  echo "no passing test could be read from the unmutated suite's log, so no mutant could be judged: $baseline"; exit 1
+elif [[ $status -ne 0 || -s "$logs/baseline-failed.txt" ]]; then
+  failing=$(first_three < "$logs/baseline-failed.txt")
+  if [[ "${MUTANT_ALLOW_RED_BASELINE:-}" != 1 ]]; then
+    echo "the unmutated suite fails (exit $status: ${failing:-no failing test named}), so no mutant can be judged; see $baseline, or set MUTANT_ALLOW_RED_BASELINE=1 to judge mutants only by the tests that pass there"
+    exit 1
+  fi
+  echo "the unmutated suite fails (exit $status: ${failing:-no failing test named}); going on, as MUTANT_ALLOW_RED_BASELINE=1 asks, with only the $(wc -l < "$logs/baseline-passed.txt") tests that passed"
+fi
+
+killed=0; survived=0; stillborn=0; hung=0; stale=0
 for id in "${ids[@]}"; do
   current=$(python3 Tools/mutants/apply.py apply "$tree" "$id") || { echo "NO LONGER APPLIES  $id"; stale=$((stale + 1)); current=""; continue; }
-  log="$scratch/logs/$id.log"
+  log="$logs/$id.log"
   started=$(date +%s)
-  if ! swift build --build-tests --package-path "$tree" --scratch-path "$scratch/build" > "$log" 2>&1; then
-    echo "KILLED (does not build)  $id"; killed=$((killed + 1)); restore; continue
+  # A mutant that does not build was never tested: it is neither killed nor survived.
+  if ! build > "$log" 2>&1; then
+    echo "STILLBORN  $id: $(grep -m1 'error:' "$log" || echo "no error: line, see $log")"; stillborn=$((stillborn + 1)); restore; continue
   fi
-  timeout --kill-after=10 "$deadline" swift test --skip-build --package-path "$tree" --scratch-path "$scratch/build" >> "$log" 2>&1
+  suite >> "$log" 2>&1
   status=$?
   seconds=$(( $(date +%s) - started ))
-  if [[ $status -eq 124 || $status -eq 137 ]]; then
+  # Killers: the tests that passed in the baseline (and did not fail there too, a name shared by two
+  # suites) and failed now, in the order they failed. A crash ends the run before some of them end.
+  killers=$(tests failed "$log" | grep -Fx -f "$logs/baseline-passed.txt" | grep -Fxv -f "$logs/baseline-failed.txt")
+  lost=$(tests ended "$log" | grep -cFxv -f - "$logs/baseline-passed.txt")
+  if timed_out "$status"; then
     echo "HUNG  $id (${seconds} s)"; hung=$((hung + 1))
-  elif [[ $status -ne 0 ]]; then
-    failing=$(grep -oE '✘ Test [^ ]+' "$log" | sed 's/✘ Test //' | grep -vx 'run' | sort -u | head -3 | paste -sd, -)
-    echo "KILLED  $id (${seconds} s) by ${failing:-a failing test}"; killed=$((killed + 1))
+  elif [[ -n "$killers" ]]; then
+    echo "KILLED  $id (${seconds} s) by $(first_three <<< "$killers")"; killed=$((killed + 1))
+  elif [[ $status -ne 0 && $lost -gt 0 ]]; then
+    during=$(tests unfinished "$log" | first_three)
+    echo "KILLED  $id (${seconds} s) by a crash (exit $status${during:+ during $during}; $lost tests that passed in the baseline did not end)"
+    killed=$((killed + 1))
   else
-    echo "SURVIVED  $id (${seconds} s)"; survived=$((survived + 1))
+    note=""; [[ $status -ne 0 ]] && note=": the suite exited $status, but no test that passed in the baseline failed"
+    echo "SURVIVED  $id (${seconds} s)$note"
+    survived=$((survived + 1))
   fi
   restore
 done
-echo "mutants: ${#ids[@]} run, $killed killed, $survived survived, $hung hung, $stale no longer apply"
-[[ $survived -eq 0 && $hung -eq 0 && $stale -eq 0 ]]
+
+elapsed=$(( $(date +%s) - run_started ))
+if [[ $elapsed -ge 3600 ]]; then took="$((elapsed / 3600)) h $((elapsed % 3600 / 60)) min"; else took="$((elapsed / 60)) min $((elapsed % 60)) s"; fi
+echo "mutants: ${#ids[@]} run, $killed killed, $survived survived, $stillborn stillborn, $hung hung, $stale no longer apply — $(date +%F), $took"
+[[ $killed -eq ${#ids[@]} ]]

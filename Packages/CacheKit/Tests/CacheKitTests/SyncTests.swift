@@ -94,12 +94,23 @@ import Testing
         }
     }
 
-    @Test func everyPageOfARunIsStoredForTheUserItStartedForEvenIfAnotherSignsInMeanwhile() async throws {
+    @Test func aRunStopsAndStoresNothingMoreOnceAnotherUserSignsIn() async throws {
         try await withSource { (source, clock) async throws in
             source.server.onRequest = { index in if index == 1 { source.signedIn.withLock { $0 = "bob" } } }
             let report = await SyncRunner(source, clock: clock).run()
-            #expect(report.outcome == .completed)
-            #expect(try source.stored("alice").count == 10 && source.stored("bob").isEmpty)
+            #expect(report.outcome == .sessionEnded && report.pages == 1)
+            #expect(try source.stored("alice").count == 3, "the page fetched across the switch is not stored")
+            #expect(try source.stored("bob").isEmpty, "nothing of the run reaches the new user")
+            #expect(source.server.requests().count == 2, "no request after the switch")
+        }
+    }
+
+    @Test func positiveControlARunWithNoSwitchStoresEveryPage() async throws {
+        try await withSource { (source, clock) async throws in
+            source.server.onRequest = { index in if index == 1 { source.signedIn.withLock { $0 = "alice" } } }
+            let report = await SyncRunner(source, clock: clock).run()
+            #expect(report.outcome == .completed && report.pages == 4)
+            #expect(try source.stored("alice").count == 10)
         }
     }
 

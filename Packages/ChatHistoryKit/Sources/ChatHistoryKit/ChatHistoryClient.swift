@@ -171,7 +171,7 @@ public final class ChatHistoryClient: Sendable {
                 let ours = state.pending.contains { [Mutation.ask, Mutation.match].contains($0.name) }
                 for failure in state.failures.dropFirst(failuresSeen) {
                     if let id = Self.messageId(of: failure.mutation), let user = try? await self.currentUser() {
-                        try? self.store.markFailed(userId: user, messageId: id)
+                        try? self.store.markFailed(lease: self.store.lease(for: user), messageId: id)
                     }
                 }
                 failuresSeen = state.failures.count
@@ -204,7 +204,7 @@ public final class ChatHistoryClient: Sendable {
         let message = ChatMessage(
             id: UUID().uuidString, threadId: threadId ?? thread?.id ?? "", role: "user", text: text,
             createdAt: now, state: .pending)
-        try storage { try store.addPending(userId: user, thread: thread, message: message) }
+        try storage { try store.addPending(lease: store.lease(for: user), thread: thread, message: message) }
         let body = JSONValue.object(["threadId": .string(message.threadId), "messageId": .string(message.id), field: .string(text)])
         do {
             try await queue.enqueue(
@@ -212,7 +212,7 @@ public final class ChatHistoryClient: Sendable {
                     method: .post, path: path, headerFields: [.contentType: "application/json"],
                     body: body.serialized()), name: name, idempotencyKey: message.id)
         } catch {
-            try? store.markFailed(userId: user, messageId: message.id)
+            try? store.markFailed(lease: store.lease(for: user), messageId: message.id)
             throw .queue(error)
         }
         return message

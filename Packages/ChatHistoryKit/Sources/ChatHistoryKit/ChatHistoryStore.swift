@@ -28,7 +28,7 @@ public final class ChatHistoryStore: CacheClearingParticipant {
 
     /// The user's threads, most recently changed first; only `area`'s when given.
     public func threads(userId: String, area: ChatArea? = nil) throws -> [ChatThread] {
-        try database(for: userId).read { db in
+        try read(userId, else: []) { db in
             var request = ThreadRow.order(Column("updatedAt").desc, Column("id").desc)
             if let area { request = request.filter(Column("area") == area.rawValue) }
             return try request.fetchAll(db).map(\.thread)
@@ -37,14 +37,26 @@ public final class ChatHistoryStore: CacheClearingParticipant {
 
     /// A thread's messages, oldest first.
     public func messages(userId: String, threadId: String) throws -> [ChatMessage] {
-        try database(for: userId).read { db in
+        try read(userId, else: []) { db in
             try MessageRow.filter(Column("threadId") == threadId).order(Column("createdAt"), Column("id")).fetchAll(db).map(\.message)
         }
     }
 
     /// Where the history's sync stands for the user: the run in progress and the last completed one.
     public func checkpoint(userId: String) throws -> SyncCheckpoint? {
-        try database(for: userId).read { db in try SyncCheckpoint.fetch(db, sync: ChatHistorySync.name) }
+        try read(userId, else: nil) { db in try SyncCheckpoint.fetch(db, sync: ChatHistorySync.name) }
+    }
+
+    /// A lease on the user's file as of now: what a write of work beginning now goes through (refused once
+    /// a logout or an account deletion cleared the files since).
+    public func lease(for userId: String) -> UserDatabases.Lease {
+        files.lease(for: userId)
+    }
+
+    /// Reads the user's file, or returns `empty` when the device has none (a read never creates one).
+    private func read<T>(_ userId: String, else empty: T, _ body: (Database) throws -> T) throws -> T {
+        guard let database = try files.existingDatabase(for: userId) else { return empty }
+        return try database.read(body)
     }
 
     // MARK: Writing
@@ -52,8 +64,8 @@ public final class ChatHistoryStore: CacheClearingParticipant {
     /// Stores a page of threads with their messages and the sync's checkpoint after them, in one
     /// transaction: a sync that fails part way resumes after the last page stored. Pending messages the
     /// server now has become sent.
-    func store(userId: String, threads: [ChatThread], messages: [ChatMessage], checkpoint: SyncCheckpoint) throws {
-        try database(for: userId).write { db in
+    func store(lease: UserDatabases.Lease, threads: [ChatThread], messages: [ChatMessage], checkpoint: SyncCheckpoint) throws {
+        try files.database(for: lease).write { db in
             for thread in threads { try ThreadRow(thread).save(db) }
             for message in messages { try MessageRow(message).save(db) }
             try checkpoint.save(db, sync: ChatHistorySync.name)
@@ -61,8 +73,8 @@ public final class ChatHistoryStore: CacheClearingParticipant {
     }
 
     /// Shows a message at once as pending (and its thread, if new).
-    func addPending(userId: String, thread: ChatThread?, message: ChatMessage) throws {
-        try database(for: userId).write { db in
+    func addPending(lease: UserDatabases.Lease, thread: ChatThread?, message: ChatMessage) throws {
+        try files.database(for: lease).write { db in
             if let thread, try ThreadRow.fetchOne(db, key: thread.id) == nil { try ThreadRow(thread).insert(db) }
             try MessageRow(message).save(db)
             try db.execute(
@@ -72,8 +84,8 @@ public final class ChatHistoryStore: CacheClearingParticipant {
     }
 
     /// Marks a pending message failed (the server refused it for good).
-    func markFailed(userId: String, messageId: String) throws {
-        try database(for: userId).write { db in
+    func markFailed(lease: UserDatabases.Lease, messageId: String) throws {
+        try files.database(for: lease).write { db in
             try db.execute(sql: "UPDATE message SET state = 'failed' WHERE id = ?", arguments: [messageId])
         }
     }
@@ -121,10 +133,6 @@ public final class ChatHistoryStore: CacheClearingParticipant {
     /// folder): a list of likely user ids says nothing about whose file it is.
     public func fileURL(for userId: String) -> URL {
         files.fileURL(for: userId)
-    }
-
-    private func database(for userId: String) throws -> DatabaseQueue {
-        try files.database(for: userId)
     }
 
     /// Every schema version, from the first. A migration is never edited once shipped; a new one is added.

@@ -8,7 +8,10 @@ import HTTPTypes
 /// with each thread's messages, stored with its checkpoint in one transaction. The page asks for the
 /// messages inside it (`include=messages`: one request a page); a server that does not embed them gets
 /// one request a thread. The threads cursor is
-/// both where a run continues and what the next incremental sync asks changes after.
+/// both where a run continues and what the next incremental sync asks changes after: a resumed run asks
+/// after the last page it stored, so it skips nothing. The owner is the signed-in user with the files'
+/// clearing generation: every request is sent as that user only, and a run stops (stores nothing more)
+/// once another user signed in or the files were cleared.
 struct ChatHistorySync: SyncSource {
     /// `chat-history`, the name of its checkpoint and report.
     static let name = "chat-history"
@@ -18,24 +21,25 @@ struct ChatHistorySync: SyncSource {
 
     var name: String { Self.name }
 
-    func owner() async throws -> String {
-        try await ChatHistoryClient.currentUser(of: rest)
+    func owner() async throws -> UserDatabases.Lease {
+        store.lease(for: try await ChatHistoryClient.currentUser(of: rest))
     }
 
-    func checkpoint(for user: String) async throws -> SyncCheckpoint? {
+    func checkpoint(for owner: UserDatabases.Lease) async throws -> SyncCheckpoint? {
         do {
-            return try store.checkpoint(userId: user)
+            return try store.checkpoint(userId: owner.userId)
         } catch {
             throw ChatHistoryError.storage(reason: "\(error)")
         }
     }
 
-    func fetchPage(_ request: SyncPageRequest, for user: String) async throws -> SyncPage<ChatHistoryPage> {
+    func fetchPage(_ request: SyncPageRequest, for owner: UserDatabases.Lease) async throws -> SyncPage<ChatHistoryPage> {
         let after = request.pageCursor ?? request.changesToken
         var query = [URLQueryItem(name: "limit", value: String(pageSize)), URLQueryItem(name: "include", value: "messages")]
         if let after { query.append(URLQueryItem(name: "after", value: after)) }
         let page = try await send(
-            APIRequest<[ThreadJSON]>(path: "/chat-history/threads", query: query, feature: "chat.history", decode: DataEnvelope.decode))
+            APIRequest<[ThreadJSON]>(path: "/chat-history/threads", query: query, feature: "chat.history", decode: DataEnvelope.decode),
+            as: owner)
         var threads: [ChatThread] = []
         var messages: [ChatMessage] = []
         var requests = 1
@@ -48,7 +52,8 @@ struct ChatHistorySync: SyncSource {
                 embedded =
                     try await send(
                         APIRequest<[MessageJSON]>(
-                            path: "/chat-history/threads/\(thread.id)/messages", feature: "chat.history", decode: DataEnvelope.decode)
+                            path: "/chat-history/threads/\(thread.id)/messages", feature: "chat.history", decode: DataEnvelope.decode),
+                        as: owner
                     ).value
             }
             for message in embedded ?? [] {
@@ -67,16 +72,18 @@ struct ChatHistorySync: SyncSource {
             nextPageCursor: isLast ? nil : next, changesToken: next, requests: requests)
     }
 
-    func store(_ page: SyncPage<ChatHistoryPage>, checkpoint: SyncCheckpoint, for user: String) async throws {
+    func store(_ page: SyncPage<ChatHistoryPage>, checkpoint: SyncCheckpoint, for owner: UserDatabases.Lease) async throws {
         do {
-            try store.store(userId: user, threads: page.content.threads, messages: page.content.messages, checkpoint: checkpoint)
+            try store.store(lease: owner, threads: page.content.threads, messages: page.content.messages, checkpoint: checkpoint)
         } catch {
             throw ChatHistoryError.storage(reason: "\(error)")
         }
     }
 
-    /// Sends past the HTTP cache: the kit's own store is its cache.
-    private func send<R>(_ request: APIRequest<R>) async throws(ChatHistoryError) -> APIResponse<R> {
+    /// Sends past the HTTP cache (the kit's own store is its cache), as the run's owner only.
+    private func send<R>(_ request: APIRequest<R>, as owner: UserDatabases.Lease) async throws(ChatHistoryError) -> APIResponse<R> {
+        var request = request
+        request.owner = owner.userId
         do {
             return try await rest.send(request, policy: .fetchIgnoringCacheCompletely)
         } catch {

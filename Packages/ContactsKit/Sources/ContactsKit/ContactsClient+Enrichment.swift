@@ -10,13 +10,14 @@ extension ContactsClient {
     /// labelled "Offline · last updated X ago", or `nil` labelled "Offline" when there is none.
     /// - Throws: ``ContactsError/signedOut``, or the server's error other than the network's.
     public func enrichment(of contactId: String) async throws(ContactsError) -> ContactsReading<ContactEnrichment?> {
-        let user = try await currentUser()
+        let lease = try await currentLease()
+        let user = lease.userId
         let response: APIResponse<ContactEnrichment>
+        var request = APIRequest<ContactEnrichment>(
+            path: "/contacts/\(contactId)/enrichment", feature: "contacts.enrichment", decode: ContactsClient.decodeEnvelope)
+        request.owner = user
         do {
-            response = try await rest.send(
-                APIRequest<ContactEnrichment>(
-                    path: "/contacts/\(contactId)/enrichment", feature: "contacts.enrichment", decode: ContactsClient.decodeEnvelope),
-                policy: .fetchIgnoringCacheCompletely)
+            response = try await rest.send(request, policy: .fetchIgnoringCacheCompletely)
         } catch .transport {
             let kept = try storage { try store.enrichment(of: contactId, userId: user) }
             guard let kept else { return ContactsReading(value: nil, syncedAt: nil, label: "Offline") }
@@ -26,7 +27,7 @@ extension ContactsClient {
             throw .api(error)
         }
         let now = clock.now()
-        try storage { try store.saveEnrichment(response.value, at: now, userId: user) }
+        try storage { try store.saveEnrichment(response.value, at: now, lease: lease) }
         return ContactsReading(value: response.value, syncedAt: now, label: nil)
     }
 }

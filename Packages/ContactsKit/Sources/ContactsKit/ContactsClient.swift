@@ -77,6 +77,9 @@ public final class ContactsClient: Sendable {
     let queue: MutationQueue?
     private let images: ImageCache
     let clock: any CacheClock
+    let environment: CacheEnvironment
+    let observers = Locked<[UUID: AsyncStream<ContactsEvent>.Continuation]>([:])
+    let follower = Locked<Task<Void, Never>?>(nil)
 
     /// Creates the use cases.
     ///
@@ -90,6 +93,7 @@ public final class ContactsClient: Sendable {
         self.rest = rest
         self.queue = queue
         self.images = images
+        self.environment = environment
         clock = environment.clock
         store = ContactsStore(directory: environment.cachesDirectory.appendingPathComponent("contacts", isDirectory: true))
         sync = SyncRunner(
@@ -100,10 +104,13 @@ public final class ContactsClient: Sendable {
     // MARK: Sync
 
     /// Brings the device up to date: a full sync on first launch and after 30 days without one,
-    /// otherwise only what changed. Joins a sync already running. Never throws: the report says how it ended.
+    /// otherwise only what changed. Joins a sync already running; cancelling the caller's task stops its
+    /// wait, and the sync itself only when no other caller waits. Never throws: the report says how it ended.
+    ///
+    /// - Parameter deadline: when to stop waiting (by the app's clock); `nil` for no limit.
     @discardableResult
-    public func syncNow() async -> SyncReport {
-        await sync.run()
+    public func syncNow(until deadline: Date? = nil) async -> SyncReport {
+        await sync.run(until: deadline)
     }
 
     // MARK: Reading (from the device, online or not)
@@ -164,8 +171,9 @@ public final class ContactsClient: Sendable {
         let rest = self.rest
         do {
             return try await images.image(forKey: path, user: user) {
-                try await rest.send(APIRequest<Data>(path: path, feature: "contacts.thumbnail"), policy: .fetchIgnoringCacheCompletely)
-                    .value
+                var request = APIRequest<Data>(path: path, feature: "contacts.thumbnail")
+                request.owner = user
+                return try await rest.send(request, policy: .fetchIgnoringCacheCompletely).value
             }
         } catch {
             throw .api(.transport(.other(reason: "\(error)")))
@@ -175,11 +183,10 @@ public final class ContactsClient: Sendable {
     /// The contact's full-size photo, fetched now and never stored.
     public func fullPhoto(of contact: Contact) async throws(ContactsError) -> Data? {
         guard let path = contact.photoPath else { return nil }
+        var request = APIRequest<Data>(path: path, query: [URLQueryItem(name: "size", value: "full")], feature: "contacts.photo")
+        request.owner = try await currentUser()
         do {
-            return try await rest.send(
-                APIRequest<Data>(path: path, query: [URLQueryItem(name: "size", value: "full")], feature: "contacts.photo"),
-                policy: .fetchIgnoringCacheCompletely
-            ).value
+            return try await rest.send(request, policy: .fetchIgnoringCacheCompletely).value
         } catch {
             throw .api(error)
         }
@@ -214,6 +221,11 @@ public final class ContactsClient: Sendable {
 
     func currentUser() async throws(ContactsError) -> String {
         try await Self.currentUser(of: rest)
+    }
+
+    /// A lease on the signed-in user's file: what a change begun now writes through.
+    func currentLease() async throws(ContactsError) -> UserDatabases.Lease {
+        store.lease(for: try await currentUser())
     }
 
     static func currentUser(of rest: RESTClient) async throws(ContactsError) -> String {

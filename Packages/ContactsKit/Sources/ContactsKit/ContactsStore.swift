@@ -3,15 +3,20 @@ import Foundation
 import GRDB
 
 /// The address book on the device: one SQLite file per user (GRDB, migrated from its first version)
-/// holding the contacts, circles, score and suggestions, with the sync's checkpoint, and one
-/// `SearchIndex` per open file, kept in step by the transactions that store the contacts.
+/// holding the contacts, circles, score and suggestions, the sync's checkpoint and the changes made on the
+/// device that the server has not confirmed yet, and one `SearchIndex` per open file, kept in step by the
+/// transactions that store the contacts.
+///
+/// Writes go through a lease taken when the work began (``lease(for:)``): once a logout or an account
+/// deletion cleared the files, a write of earlier work is refused and recreates nothing. Reads never
+/// create a file: before the first sync (or after a clearing) they find nothing.
 ///
 /// It is the kit's clearing participant (`contacts`): logout deletes every file (the server has it all),
 /// account deletion the user's (``erase(userId:)``).
 public final class ContactsStore: CacheClearingParticipant {
     /// The sync's name in checkpoints and reports.
     static let syncName = "contacts"
-    private let files: UserDatabases
+    let files: UserDatabases
     private let indexes = Locked<[String: SearchIndex]>([:])
 
     /// A store in `directory` (files are created on first use).
@@ -27,26 +32,31 @@ public final class ContactsStore: CacheClearingParticipant {
     /// Kit data.
     public var category: CacheCategory { .data }
 
+    /// A lease on the user's file as of now: what a write of work beginning now goes through.
+    public func lease(for userId: String) -> UserDatabases.Lease {
+        files.lease(for: userId)
+    }
+
     // MARK: Reading
 
-    /// A page of the user's contacts in name order.
+    /// A page of the user's contacts in name order (a row that no longer decodes is left out).
     public func contacts(userId: String, offset: Int = 0, limit: Int = 50) throws -> ContactsPage {
-        try database(for: userId).read { db in
+        try read(userId, else: ContactsPage(contacts: [], total: 0)) { db in
             let rows = try ContactRow.order(Column("sortKey"), Column("id")).limit(limit, offset: offset).fetchAll(db)
-            return ContactsPage(contacts: try rows.map { try $0.contact() }, total: try ContactRow.fetchCount(db))
+            return ContactsPage(contacts: rows.compactMap { try? $0.contact() }, total: try ContactRow.fetchCount(db))
         }
     }
 
     /// One contact, if the device has it.
     public func contact(userId: String, id: String) throws -> Contact? {
-        try database(for: userId).read { db in try ContactRow.fetchOne(db, key: id)?.contact() }
+        try read(userId, else: nil) { db in try? ContactRow.fetchOne(db, key: id)?.contact() }
     }
 
     /// The contacts with these ids, in that order (the ones the device has).
     public func contacts(userId: String, ids: [String]) throws -> [Contact] {
-        try database(for: userId).read { db in
-            let rows = Dictionary(uniqueKeysWithValues: try ContactRow.fetchAll(db, keys: ids).map { ($0.id, $0) })
-            return try ids.compactMap { try rows[$0]?.contact() }
+        try read(userId, else: []) { db in
+            let rows = Dictionary(try ContactRow.fetchAll(db, keys: ids).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            return ids.compactMap { try? rows[$0]?.contact() }
         }
     }
 
@@ -72,28 +82,41 @@ public final class ContactsStore: CacheClearingParticipant {
 
     /// Where the contacts' sync stands for the user.
     public func checkpoint(userId: String) throws -> SyncCheckpoint? {
-        try database(for: userId).read { db in try SyncCheckpoint.fetch(db, sync: Self.syncName) }
+        try read(userId, else: nil) { db in try SyncCheckpoint.fetch(db, sync: Self.syncName) }
     }
 
-    /// The user's search index, built from the user's file on first use and kept in step by the writes.
+    /// The user's search index, built from the user's file on first use and kept in step by the writes
+    /// (empty while the device has no file for the user).
     public func searchIndex(userId: String) throws -> SearchIndex {
-        try opened(userId).index
+        guard let database = try files.existingDatabase(for: userId) else { return SearchIndex(name: "contacts.search") }
+        return try index(of: database, userId: userId)
     }
 
     private func document<T: Decodable>(userId: String, name: String) throws -> T? {
-        try database(for: userId).read { db in
-            try Data.fetchOne(db, sql: "SELECT body FROM document WHERE name = ?", arguments: [name])
-                .map { try Self.decoder.decode(T.self, from: $0) }
-        }
+        try read(userId, else: nil) { db in try Self.document(name, db) }
+    }
+
+    static func document<T: Decodable>(_ name: String, _ db: Database) throws -> T? {
+        try Data.fetchOne(db, sql: "SELECT body FROM document WHERE name = ?", arguments: [name])
+            .map { try decoder.decode(T.self, from: $0) }
+    }
+
+    /// Reads the user's file, or returns `empty` when the device has none.
+    func read<T>(_ userId: String, else empty: T, _ body: (Database) throws -> T) throws -> T {
+        guard let database = try files.existingDatabase(for: userId) else { return empty }
+        return try database.read(body)
     }
 
     // MARK: Writing
 
     /// Stores one page of a sync and its checkpoint in one transaction, the search index updated on commit:
     /// a full sync's first page marks every contact, and its last page deletes those no page brought
-    /// (deleted on the server); an incremental page deletes what the server says was deleted.
-    func store(_ page: ContactsSyncPage, checkpoint: SyncCheckpoint, userId: String) throws {
-        let (database, index) = try opened(userId)
+    /// (deleted on the server); an incremental page deletes what the server says was deleted. The changes
+    /// made on the device and not yet confirmed are applied again over the page, so a sync never undoes
+    /// them (a rename stays, an imported contact is not swept).
+    /// - Throws: `CacheError.cleared` when the files were cleared since `lease` was taken.
+    func store(_ page: ContactsSyncPage, checkpoint: SyncCheckpoint, lease: UserDatabases.Lease) throws {
+        let (database, index) = try opened(lease)
         try database.write { db in
             if page.startsFullSync { try db.execute(sql: "UPDATE contact SET seen = 0") }
             for contact in page.contacts {
@@ -112,6 +135,7 @@ public final class ContactsStore: CacheClearingParticipant {
             if let score = page.score { try Self.save(score, as: "score", db) }
             if let suggestions = page.suggestions { try Self.save(suggestions, as: "suggestions", db) }
             if let profile = page.profile { try Self.save(profile, as: "profile", db) }
+            try Self.reapplyPendingChanges(db, index: index)
             try checkpoint.save(db, sync: Self.syncName)
         }
     }
@@ -170,24 +194,22 @@ public final class ContactsStore: CacheClearingParticipant {
         files.fileURL(for: userId)
     }
 
-    func database(for userId: String) throws -> DatabaseQueue {
-        try files.database(for: userId)
+    /// The lease's database and search index, the index built from the file on first use.
+    /// - Throws: `CacheError.cleared` when the files were cleared since `lease` was taken.
+    func opened(_ lease: UserDatabases.Lease) throws -> (database: DatabaseQueue, index: SearchIndex) {
+        let database = try files.database(for: lease)
+        return (database, try index(of: database, userId: lease.userId))
     }
 
-    /// The user's database and search index, the index built from the file on first use.
-    func opened(_ userId: String) throws -> (database: DatabaseQueue, index: SearchIndex) {
-        let database = try files.database(for: userId)
-        if let index = indexes.withLock({ $0[userId] }) { return (database, index) }
+    private func index(of database: DatabaseQueue, userId: String) throws -> SearchIndex {
+        if let index = indexes.withLock({ $0[userId] }) { return index }
         let index = SearchIndex(name: "contacts.search")
-        index.rebuild(try database.read { db in try ContactRow.fetchAll(db).map { try $0.contact().searchDocument } })
-        return (
-            database,
-            indexes.withLock { indexes in
-                if let existing = indexes[userId] { return existing }
-                indexes[userId] = index
-                return index
-            }
-        )
+        index.rebuild(try database.read { db in try ContactRow.fetchAll(db).compactMap { try? $0.contact().searchDocument } })
+        return indexes.withLock { indexes in
+            if let existing = indexes[userId] { return existing }
+            indexes[userId] = index
+            return index
+        }
     }
 
     /// Every schema version, from the first. A migration is never edited once shipped; a new one is added,
@@ -204,6 +226,14 @@ public final class ContactsStore: CacheClearingParticipant {
                     """)
             try SyncCheckpoint.createTable(db)
         }
+        migrator.registerMigration("v2: pending changes, the run's pending token") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE pending_change (key TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL, body BLOB NOT NULL,
+                                                 queued INTEGER NOT NULL DEFAULT 0);
+                    """)
+            try SyncCheckpoint.createTable(db)
+        }
         return migrator
     }
 
@@ -212,9 +242,15 @@ public final class ContactsStore: CacheClearingParticipant {
         encoder.dateEncodingStrategy = .iso8601
         return encoder
     }()
+    /// ISO 8601 dates with or without fractional seconds.
     static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            if let date = try? Date(text, strategy: .iso8601) { return date }
+            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "Not an ISO 8601 date: \(text)"))
+        }
         return decoder
     }()
 }

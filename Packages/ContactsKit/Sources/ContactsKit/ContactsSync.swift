@@ -6,9 +6,18 @@ import HTTPTypes
 
 /// The address book as a `SyncSource`: a full sync pages through `/contacts`, an incremental one through
 /// `/contacts/changes?since=<token>`; the last page of either also brings the circles, the score and the
-/// pending suggestions, in one more request (`/contacts/summary`): ten changed contacts sync in two. Each page is stored with its checkpoint in one transaction
-/// (`ContactsStore`), and the changes token is the one the run's first page carried, so nothing that
-/// changes while a full sync pages is missed.
+/// pending suggestions, in one more request (`/contacts/summary`): ten changed contacts sync in two. Each
+/// page is stored with its checkpoint in one transaction (`ContactsStore`), the changes kept on the device
+/// applied again over it.
+///
+/// The resume contract: a run's pages carry the server's change counter as `X-Changes-Token`; the run
+/// keeps the one its first page carried as its pending token and adopts it only at its last page. A run
+/// cut part way resumes with `since=<the token it started from>&after=<its page cursor>`, which the server
+/// answers with the changes after the cursor (`after` is a change number of that feed, never below `since`),
+/// so nothing between the cursor and the newer token is skipped.
+///
+/// The owner is the signed-in user with the files' clearing generation: every request is sent as that user
+/// only, and a run stops (stores nothing more) once another user signed in or the files were cleared.
 struct ContactsSync: SyncSource {
     let rest: RESTClient
     let store: ContactsStore
@@ -16,38 +25,55 @@ struct ContactsSync: SyncSource {
 
     var name: String { ContactsStore.syncName }
 
-    func owner() async throws -> String {
-        try await ContactsClient.currentUser(of: rest)
+    func owner() async throws -> UserDatabases.Lease {
+        store.lease(for: try await ContactsClient.currentUser(of: rest))
     }
 
-    func checkpoint(for user: String) async throws -> SyncCheckpoint? {
+    func checkpoint(for owner: UserDatabases.Lease) async throws -> SyncCheckpoint? {
         do {
-            return try store.checkpoint(userId: user)
+            return try store.checkpoint(userId: owner.userId)
         } catch {
             throw ContactsError.storage(reason: "\(error)")
         }
     }
 
-    func fetchPage(_ request: SyncPageRequest, for user: String) async throws -> SyncPage<ContactsSyncPage> {
+    func fetchPage(_ request: SyncPageRequest, for owner: UserDatabases.Lease) async throws -> SyncPage<ContactsSyncPage> {
         var query = [URLQueryItem(name: "limit", value: String(pageSize))]
         if let cursor = request.pageCursor { query.append(URLQueryItem(name: "after", value: cursor)) }
         let path: String
-        if request.mode == .incremental, let token = request.changesToken {
+        let incremental = request.mode == .incremental ? request.changesToken : nil
+        if let since = incremental {
             path = "/contacts/changes"
-            query.append(URLQueryItem(name: "since", value: token))
+            query.append(URLQueryItem(name: "since", value: since))
         } else {
             path = "/contacts"
         }
-        let response = try await send(
-            APIRequest<[ContactJSON]>(path: path, query: query, feature: "contacts.sync", decode: ContactsClient.decodeEnvelope))
+        let response: APIResponse<[Lossy<ContactJSON>]>
+        do {
+            response = try await send(
+                APIRequest<[Lossy<ContactJSON>]>(path: path, query: query, feature: "contacts.sync", decode: ContactsClient.decodeEnvelope),
+                as: owner)
+        } catch {
+            if incremental != nil, case .api(let failure) = error, failure.serverCode == "INVALID_CURSOR" {
+                throw SyncError.changesTokenRejected
+            }
+            throw error
+        }
+        let token = response.headerFields[Self.changesToken]
+        // A counter below the one asked since: the server's log is not the one the token came from.
+        if let since = incremental.flatMap(Int.init), let now = token.flatMap(Int.init), now < since {
+            throw SyncError.changesTokenRejected
+        }
+        let records = response.value.compactMap(\.value)
         var page = ContactsSyncPage(
-            contacts: response.value.filter { $0.deleted != true }.map(\.contact),
-            deleted: response.value.filter { $0.deleted == true }.map(\.id), isLast: response.headerFields[Self.nextCursor] == nil,
+            contacts: records.filter { $0.deleted != true }.map(\.contact),
+            deleted: records.filter { $0.deleted == true }.map(\.id), isLast: response.headerFields[Self.nextCursor] == nil,
             startsFullSync: request.mode == .full && request.isFirstPage)
         var requests = 1
         if page.isLast {
             let summary = try await send(
-                APIRequest<Summary>(path: "/contacts/summary", feature: "contacts.sync", decode: ContactsClient.decodeEnvelope)
+                APIRequest<ContactsSummary>(path: "/contacts/summary", feature: "contacts.sync", decode: ContactsClient.decodeEnvelope),
+                as: owner
             )
             .value
             page.circles = summary.circles
@@ -58,35 +84,32 @@ struct ContactsSync: SyncSource {
         }
         var counts = ["contacts": page.contacts.count]
         if !page.deleted.isEmpty { counts["deleted"] = page.deleted.count }
+        if records.count < response.value.count { counts["skipped"] = response.value.count - records.count }
         if let circles = page.circles { counts["circles"] = circles.count }
         if let suggestions = page.suggestions { counts["suggestions"] = suggestions.count }
-        // The run keeps the token its first page carried: a change made while it pages comes in the next run.
-        let token = request.isFirstPage ? response.headerFields[Self.changesToken] : nil
+        // The run adopts the token its first page carried once it completes: a change made while it pages
+        // comes in the next run.
         return SyncPage(
-            content: page, counts: counts, nextPageCursor: response.headerFields[Self.nextCursor], changesToken: token, requests: requests)
+            content: page, counts: counts, nextPageCursor: response.headerFields[Self.nextCursor],
+            changesToken: request.isFirstPage ? token : nil, requests: requests)
     }
 
-    func store(_ page: SyncPage<ContactsSyncPage>, checkpoint: SyncCheckpoint, for user: String) async throws {
+    func store(_ page: SyncPage<ContactsSyncPage>, checkpoint: SyncCheckpoint, for owner: UserDatabases.Lease) async throws {
         do {
-            try store.store(page.content, checkpoint: checkpoint, userId: user)
+            try store.store(page.content, checkpoint: checkpoint, lease: owner)
         } catch {
             throw ContactsError.storage(reason: "\(error)")
         }
     }
 
-    private func send<R>(_ request: APIRequest<R>) async throws(ContactsError) -> APIResponse<R> {
+    private func send<R>(_ request: APIRequest<R>, as owner: UserDatabases.Lease) async throws(ContactsError) -> APIResponse<R> {
+        var request = request
+        request.owner = owner.userId
         do {
             return try await rest.send(request, policy: .fetchIgnoringCacheCompletely)
         } catch {
             throw .api(error)
         }
-    }
-
-    private struct Summary: Decodable {
-        var circles: [ContactCircle]
-        var score: ContactScore
-        var suggestions: [DuplicateSuggestion]
-        var profile: ContactProfile?
     }
 
     private static let nextCursor = HTTPField.Name("X-Next-Cursor") ?? .contentType
@@ -104,6 +127,16 @@ struct ContactsSyncPage: Sendable {
     var score: ContactScore? = nil
     var suggestions: [DuplicateSuggestion]? = nil
     var profile: ContactProfile? = nil
+}
+
+/// An element of a page that may not decode: a record the server sent malformed is skipped (and counted),
+/// never blocking the rest of the page.
+struct Lossy<Value: Decodable & Sendable>: Decodable, Sendable {
+    var value: Value?
+
+    init(from decoder: any Decoder) throws {
+        value = try? Value(from: decoder)
+    }
 }
 
 /// A contact on the wire; a change feed's deleted entry has only its id and `deleted`.

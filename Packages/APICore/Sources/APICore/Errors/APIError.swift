@@ -30,6 +30,9 @@ public enum APIError: Error, Sendable, Hashable {
     /// No server answered, and the mutation is one its kit declared never queued (a payment, a
     /// purchase): show "Connect to continue". Nothing was applied.
     case requiresConnection(operation: String)
+    /// The request was for a user who is no longer the one signed in (a sync or a background load that
+    /// outlived a logout or another user's sign-in): it was not sent, with anyone's token.
+    case sessionChanged
 
     /// Whether the network could not be reached at all (show an offline banner).
     public var isOffline: Bool {

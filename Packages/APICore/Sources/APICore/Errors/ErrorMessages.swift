@@ -18,6 +18,8 @@ public enum ErrorMessages {
     public static let appProblem = "Something went wrong in the app. Try again, or update the app."
     /// The session ended (401).
     public static let signInAgain = "Your session has ended. Sign in again."
+    /// The request belonged to a user who signed out meanwhile.
+    public static let sessionChanged = "You signed out before this finished, so it was stopped."
     /// The server refused the signed-in user (403).
     public static let noAccess = "You don't have access to this."
     /// A body that did not decode as the app expected.
@@ -90,6 +92,7 @@ extension APIError: LocalizedError {
         case .invalidRequest, .invalidOperation: ErrorMessages.appProblem
         case .graphQL: ErrorMessages.requestNotCompleted
         case .requiresConnection: ErrorMessages.connectToContinue
+        case .sessionChanged: ErrorMessages.sessionChanged
         }
     }
 }

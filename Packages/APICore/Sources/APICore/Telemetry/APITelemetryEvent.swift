@@ -94,6 +94,7 @@ extension APIError {
         case .invalidOperation: "invalidOperation"
         case .graphQL: "graphQL"
         case .requiresConnection: "requiresConnection"
+        case .sessionChanged: "sessionChanged"
         }
     }
 

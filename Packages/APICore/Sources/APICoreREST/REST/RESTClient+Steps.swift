@@ -11,6 +11,7 @@ extension RESTClient {
     func prepare<R>(_ request: APIRequest<R>) async throws(APIError) -> Prepared {
         let urlString = Self.urlString(base: configuration.baseURL.absoluteString, path: request.path, query: request.query)
         let credentials = await configuration.tokenProvider?.currentCredentials()
+        if let owner = request.owner, credentials?.userId != owner { throw .sessionChanged }
         var fields = request.headerFields
         if let credentials { fields[.authorization] = "Bearer \(credentials.accessToken)" }
         if let key = request.idempotencyKey, let name = HTTPField.Name("Idempotency-Key") { fields[name] = key }

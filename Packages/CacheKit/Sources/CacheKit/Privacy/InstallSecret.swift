@@ -25,6 +25,11 @@ public final class InstallSecret: Sendable {
         store()
     }
 
+    /// Whether `directory` holds a secret's file.
+    public static func exists(in directory: URL) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent(fileName).path)
+    }
+
     /// Deletes the secret's file in `directory`, if any (the key of the hashes of what was just erased).
     public static func delete(in directory: URL) throws {
         let file = directory.appendingPathComponent(fileName)

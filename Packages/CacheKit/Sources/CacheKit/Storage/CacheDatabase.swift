@@ -15,6 +15,8 @@ public enum CacheDatabase {
     public static func open(_ url: URL, label: String) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.label = label
+        // Another process on the file (a crash trial's child, a tool) waits for its lock instead of failing.
+        configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA secure_delete = ON")
         }

@@ -6,19 +6,43 @@ import GRDB
 /// folder, so a list of likely user ids says nothing of whose file is whose), protected, migrated when
 /// opened, and deleted whole.
 ///
+/// What holds at the edges in time:
+/// - **One connection per file**, opened once under a lock (never two racing to create and migrate the
+///   same file), in WAL mode with a busy timeout: a screen reading while a sync writes waits for the
+///   page's transaction and never sees half of it.
+/// - **Nothing recreates a file after a clearing.** Writes go through a ``Lease`` taken before the work
+///   began (a sync's run, an edit); ``removeAll()`` and ``erase(userId:)`` start a new generation, and a
+///   lease of an earlier one is refused with ``CacheError/cleared``. Reads never create a file.
+///
 /// ```swift
 /// let files = UserDatabases(directory: caches.appendingPathComponent("notes"), prefix: "notes", migrator: NotesStore.migrator)
-/// let database = try files.database(for: userId)      // opened and migrated on first use
+/// let lease = files.lease(for: userId)                // when the work begins
+/// try files.database(for: lease).write { db in … }    // refused once a logout cleared the files
+/// try files.existingDatabase(for: userId)?.read { db in … }
 /// try files.erase(userId: userId)                     // account deletion
 /// try files.removeAll()                               // logout
 /// ```
 public final class UserDatabases: Sendable {
+    /// The right to write one user's file, taken before the work begins; refused once the files were
+    /// cleared since. Two leases are equal when they are for the same user and generation, so a sync
+    /// compares the one it started with to the one it would take now.
+    public struct Lease: Sendable, Hashable {
+        /// Whose file.
+        public let userId: String
+        let generation: Int
+    }
+
+    private struct State {
+        var open: [String: DatabaseQueue] = [:]
+        var secret: InstallSecret?
+        var generation = 0
+    }
+
     /// The folder of the files.
     public let directory: URL
     private let prefix: String
     private let migrator: DatabaseMigrator
-    private let open = Locked<[String: DatabaseQueue]>([:])
-    private let secret = Locked<InstallSecret?>(nil)
+    private let state = Locked(State())
 
     /// Files in `directory` (created on first use).
     ///
@@ -34,63 +58,102 @@ public final class UserDatabases: Sendable {
 
     /// The user's file (`<prefix>-<keyed hash>.sqlite`).
     public func fileURL(for userId: String) -> URL {
-        let directory = self.directory
-        let key = secret.withLock { secret in
-            if let secret { return secret }
-            let loaded = InstallSecret(directory: directory)
-            secret = loaded
-            return loaded
-        }
-        return directory.appendingPathComponent("\(prefix)-\(key.fileNameHash(userId)).sqlite")
+        state.withLock { fileURL(for: userId, in: &$0) }
     }
 
-    /// The user's database, created, protected and migrated on first use.
+    /// A lease on the user's file as of now.
+    public func lease(for userId: String) -> Lease {
+        Lease(userId: userId, generation: state.withLock { $0.generation })
+    }
+
+    /// The lease's file, created, protected and migrated on first use.
+    /// - Throws: ``CacheError/cleared`` when the files were cleared since the lease was taken; GRDB's
+    ///   error when the file cannot be created, opened or migrated.
+    public func database(for lease: Lease) throws -> DatabaseQueue {
+        try state.withLock { state in
+            guard state.generation == lease.generation,
+                let database = try open(lease.userId, creating: true, in: &state)
+            else { throw CacheError.cleared }
+            return database
+        }
+    }
+
+    /// The user's database if its file exists (opened and migrated on first use), else `nil`: a read
+    /// never creates a file.
+    /// - Throws: when the file cannot be opened or migrated.
+    public func existingDatabase(for userId: String) throws -> DatabaseQueue? {
+        try state.withLock { state in try open(userId, creating: false, in: &state) }
+    }
+
+    /// The user's database, created, protected and migrated on first use, whatever clearing came before:
+    /// for a caller with no work in flight that could outlive a logout (a test's set-up, a tool).
     /// - Throws: when the file cannot be created, opened or migrated.
     public func database(for userId: String) throws -> DatabaseQueue {
-        if let database = open.withLock({ $0[userId] }) { return database }
-        try ProtectedFiles.createDirectory(directory)
-        let url = fileURL(for: userId)
-        let database = try DatabaseQueue(path: url.path)
-        try ProtectedFiles.protectFile(url)
-        try migrator.migrate(database)
-        return open.withLock { open in
-            if let existing = open[userId] { return existing }
-            open[userId] = database
+        try state.withLock { state in
+            guard let database = try open(userId, creating: true, in: &state) else { throw CacheError.cleared }
             return database
         }
     }
 
     /// The databases open now, for statistics.
     public var openDatabases: [DatabaseQueue] {
-        open.withLock { Array($0.values) }
+        state.withLock { Array($0.open.values) }
     }
 
     /// Closes and deletes the user's file (account deletion), and the key naming the files once no file
-    /// of any user is left.
+    /// of any user is left. Leases taken before are refused from now on.
     public func erase(userId: String) throws {
-        try open.withLock { $0.removeValue(forKey: userId) }?.close()
-        guard FileManager.default.fileExists(atPath: directory.path) else { return }
-        let url = fileURL(for: userId)
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            let file = URL(fileURLWithPath: url.path + suffix)
-            if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
-        }
-        let others = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("\(prefix)-") }
-        if others.isEmpty {
-            secret.withLock { $0 = nil }
-            try InstallSecret.delete(in: directory)
+        try state.withLock { state in
+            state.generation += 1
+            try state.open.removeValue(forKey: userId)?.close()
+            guard FileManager.default.fileExists(atPath: directory.path) else { return }
+            let url = fileURL(for: userId, in: &state)
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                let file = URL(fileURLWithPath: url.path + suffix)
+                if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+            }
+            let others = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("\(prefix)-") }
+            if others.isEmpty {
+                state.secret = nil
+                try InstallSecret.delete(in: directory)
+            }
         }
     }
 
-    /// Closes every file and deletes the folder (logout).
+    /// Closes every file and deletes the folder (logout). Leases taken before are refused from now on.
     public func removeAll() throws {
-        let databases = open.withLock { open in
-            defer { open = [:] }
-            return Array(open.values)
+        try state.withLock { state in
+            state.generation += 1
+            let databases = Array(state.open.values)
+            state.open = [:]
+            state.secret = nil
+            for database in databases { try database.close() }
+            guard FileManager.default.fileExists(atPath: directory.path) else { return }
+            try FileManager.default.removeItem(at: directory)
         }
-        for database in databases { try database.close() }
-        secret.withLock { $0 = nil }
-        guard FileManager.default.fileExists(atPath: directory.path) else { return }
-        try FileManager.default.removeItem(at: directory)
+    }
+
+    // MARK: Steps (under the lock)
+
+    private func fileURL(for userId: String, in state: inout State) -> URL {
+        let key = state.secret ?? InstallSecret(directory: directory)
+        state.secret = key
+        return directory.appendingPathComponent("\(prefix)-\(key.fileNameHash(userId)).sqlite")
+    }
+
+    private func open(_ userId: String, creating: Bool, in state: inout State) throws -> DatabaseQueue? {
+        if let database = state.open[userId] { return database }
+        if !creating {
+            // Without its key the folder names no file yet; asking for the name would create the key.
+            guard state.secret != nil || InstallSecret.exists(in: directory) else { return nil }
+            guard FileManager.default.fileExists(atPath: fileURL(for: userId, in: &state).path) else { return nil }
+        }
+        try ProtectedFiles.createDirectory(directory)
+        let url = fileURL(for: userId, in: &state)
+        let database = try CacheDatabase.open(url, label: "CacheKit.UserDatabases.\(prefix)")
+        try ProtectedFiles.protectFile(url)
+        try migrator.migrate(database)
+        state.open[userId] = database
+        return database
     }
 }

@@ -68,3 +68,25 @@ public struct BackgroundSyncReport: Sendable, Encodable {
     /// Whether every sync reached its last page.
     public var isComplete: Bool { syncs.allSatisfy(\.isComplete) }
 }
+
+/// Registered with the app's ``UnifiedCacheManager``, the background sync takes part in every clearing:
+/// a logout, an expiry, an account deletion or another user's sign-in cancels every run going (each also
+/// stops by itself at its next step, as its owner changed; this stops the request in flight at once).
+extension BackgroundSync: CacheClearingParticipant {
+    /// `syncs`.
+    public var participantName: String { "syncs" }
+    /// Kit data.
+    public var category: CacheCategory { .data }
+    /// Holds nothing the app-wide budget counts.
+    public var isInAppBudget: Bool { false }
+
+    /// Cancels every run going.
+    public func clearAll() async throws {
+        for runner in runners { runner.cancel() }
+    }
+
+    /// Runs belong to users, not accounts.
+    public func clear(forAccountId accountId: String) async throws {}
+    /// No keyed entries.
+    public func clear(forKey key: String) async throws {}
+}

@@ -15,8 +15,13 @@ public struct SyncCheckpoint: Sendable, Hashable, Codable {
     public var mode: SyncMode
     /// Where the run in progress continues; `nil` once it completed.
     public var pageCursor: String?
-    /// What the next incremental sync asks changes since.
+    /// What the next incremental sync asks changes since. While an incremental run is in progress it
+    /// stays the token that run started from, so a resumed run asks exactly what it had not stored yet
+    /// (changes after its starting token, from its page cursor on).
     public var changesToken: String?
+    /// The token the run in progress adopts as ``changesToken`` when it reaches its last page (the one
+    /// its pages carried); `nil` when no run is in progress.
+    public var pendingChangesToken: String?
     /// When a run (full or incremental) last reached its last page.
     public var lastCompletedAt: Date?
     /// When a full sync last completed.
@@ -24,12 +29,13 @@ public struct SyncCheckpoint: Sendable, Hashable, Codable {
 
     /// Creates a checkpoint.
     public init(
-        mode: SyncMode, pageCursor: String? = nil, changesToken: String? = nil, lastCompletedAt: Date? = nil,
-        lastFullSyncAt: Date? = nil
+        mode: SyncMode, pageCursor: String? = nil, changesToken: String? = nil, pendingChangesToken: String? = nil,
+        lastCompletedAt: Date? = nil, lastFullSyncAt: Date? = nil
     ) {
         self.mode = mode
         self.pageCursor = pageCursor
         self.changesToken = changesToken
+        self.pendingChangesToken = pendingChangesToken
         self.lastCompletedAt = lastCompletedAt
         self.lastFullSyncAt = lastFullSyncAt
     }
@@ -57,13 +63,18 @@ public struct SyncCheckpoint: Sendable, Hashable, Codable {
         return SyncPageRequest(mode: .incremental, pageCursor: checkpoint.pageCursor, changesToken: token)
     }
 
-    /// The checkpoint to store with `page`, fetched for `request`, at `now`.
+    /// The checkpoint to store with `page`, fetched for `request`, at `now`. The page's token is held as
+    /// ``pendingChangesToken`` until the run's last page, and only then becomes ``changesToken``: a run
+    /// cut part way resumes from the token it started with, never from one its first page carried.
     public func advanced<Content>(by page: SyncPage<Content>, for request: SyncPageRequest, at now: Date) -> SyncCheckpoint {
         var next = self
         next.mode = request.mode
         next.pageCursor = page.nextPageCursor
-        if let token = page.changesToken { next.changesToken = token }
+        if request.isFirstPage { next.pendingChangesToken = nil }
+        if let token = page.changesToken { next.pendingChangesToken = token }
         if page.nextPageCursor == nil {
+            if let token = next.pendingChangesToken { next.changesToken = token }
+            next.pendingChangesToken = nil
             next.lastCompletedAt = now
             if request.mode == .full { next.lastFullSyncAt = now }
         }
@@ -72,14 +83,19 @@ public struct SyncCheckpoint: Sendable, Hashable, Codable {
 
     // MARK: Storage
 
-    /// Creates the checkpoint table in a kit's database; call it from one of the kit's migrations.
+    /// Creates the checkpoint table in a kit's database, or brings an older one up to date (the run's
+    /// pending token); call it from the kit's migrations: the first one, and one added after it for files
+    /// made before the pending token existed. Running it again changes nothing.
     public static func createTable(_ db: Database) throws {
         try db.execute(
             sql: """
                 CREATE TABLE IF NOT EXISTS sync_checkpoint (
                     name TEXT PRIMARY KEY NOT NULL, mode TEXT NOT NULL, page_cursor TEXT, changes_token TEXT,
-                    last_completed_at DOUBLE, last_full_sync_at DOUBLE)
+                    last_completed_at DOUBLE, last_full_sync_at DOUBLE, pending_changes_token TEXT)
                 """)
+        if try !db.columns(in: "sync_checkpoint").contains(where: { $0.name == "pending_changes_token" }) {
+            try db.execute(sql: "ALTER TABLE sync_checkpoint ADD COLUMN pending_changes_token TEXT")
+        }
     }
 
     /// The checkpoint stored for `sync`, if any.
@@ -87,13 +103,16 @@ public struct SyncCheckpoint: Sendable, Hashable, Codable {
         guard
             let row = try Row.fetchOne(
                 db,
-                sql: "SELECT mode, page_cursor, changes_token, last_completed_at, last_full_sync_at FROM sync_checkpoint WHERE name = ?",
+                sql: """
+                    SELECT mode, page_cursor, changes_token, last_completed_at, last_full_sync_at, pending_changes_token
+                    FROM sync_checkpoint WHERE name = ?
+                    """,
                 arguments: [sync])
         else { return nil }
         let completed: Double? = row[3]
         let full: Double? = row[4]
         return SyncCheckpoint(
-            mode: SyncMode(rawValue: row[0]) ?? .full, pageCursor: row[1], changesToken: row[2],
+            mode: SyncMode(rawValue: row[0]) ?? .full, pageCursor: row[1], changesToken: row[2], pendingChangesToken: row[5],
             lastCompletedAt: completed.map(Date.init(timeIntervalSince1970:)),
             lastFullSyncAt: full.map(Date.init(timeIntervalSince1970:)))
     }
@@ -102,12 +121,13 @@ public struct SyncCheckpoint: Sendable, Hashable, Codable {
     public func save(_ db: Database, sync: String) throws {
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO sync_checkpoint (name, mode, page_cursor, changes_token, last_completed_at, last_full_sync_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO sync_checkpoint
+                    (name, mode, page_cursor, changes_token, last_completed_at, last_full_sync_at, pending_changes_token)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
                 sync, mode.rawValue, pageCursor, changesToken, lastCompletedAt?.timeIntervalSince1970,
-                lastFullSyncAt?.timeIntervalSince1970,
+                lastFullSyncAt?.timeIntervalSince1970, pendingChangesToken,
             ])
     }
 }

@@ -10,6 +10,9 @@ public enum SyncOutcome: String, Sendable, Hashable, Codable {
     case cancelled
     /// A fetch or a store failed (``SyncReport/error``); the next run resumes after the last page stored.
     case failed
+    /// The user it ran for signed out, another user signed in, or the user's data was cleared while it
+    /// went: it stopped, stored nothing more, and sent nothing more with any token.
+    case sessionEnded
 }
 
 /// What one run of one sync did.
@@ -20,6 +23,9 @@ public struct SyncReport: Sendable, Encodable {
     public var mode: SyncMode?
     /// Whether it continued a run that had stopped part way.
     public var resumed = false
+    /// Whether the server refused the changes token (``SyncError/changesTokenRejected``) and the run
+    /// became one full sync instead.
+    public var fellBackToFullSync = false
     /// Pages stored.
     public var pages = 0
     /// Records stored, by kind (``SyncPage/counts`` summed).
@@ -45,7 +51,7 @@ public struct SyncReport: Sendable, Encodable {
     public var items: Int { counts.values.reduce(0, +) }
 
     private enum CodingKeys: String, CodingKey {
-        case name, mode, resumed, pages, counts, requests, outcome, duration, error
+        case name, mode, resumed, fellBackToFullSync, pages, counts, requests, outcome, duration, error
     }
 
     /// Encodes every field; the error as its description (the errors of the kits describe themselves
@@ -55,6 +61,7 @@ public struct SyncReport: Sendable, Encodable {
         try container.encode(name, forKey: .name)
         try container.encodeIfPresent(mode, forKey: .mode)
         try container.encode(resumed, forKey: .resumed)
+        try container.encode(fellBackToFullSync, forKey: .fellBackToFullSync)
         try container.encode(pages, forKey: .pages)
         try container.encode(counts, forKey: .counts)
         try container.encode(requests, forKey: .requests)

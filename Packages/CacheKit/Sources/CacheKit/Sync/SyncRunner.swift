@@ -3,86 +3,120 @@ import Logging
 
 /// Runs one ``SyncSource``: decides full or incremental from its checkpoint
 /// (``SyncCheckpoint/nextRequest(after:now:maximumOfflineDuration:)``), fetches and stores page after
-/// page, and stops cleanly at a deadline or on cancellation, keeping every page stored.
+/// page, and stops cleanly at a deadline, on cancellation or when the session ends, keeping every page
+/// stored.
 ///
 /// A kit makes one runner per source, registers it (`KitRegistry.addSync(_:)`) and uses it for its own
-/// "sync now"; ``BackgroundSync`` runs the same runner. Runs of one runner never overlap: a run asked
-/// for while one is going joins it and receives its report.
+/// "sync now"; ``BackgroundSync`` runs the same runner. What holds at the edges in time:
+/// - **Runs never overlap.** A run asked for while one is going joins it; a run asked for after the
+///   last caller of the previous one stopped waiting starts only once that one's work has ended.
+/// - **Each caller waits on its own terms.** A caller stops waiting at its own deadline or when its task
+///   is cancelled, and receives what the run did so far; the run goes on while another caller waits, until
+///   the latest of their deadlines, and is cancelled (the request in flight with it) when none waits.
+/// - **The budget is a bound.** At the deadline the request in flight is cancelled: a run against a server
+///   that never answers ends at its deadline, not at the request's timeout.
+/// - **A run belongs to a session.** Before each request and each store it asks the source for its owner
+///   again; when that changed (another user, a logout, a clearing) it stops, stores nothing more and ends
+///   ``SyncOutcome/sessionEnded``.
+/// - **A rejected changes token** (``SyncError/changesTokenRejected``) turns the run into one full sync.
 public final class SyncRunner: Sendable {
     /// The source's name.
     public let name: String
-    private let body: @Sendable (Date?) async -> SyncReport
-    private let current = Locked<(id: Int, task: Task<SyncReport, Never>)?>(nil)
-    private let runs = Locked(0)
+    private let body: @Sendable (SharedSyncRun) async -> SyncReport
+    private let clock: any CacheClock
+    private let current = Locked<SharedSyncRun?>(nil)
 
     /// A runner for `source`.
     ///
     /// - Parameters:
     ///   - source: what fetches and stores the pages.
-    ///   - clock: the source of "now" for checkpoints, durations and deadlines.
+    ///   - clock: the source of "now" for checkpoints, durations and deadlines, and what deadlines wait on.
     ///   - logger: where failed runs are reported.
     public init<Source: SyncSource>(
         _ source: Source, clock: any CacheClock = SystemClock(), logger: Logger = Logger(label: "CacheKit.Sync")
     ) {
         name = source.name
-        body = { deadline in await Self.run(source, until: deadline, clock: clock, logger: logger) }
+        self.clock = clock
+        body = { run in await Self.run(source, in: run, clock: clock, logger: logger) }
     }
 
-    /// Runs the sync until its last page, `deadline` (by the runner's clock, checked before each
-    /// page) or the task's cancellation, whichever comes first. Never throws: the report says how it
-    /// ended, and its ``SyncReport/error`` why it failed.
+    /// Runs the sync, or joins the run going, until its last page, `deadline` (by the runner's clock) or
+    /// the task's cancellation, whichever comes first. Never throws: the report says how it ended, and its
+    /// ``SyncReport/error`` why it failed.
     ///
-    /// - Parameter deadline: when to stop fetching; `nil` for no limit. A run already going keeps its own.
+    /// - Parameter deadline: when to stop waiting; `nil` for no limit. A run shared by several callers
+    ///   goes on until the latest of their deadlines.
     public func run(until deadline: Date? = nil) async -> SyncReport {
-        let (id, task) = current.withLock { current in
-            if let current { return current }
-            let id = runs.withLock { runs in
-                runs += 1
-                return runs
+        let (run, waiter) = current.withLock { current -> (SharedSyncRun, Int) in
+            if let run = current, run.isJoinable { return (run, run.join(until: deadline)) }
+            let previous = current
+            let run = SharedSyncRun(name: name)
+            let waiter = run.join(until: deadline)
+            current = run
+            run.start { [body] in
+                await previous?.ended()
+                run.finish(await body(run))
             }
-            let task = Task { await body(deadline) }
-            current = (id, task)
-            return (id, task)
+            return (run, waiter)
         }
-        let report = await withTaskCancellationHandler {
-            await task.value
-        } onCancel: {
-            task.cancel()
-        }
-        current.withLock { current in
-            if current?.id == id { current = nil }
-        }
-        return report
+        return await run.wait(waiter, clock: clock)
     }
 
-    private static func run<Source: SyncSource>(_ source: Source, until deadline: Date?, clock: any CacheClock, logger: Logger) async
+    /// Stops the run going, for every caller (the session ended): each receives what it did so far as
+    /// ``SyncOutcome/cancelled``, and the request in flight is cancelled.
+    public func cancel() {
+        current.withLock { $0 }?.stop()
+    }
+
+    private static func run<Source: SyncSource>(_ source: Source, in run: SharedSyncRun, clock: any CacheClock, logger: Logger) async
         -> SyncReport
     {
         let started = clock.now()
         var report = SyncReport(name: source.name)
+        var owner: Source.Owner?
         do {
-            let owner = try await source.owner()
-            var checkpoint = try await source.checkpoint(for: owner)
+            let runOwner = try await source.owner()
+            owner = runOwner
+            var checkpoint = try await source.checkpoint(for: runOwner)
             var request = SyncCheckpoint.nextRequest(
                 after: checkpoint, now: started, maximumOfflineDuration: source.maximumOfflineDuration)
             report.mode = request.mode
             report.resumed = request.pageCursor != nil
+            run.publish(report)
             while true {
                 if Task.isCancelled {
                     report.outcome = .cancelled
                     break
                 }
-                if let deadline, clock.now() >= deadline {
+                if let deadline = run.deadline(), clock.now() >= deadline {
                     report.outcome = .budgetExhausted
                     break
                 }
-                let page = try await source.fetchPage(request, for: owner)
+                guard await isOwner(runOwner, of: source) else {
+                    report.outcome = .sessionEnded
+                    break
+                }
+                let page: SyncPage<Source.Content>
+                do {
+                    page = try await source.fetchPage(request, for: runOwner)
+                } catch SyncError.changesTokenRejected where request.mode == .incremental && !report.fellBackToFullSync {
+                    logger.info("The changes token was rejected: one full sync instead", metadata: ["sync": "\(source.name)"])
+                    report.fellBackToFullSync = true
+                    report.mode = .full
+                    request = SyncPageRequest(mode: .full, pageCursor: nil, changesToken: nil)
+                    continue
+                }
+                guard await isOwner(runOwner, of: source) else {
+                    report.outcome = .sessionEnded
+                    break
+                }
                 let next = (checkpoint ?? SyncCheckpoint(mode: request.mode)).advanced(by: page, for: request, at: clock.now())
-                try await source.store(page, checkpoint: next, for: owner)
+                try await source.store(page, checkpoint: next, for: runOwner)
                 checkpoint = next
                 report.pages += 1
                 report.requests += page.requests
                 report.counts.merge(page.counts, uniquingKeysWith: +)
+                run.publish(report)
                 guard let cursor = page.nextPageCursor else {
                     report.outcome = .completed
                     break
@@ -90,7 +124,9 @@ public final class SyncRunner: Sendable {
                 request.pageCursor = cursor
             }
         } catch {
-            if Task.isCancelled {
+            if let owner, await !isOwner(owner, of: source) {
+                report.outcome = .sessionEnded
+            } else if Task.isCancelled {
                 report.outcome = .cancelled
             } else {
                 report.outcome = .failed
@@ -100,5 +136,10 @@ public final class SyncRunner: Sendable {
         }
         report.duration = clock.now().timeIntervalSince(started)
         return report
+    }
+
+    /// Whether `owner` is still whom the source syncs for (nobody signed in: no).
+    private static func isOwner<Source: SyncSource>(_ owner: Source.Owner, of source: Source) async -> Bool {
+        (try? await source.owner()) == owner
     }
 }

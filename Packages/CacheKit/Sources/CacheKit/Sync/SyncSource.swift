@@ -5,8 +5,17 @@ import Foundation
 /// transaction. The runner decides which sync runs, resumes an interrupted one, honours a time budget
 /// and reports what ran; the kit only fetches and stores.
 ///
-/// Every call of one run receives the same ``Owner`` (typically the signed-in user's id, resolved once
-/// by ``owner()``), so a page fetched for one user is never stored for another.
+/// Every call of one run receives the same ``Owner``, resolved by ``owner()`` when the run starts and
+/// asked again before each request and each store: when it differs, the run stops and stores nothing
+/// more (``SyncOutcome/sessionEnded``). So that this holds, a source:
+/// - makes its owner the signed-in user **and** its files' clearing generation
+///   (``UserDatabases/lease(for:)``), so a logout, another user's sign-in or an account deletion changes it;
+/// - sends every request of the run as that user only (`APIRequest.owner` in APICoreREST: a request is
+///   never sent with another user's token);
+/// - stores through the lease (`UserDatabases.database(for: lease)`), which refuses once the
+///   files were cleared, so nothing recreates a file after a logout;
+/// - throws ``SyncError/changesTokenRejected`` when the server refuses the changes token;
+/// - never undoes the user's pending changes when storing a page (re-applies them over it).
 ///
 /// ```swift
 /// struct ContactsSync: SyncSource {
@@ -29,8 +38,9 @@ import Foundation
 /// }
 /// ```
 public protocol SyncSource: Sendable {
-    /// Whose data a run syncs (typically the user id).
-    associatedtype Owner: Sendable
+    /// Whose data a run syncs: the user, with the clearing generation of the files it writes
+    /// (``UserDatabases/Lease``).
+    associatedtype Owner: Sendable & Equatable
     /// What one page carries.
     associatedtype Content: Sendable
 
@@ -42,7 +52,8 @@ public protocol SyncSource: Sendable {
     /// says otherwise.
     var maximumOfflineDuration: TimeInterval { get }
 
-    /// Resolves whose data this run syncs; throws when nobody is signed in.
+    /// Resolves whose data this run syncs; throws when nobody is signed in. Called when the run starts
+    /// and again before each request and each store.
     func owner() async throws -> Owner
 
     /// The checkpoint the last run stored for `owner`, or `nil` before the first.
@@ -50,7 +61,8 @@ public protocol SyncSource: Sendable {
 
     /// Fetches one page. The request says which sync (full or incremental), where the run continues
     /// (``SyncPageRequest/pageCursor``) and what an incremental sync asks changes since
-    /// (``SyncPageRequest/changesToken``).
+    /// (``SyncPageRequest/changesToken``). Throws ``SyncError/changesTokenRejected`` when the server no
+    /// longer accepts that token.
     func fetchPage(_ request: SyncPageRequest, for owner: Owner) async throws -> SyncPage<Content>
 
     /// Stores `page` and `checkpoint` in one transaction, so a run cut off after it resumes after

@@ -13,11 +13,23 @@ public protocol CacheClock: Sendable {
     /// The current time for an expiry check on a hot path (a memory-cache hit): it may lag ``now()`` by a
     /// few milliseconds where a cheaper clock exists. By default, ``now()``.
     func coarseNow() -> Date
+
+    /// Waits until the clock reads `date` or later (a sync's deadline). By default the task sleeps for the
+    /// interval between ``now()`` and `date`; a test clock returns when the test moves it past `date`.
+    /// - Throws: `CancellationError` when the task is cancelled first.
+    func sleep(until date: Date) async throws
 }
 
 extension CacheClock {
     /// ``now()``.
     public func coarseNow() -> Date { now() }
+
+    /// Sleeps for the interval from ``now()`` to `date` (at once when it is past).
+    public func sleep(until date: Date) async throws {
+        let interval = date.timeIntervalSince(now())
+        if interval > 0 { try await Task.sleep(nanoseconds: UInt64(min(interval, 1e9) * 1_000_000_000)) }
+        try Task.checkCancellation()
+    }
 }
 
 /// The real wall clock.
