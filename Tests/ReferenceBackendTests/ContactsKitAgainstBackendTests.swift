@@ -20,6 +20,8 @@ import Testing
     struct Device {
         let clock = ManualClock()
         let network: SwitchableTransport
+        /// Where a test steps in: before a request leaves, and on its answer.
+        let hook: HookTransport
         let transport: CountingTransport
         let tokens: StaticTokenProvider
         let rest: RESTClient
@@ -31,7 +33,8 @@ import Testing
             var logger = Logger(label: "contacts-test")
             logger.logLevel = .critical
             network = SwitchableTransport(URLSessionTransport())
-            transport = CountingTransport(network)
+            hook = HookTransport(network)
+            transport = CountingTransport(hook)
             tokens = StaticTokenProvider(credentials)
             let environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: directory.appendingPathComponent("caches"))
             rest = RESTClient(

@@ -114,6 +114,96 @@ import Testing
         }
     }
 
+    @Test func aCallerThatStopsWaitingLeavesTheRunToTheOneStillWaiting() async throws {
+        try await withSource { (source, clock) async throws in
+            let gate = AsyncGate()
+            source.server.gate = gate
+            let runner = SyncRunner(source, clock: clock)
+            let first = Task { await runner.run() }
+            let second = Task { await runner.run() }
+            do {
+                try await waitUntil("two callers on one run") { runner.callersWaiting == 2 && source.server.requests().count == 1 }
+            } catch {
+                gate.open()
+                throw error
+            }
+            first.cancel()
+            let firstReport = await first.value
+            #expect(firstReport.outcome == .cancelled && firstReport.pages == 0)
+            gate.open()
+            let secondReport = await second.value
+            #expect(secondReport.outcome == .completed && secondReport.pages == 4, "the run went on for the caller still waiting")
+            #expect(source.server.requests().count == 4, "one run, no page fetched twice")
+        }
+    }
+
+    @Test func theRunStopsWhenEveryCallerStoppedWaiting() async throws {
+        try await withSource { (source, clock) async throws in
+            let gate = AsyncGate()
+            source.server.gate = gate
+            let runner = SyncRunner(source, clock: clock)
+            let first = Task { await runner.run() }
+            let second = Task { await runner.run() }
+            do {
+                try await waitUntil("two callers on one run") { runner.callersWaiting == 2 && source.server.requests().count == 1 }
+            } catch {
+                gate.open()
+                throw error
+            }
+            first.cancel()
+            second.cancel()
+            let reports = [await first.value, await second.value]
+            #expect(reports.allSatisfy { $0.outcome == .cancelled })
+            gate.open()
+            try await waitUntil("the run ended") { runner.callersWaiting == 0 }
+            #expect(try source.stored("alice").count <= 3, "the run stopped with its last caller")
+        }
+    }
+
+    @Test func aJoinerKeepsItsOwnDeadlineAndTheRunGoesOnForTheLatest() async throws {
+        try await withSource { (source, clock) async throws in
+            source.server.secondsPerRequest = 10
+            let gate = AsyncGate()
+            source.server.gate = gate
+            let runner = SyncRunner(source, clock: clock)
+            let early = Task { await runner.run(until: clock.now().addingTimeInterval(15)) }
+            let patient = Task { await runner.run(until: clock.now().addingTimeInterval(3_600)) }
+            do {
+                try await waitUntil("two callers on one run") { runner.callersWaiting == 2 }
+            } catch {
+                gate.open()
+                throw error
+            }
+            gate.open()
+            let earlyReport = await early.value
+            #expect(earlyReport.outcome == .budgetExhausted && earlyReport.pages < 4, "the early caller stops at its own deadline")
+            let patientReport = await patient.value
+            #expect(patientReport.outcome == .completed && patientReport.pages == 4, "not at the first caller's deadline")
+        }
+    }
+
+    @Test func aCallerForAnotherUserNeverJoinsTheRunOfTheOneBefore() async throws {
+        try await withSource { (source, clock) async throws in
+            let gate = AsyncGate()
+            source.server.gate = gate
+            let runner = SyncRunner(source, clock: clock)
+            let alices = Task { await runner.run() }
+            do {
+                try await waitUntil("Alice's first request in flight") { source.server.requests().count == 1 }
+            } catch {
+                gate.open()
+                throw error
+            }
+            source.signedIn.withLock { $0 = "bob" }
+            let bobs = Task { await runner.run() }
+            gate.open()
+            let (alice, bob) = (await alices.value, await bobs.value)
+            #expect(alice.outcome != .completed)
+            #expect(bob.outcome == .completed && bob.pages == 4, "Bob's own run, not Alice's report")
+            #expect(try source.stored("bob").count == 10)
+        }
+    }
+
     @Test func nobodySignedInRunsNothingAndSaysWhy() async throws {
         try await withSource { (source, clock) async throws in
             source.signedIn.withLock { $0 = nil }

@@ -137,9 +137,14 @@ extension ContactsClient {
     func change(
         _ local: LocalChange, _ method: HTTPRequest.Method, _ path: String, body: Data, name: String, key: String = UUID().uuidString
     ) async throws(ContactsError) {
-        guard queue != nil else { throw .noQueue }
+        guard let queue else { throw .noQueue }
         let lease = try await currentLease()
         try storage { try store.record(local, key: key, lease: lease) }
+        // The same change asked again (an import run again after an interruption) is queued once.
+        if await queue.pending().contains(where: { $0.idempotencyKey == key }) {
+            try? store.markQueued(key: key, lease: lease)
+            return
+        }
         do {
             try await enqueue(method, path, body: body, name: name, key: key)
         } catch {

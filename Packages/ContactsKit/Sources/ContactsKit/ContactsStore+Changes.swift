@@ -40,7 +40,10 @@ extension ContactsStore {
             try Self.apply(change, db, index: index)
             let seq = (try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) + 1 FROM pending_change")) ?? 1
             try db.execute(
-                sql: "INSERT OR REPLACE INTO pending_change (key, seq, body, queued) VALUES (?, ?, ?, 0)",
+                sql: """
+                    INSERT INTO pending_change (key, seq, body, queued) VALUES (?, ?, ?, 0)
+                    ON CONFLICT (key) DO UPDATE SET body = excluded.body
+                    """,
                 arguments: [key, seq, try Self.encoder.encode(change)])
         }
     }

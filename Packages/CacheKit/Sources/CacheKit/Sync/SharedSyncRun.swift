@@ -23,14 +23,22 @@ final class SharedSyncRun: Sendable {
     }
 
     private let state: Locked<State>
+    /// Whom the run is for, as its first caller saw it: a caller for another owner never joins it.
+    let owner: RunOwner?
 
-    init(name: String) {
+    init(name: String, owner: RunOwner?) {
         state = Locked(State(progress: SyncReport(name: name)))
+        self.owner = owner
     }
 
     /// Whether a new caller may still join: the run has not ended nor been stopped.
     var isJoinable: Bool {
         state.withLock { $0.report == nil && !$0.stopped }
+    }
+
+    /// How many callers still wait on the run.
+    var callersWaiting: Int {
+        state.withLock { state in state.report == nil ? state.waiters.values.filter { $0.left == nil }.count : 0 }
     }
 
     /// Adds a caller who waits until `deadline` (`nil`: until the run ends); returns its number.
@@ -173,5 +181,15 @@ final class SharedSyncRun: Sendable {
             return waiting
         }
         for (continuation, report) in resumptions { continuation.resume(returning: report) }
+    }
+}
+
+/// A source's owner, type-erased so a runner can compare the caller's with its run's. Made only from a
+/// `Sendable & Hashable` owner, so sharing it is safe.
+struct RunOwner: @unchecked Sendable, Hashable {
+    let value: AnyHashable
+
+    init<Owner: Sendable & Hashable>(_ owner: Owner) {
+        value = AnyHashable(owner)
     }
 }

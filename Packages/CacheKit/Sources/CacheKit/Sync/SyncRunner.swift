@@ -8,8 +8,9 @@ import Logging
 ///
 /// A kit makes one runner per source, registers it (`KitRegistry.addSync(_:)`) and uses it for its own
 /// "sync now"; ``BackgroundSync`` runs the same runner. What holds at the edges in time:
-/// - **Runs never overlap.** A run asked for while one is going joins it; a run asked for after the
-///   last caller of the previous one stopped waiting starts only once that one's work has ended.
+/// - **Runs never overlap.** A run asked for while one is going for the same owner joins it; one for
+///   another owner (the signed-in user changed) stops the old run and starts after it; a run asked for
+///   after the last caller of the previous one stopped waiting starts only once that one's work has ended.
 /// - **Each caller waits on its own terms.** A caller stops waiting at its own deadline or when its task
 ///   is cancelled, and receives what the run did so far; the run goes on while another caller waits, until
 ///   the latest of their deadlines, and is cancelled (the request in flight with it) when none waits.
@@ -23,6 +24,7 @@ public final class SyncRunner: Sendable {
     /// The source's name.
     public let name: String
     private let body: @Sendable (SharedSyncRun) async -> SyncReport
+    private let ownerNow: @Sendable () async -> RunOwner?
     private let clock: any CacheClock
     private let current = Locked<SharedSyncRun?>(nil)
 
@@ -38,6 +40,7 @@ public final class SyncRunner: Sendable {
         name = source.name
         self.clock = clock
         body = { run in await Self.run(source, in: run, clock: clock, logger: logger) }
+        ownerNow = { (try? await source.owner()).map { RunOwner($0) } }
     }
 
     /// Runs the sync, or joins the run going, until its last page, `deadline` (by the runner's clock) or
@@ -47,19 +50,27 @@ public final class SyncRunner: Sendable {
     /// - Parameter deadline: when to stop waiting; `nil` for no limit. A run shared by several callers
     ///   goes on until the latest of their deadlines.
     public func run(until deadline: Date? = nil) async -> SyncReport {
-        let (run, waiter) = current.withLock { current -> (SharedSyncRun, Int) in
-            if let run = current, run.isJoinable { return (run, run.join(until: deadline)) }
+        let owner = await ownerNow()
+        let (run, waiter, stale) = current.withLock { current -> (SharedSyncRun, Int, SharedSyncRun?) in
+            if let run = current, run.isJoinable, run.owner == owner { return (run, run.join(until: deadline), nil) }
+            // A run going for another owner (a user who signed out) is stopped; this one starts after it ends.
             let previous = current
-            let run = SharedSyncRun(name: name)
+            let run = SharedSyncRun(name: name, owner: owner)
             let waiter = run.join(until: deadline)
             current = run
             run.start { [body] in
                 await previous?.ended()
                 run.finish(await body(run))
             }
-            return (run, waiter)
+            return (run, waiter, previous?.isJoinable == true ? previous : nil)
         }
+        stale?.stop()
         return await run.wait(waiter, clock: clock)
+    }
+
+    /// How many callers wait on the run going now (0 when none goes).
+    public var callersWaiting: Int {
+        current.withLock { $0 }?.callersWaiting ?? 0
     }
 
     /// Stops the run going, for every caller (the session ended): each receives what it did so far as

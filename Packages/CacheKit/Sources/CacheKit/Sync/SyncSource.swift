@@ -40,7 +40,7 @@ import Foundation
 public protocol SyncSource: Sendable {
     /// Whose data a run syncs: the user, with the clearing generation of the files it writes
     /// (``UserDatabases/Lease``).
-    associatedtype Owner: Sendable & Equatable
+    associatedtype Owner: Sendable & Hashable
     /// What one page carries.
     associatedtype Content: Sendable
 

@@ -1,0 +1,87 @@
+import CacheKit
+import CacheKitTesting
+import Foundation
+import GRDB
+import Testing
+
+/// ``UserDatabases`` at its edges: a write of work begun before a clearing is refused and recreates
+/// nothing, a read never creates a file, and many readers beside a writer on one file never fail.
+@Suite(.timeLimit(.minutes(3))) struct UserDatabasesTests {
+    private func withFiles(_ body: (UserDatabases) async throws -> Void) async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in try db.execute(sql: "CREATE TABLE item (id INTEGER PRIMARY KEY, page INTEGER)") }
+        try await body(UserDatabases(directory: folder.url.appendingPathComponent("items"), prefix: "items", migrator: migrator))
+    }
+
+    @Test func aLeaseTakenBeforeALogoutIsRefusedAndRecreatesNothing() async throws {
+        try await withFiles { files in
+            let lease = files.lease(for: "alice")
+            try files.database(for: lease).write { db in try db.execute(sql: "INSERT INTO item (page) VALUES (1)") }
+            try files.removeAll()
+            #expect(throws: CacheError.cleared) { try files.database(for: lease) }
+            #expect(!FileManager.default.fileExists(atPath: files.directory.path), "nothing recreated after the logout")
+            // Positive control: a lease taken after the clearing writes.
+            let next = files.lease(for: "alice")
+            try files.database(for: next).write { db in try db.execute(sql: "INSERT INTO item (page) VALUES (2)") }
+            #expect(FileManager.default.fileExists(atPath: files.fileURL(for: "alice").path))
+        }
+    }
+
+    @Test func anAccountDeletionRefusesTheLeasesTakenBeforeIt() async throws {
+        try await withFiles { files in
+            let lease = files.lease(for: "alice")
+            _ = try files.database(for: lease)
+            try files.erase(userId: "alice")
+            #expect(throws: CacheError.cleared) { try files.database(for: lease) }
+            #expect(!FileManager.default.fileExists(atPath: files.fileURL(for: "alice").path))
+        }
+    }
+
+    @Test func aReadNeverCreatesAFile() async throws {
+        try await withFiles { files in
+            #expect(try files.existingDatabase(for: "alice") == nil)
+            #expect(!FileManager.default.fileExists(atPath: files.directory.path), "not even the folder or its key")
+            _ = try files.database(for: files.lease(for: "alice"))
+            #expect(try files.existingDatabase(for: "alice") != nil, "positive control: the file once written is read")
+            try files.removeAll()
+            #expect(try files.existingDatabase(for: "alice") == nil)
+            #expect(!FileManager.default.fileExists(atPath: files.directory.path))
+        }
+    }
+
+    @Test func readersBesideAWriterOnAFileBeingCreatedNeverFailNorSeeHalfAPage() async throws {
+        try await withFiles { files in
+            let lease = files.lease(for: "alice")
+            try await withThrowingTaskGroup(of: Set<Int>.self) { group in
+                group.addTask {
+                    for page in 1...20 {
+                        try files.database(for: lease).write { db in
+                            for _ in 0..<10 { try db.execute(sql: "INSERT INTO item (page) VALUES (?)", arguments: [page]) }
+                        }
+                    }
+                    return []
+                }
+                for _ in 0..<4 {
+                    group.addTask {
+                        var counts = Set<Int>()
+                        for _ in 0..<200 {
+                            let count = try files.existingDatabase(for: "alice")?.read { db in
+                                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item")
+                            }
+                            counts.insert(count ?? 0 ?? 0)
+                        }
+                        return counts
+                    }
+                }
+                for try await counts in group {
+                    #expect(counts.allSatisfy { $0 % 10 == 0 }, "a read saw part of a page: \(counts.sorted())")
+                }
+            }
+            let database = try #require(try files.existingDatabase(for: "alice"))
+            let total = try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") }
+            #expect(total == 200)
+        }
+    }
+}
