@@ -161,6 +161,22 @@ import Testing
         }
     }
 
+    @Test func aRequestForAUserNoLongerSignedInIsNeverSentWithTheNewUsersToken() async throws {
+        try await withDevice { (fixture, alice, device) async throws in
+            let bob = try await fixture.credentials("bob@example.com", "Password2")
+            device.tokens.set(bob)
+            var request = APIRequest<Data>(path: "/contacts/c1", feature: "contacts.detail")
+            request.owner = alice.userId
+            await #expect(throws: APIError.sessionChanged) {
+                try await device.rest.send(request, policy: .fetchIgnoringCacheCompletely)
+            }
+            #expect(device.hook.sent.isEmpty, "nothing left, with anyone's token")
+            request.owner = bob.userId
+            #expect(try await device.rest.send(request, policy: .fetchIgnoringCacheCompletely).status == 200, "positive control")
+            #expect(device.hook.sent.map(\.token) == [bob.accessToken])
+        }
+    }
+
     // MARK: Budget
 
     @Test func theBudgetCancelsTheRequestInFlightAtItsDeadlineAgainstAServerThatNeverAnswers() async throws {

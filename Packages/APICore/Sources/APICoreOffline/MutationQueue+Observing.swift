@@ -15,6 +15,12 @@ extension MutationQueue {
         return (try? store(for: user).all()) ?? []
     }
 
+    /// The mutations refused for good since the queue started, oldest first (what ``MutationQueueState/failures``
+    /// holds), for a kit that settles the changes it keeps on the device.
+    public func failures() -> [MutationFailure] {
+        state.failures
+    }
+
     /// The state now, then every change.
     public func states() -> AsyncStream<MutationQueueState> {
         let (stream, continuation) = AsyncStream.makeStream(of: MutationQueueState.self, bufferingPolicy: .bufferingNewest(16))

@@ -97,7 +97,7 @@ public final class ContactsClient: Sendable {
         clock = environment.clock
         store = ContactsStore(directory: environment.cachesDirectory.appendingPathComponent("contacts", isDirectory: true))
         sync = SyncRunner(
-            ContactsSync(rest: rest, store: store, pageSize: min(max(syncPageSize, 1), 500)), clock: environment.clock,
+            ContactsSync(rest: rest, store: store, queue: queue, pageSize: min(max(syncPageSize, 1), 500)), clock: environment.clock,
             logger: environment.logger)
     }
 

@@ -135,6 +135,11 @@ public final class ContactsStore: CacheClearingParticipant {
             if let score = page.score { try Self.save(score, as: "score", db) }
             if let suggestions = page.suggestions { try Self.save(suggestions, as: "suggestions", db) }
             if let profile = page.profile { try Self.save(profile, as: "profile", db) }
+            if let queued = page.queuedChanges {
+                for kept in try Self.pendingChanges(db) where kept.queued && !queued.contains(kept.key) {
+                    try db.execute(sql: "DELETE FROM pending_change WHERE key = ?", arguments: [kept.key])
+                }
+            }
             try Self.reapplyPendingChanges(db, index: index)
             try checkpoint.save(db, sync: Self.syncName)
         }
@@ -247,8 +252,8 @@ public final class ContactsStore: CacheClearingParticipant {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
+            // Foundation's ISO 8601 style reads fractional seconds too (JSONDecoder's `.iso8601` does not).
             if let date = try? Date(text, strategy: .iso8601) { return date }
-            if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "Not an ISO 8601 date: \(text)"))
         }
         return decoder

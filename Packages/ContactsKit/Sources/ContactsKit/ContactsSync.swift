@@ -1,4 +1,5 @@
 import APICore
+import APICoreOffline
 import APICoreREST
 import CacheKit
 import Foundation
@@ -21,6 +22,7 @@ import HTTPTypes
 struct ContactsSync: SyncSource {
     let rest: RESTClient
     let store: ContactsStore
+    let queue: MutationQueue?
     let pageSize: Int
 
     var name: String { ContactsStore.syncName }
@@ -48,6 +50,10 @@ struct ContactsSync: SyncSource {
         } else {
             path = "/contacts"
         }
+        // Which kept changes are still in the queue, read before the page is fetched: one sent before then is
+        // in the page (the server applied it) and is forgotten when the page is stored, so it never covers a
+        // later change of the server.
+        let queued = await queuedChanges(of: owner.userId)
         let response: APIResponse<[Lossy<ContactJSON>]>
         do {
             response = try await send(
@@ -69,6 +75,7 @@ struct ContactsSync: SyncSource {
             contacts: records.filter { $0.deleted != true }.map(\.contact),
             deleted: records.filter { $0.deleted == true }.map(\.id), isLast: response.headerFields[Self.nextCursor] == nil,
             startsFullSync: request.mode == .full && request.isFirstPage)
+        page.queuedChanges = queued
         var requests = 1
         if page.isLast {
             let summary = try await send(
@@ -102,6 +109,15 @@ struct ContactsSync: SyncSource {
         }
     }
 
+    /// The idempotency keys of the user's changes still queued or refused (refusals are undone by the
+    /// client's queue follower); `nil` without a queue, or when the queue's user is another.
+    private func queuedChanges(of user: String) async -> Set<String>? {
+        guard let queue, (try? await ContactsClient.currentUser(of: rest)) == user else { return nil }
+        let pending = await queue.pending().map(\.idempotencyKey)
+        let refused = await queue.failures().map(\.mutation.idempotencyKey)
+        return Set(pending + refused)
+    }
+
     private func send<R>(_ request: APIRequest<R>, as owner: UserDatabases.Lease) async throws(ContactsError) -> APIResponse<R> {
         var request = request
         request.owner = owner.userId
@@ -127,6 +143,9 @@ struct ContactsSyncPage: Sendable {
     var score: ContactScore? = nil
     var suggestions: [DuplicateSuggestion]? = nil
     var profile: ContactProfile? = nil
+    /// The keys of the kept changes still queued (or refused) when the page was fetched: the others were
+    /// sent, so the page holds them and they are forgotten. `nil`: unknown, every kept change stays.
+    var queuedChanges: Set<String>? = nil
 }
 
 /// An element of a page that may not decode: a record the server sent malformed is skipped (and counted),

@@ -90,7 +90,7 @@ public final class URLSessionTransport: HTTPTransport {
     }
 
     private func perform(_ urlRequest: URLRequest) async throws -> TransportResponse {
-        let (data, response) = try await session.data(for: urlRequest)
+        let (data, response) = try await exchange(urlRequest)
         guard let http = response as? HTTPURLResponse else {
             throw TransportError.other(reason: "not an HTTP response")
         }
@@ -103,6 +103,49 @@ public final class URLSessionTransport: HTTPTransport {
         }
         return TransportResponse(status: http.statusCode, headerFields: fields, body: data)
     }
+
+    #if canImport(FoundationNetworking)
+        /// `URLSession.data(for:)` on Linux cancels its task from the cancelling thread while holding the
+        /// Swift task's status lock, and waits there for URLSession's work queue; the queue, completing the
+        /// same request, waits for that lock to resume the task: both wait for ever
+        /// (swift-corelibs-foundation #5412), and a sync's deadline cancels requests in flight. Here the
+        /// data task is cancelled from another thread, which holds no lock of the task.
+        private func exchange(_ urlRequest: URLRequest) async throws -> (Data, URLResponse) {
+            let session = self.session
+            let state = Locked<(task: URLSessionDataTask?, cancelled: Bool)>((nil, false))
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<(Data, URLResponse), any Error>) in
+                    let task = session.dataTask(with: urlRequest) { data, response, error in
+                        if let data, let response {
+                            continuation.resume(returning: (data, response))
+                        } else {
+                            continuation.resume(throwing: error ?? URLError(.badServerResponse))
+                        }
+                    }
+                    let cancelled = state.withLock { state in
+                        state.task = task
+                        return state.cancelled
+                    }
+                    task.resume()
+                    if cancelled { Self.cancelLater(task) }
+                }
+            } onCancel: {
+                let task = state.withLock { state in
+                    state.cancelled = true
+                    return state.task
+                }
+                if let task { Self.cancelLater(task) }
+            }
+        }
+
+        private static func cancelLater(_ task: URLSessionDataTask) {
+            DispatchQueue.global().async { task.cancel() }
+        }
+    #else
+        private func exchange(_ urlRequest: URLRequest) async throws -> (Data, URLResponse) {
+            try await session.data(for: urlRequest)
+        }
+    #endif
 
     static func map(_ error: URLError) -> TransportError {
         switch error.code {
