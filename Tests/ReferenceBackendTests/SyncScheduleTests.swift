@@ -92,6 +92,8 @@ private struct Schedule {
     let trace: Locked<[String]>
     /// Disputes Alice queued: reason → whether her queue was erased since (then at most once).
     var disputes: [String: Bool] = [:]
+    /// Alice's renames still in her queue, kept on the device (a logout clears them with her file).
+    var pendingRenames: [String: String] = [:]
     var counter = 0
 
     init(seed: UInt64, fixture: BackendFixture, alice: Credentials, bob: Credentials, trace: Locked<[String]>) throws {
@@ -139,6 +141,7 @@ private struct Schedule {
         case .offlineRename:
             guard signedIn == alice else { return }
             try await device.contacts.rename(contactId: contact, to: "D\(seed)-\(counter)")
+            pendingRenames[contact] = "D\(seed)-\(counter)"
         case .dispute:
             guard signedIn == alice else { return }
             let reason = "R\(seed)-\(counter)"
@@ -146,13 +149,16 @@ private struct Schedule {
             disputes[reason] = false
         case .replay:
             _ = await device.queue.replay()
+            pendingRenames = [:]  // some may have been sent: no longer known to be pending
         case .sync:
             _ = await device.contacts.syncNow()
+            try await checkPendingRenamesShown()
         case .cutSync:
             let cutAt = random.next(in: 0...4)
             device.hook.before { _, index in index >= cutAt ? .connectionLost(reason: "cut") : nil }
             _ = await device.contacts.syncNow()
             device.hook.before(nil)
+            try await checkPendingRenamesShown()
         case .budgetSync:
             let clock = device.clock
             let pages = random.next(in: 1...4)
@@ -162,6 +168,7 @@ private struct Schedule {
             }
             _ = await device.contacts.syncNow(until: clock.now().addingTimeInterval(30))
             device.hook.after(nil)
+            try await checkPendingRenamesShown()
         case .logout:
             await logOut()
         case .signIn:
@@ -174,6 +181,7 @@ private struct Schedule {
             await device.queue.erase(userId: user.userId)
             device.tokens.set(nil)
             signedIn = nil
+            pendingRenames = [:]
             if user == alice { for reason in disputes.keys { disputes[reason] = true } }
         case .restart:
             // The app dropped mid-run and started again from its files (the run in flight abandoned).
@@ -204,8 +212,20 @@ private struct Schedule {
             _ = await device.contacts.syncNow()
             device.hook.before(nil)
             if fired.withLock({ $0 }) {
+                pendingRenames = [:]
                 if let user = signedIn { await device.queue.endSession(of: user.userId, keepingQueue: true) }
                 signedIn = next
+            }
+        }
+    }
+
+    /// Alice's renames still queued are what her screens show, whatever the syncs stored meanwhile.
+    func checkPendingRenamesShown() async throws {
+        guard signedIn == alice else { return }
+        for (contact, name) in pendingRenames {
+            guard let shown = try await device.contacts.contact(id: contact).value else { continue }
+            if shown.displayName != name {
+                throw ScheduleViolation(description: "a sync undid the queued rename of \(contact): shows \(shown.displayName), not \(name)")
             }
         }
     }
@@ -225,6 +245,7 @@ private struct Schedule {
     /// As the app logs out: every cache cleared, the queue kept for the next sign-in, the token gone.
     mutating func logOut() async {
         guard let user = signedIn else { return }
+        pendingRenames = [:]
         try? await device.contacts.store.clearAll()
         await device.queue.endSession(of: user.userId, keepingQueue: true)
         device.tokens.set(nil)
@@ -233,6 +254,7 @@ private struct Schedule {
 
     /// As the app signs in: every cache cleared first, then the new user's token.
     mutating func signIn(_ user: Credentials) async {
+        pendingRenames = [:]
         if let current = signedIn { await device.queue.endSession(of: current.userId, keepingQueue: true) }
         try? await device.contacts.store.clearAll()
         device.tokens.set(user)
