@@ -30,6 +30,10 @@ import Testing
         let contacts: ContactsClient
 
         init(_ backend: ReferenceBackend, directory: URL, credentials: Credentials, syncPageSize: Int = 50) {
+            self.init(baseURL: backend.baseURL, directory: directory, credentials: credentials, syncPageSize: syncPageSize)
+        }
+
+        init(baseURL: URL, directory: URL, credentials: Credentials, syncPageSize: Int = 50) {
             var logger = Logger(label: "contacts-test")
             logger.logLevel = .critical
             network = SwitchableTransport(URLSessionTransport())
@@ -39,7 +43,7 @@ import Testing
             let environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: directory.appendingPathComponent("caches"))
             rest = RESTClient(
                 configuration: .init(
-                    baseURL: backend.baseURL, transport: transport, environment: environment, tokenProvider: tokens, retry: .none))
+                    baseURL: baseURL, transport: transport, environment: environment, tokenProvider: tokens, retry: .none))
             queue = MutationQueue(
                 configuration: .init(
                     directory: directory.appendingPathComponent("mutations"), tokenProvider: tokens, rest: rest, clock: clock,

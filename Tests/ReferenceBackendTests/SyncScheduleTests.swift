@@ -131,7 +131,8 @@ private struct Schedule {
         let contact = "c\(random.next(in: 0...23))"
         switch step {
         case .serverRename:
-            _ = try await fixture.send(.patch, "/contacts/\(contact)", json: #"{"displayName":"S\#(seed)-\#(counter)"}"#, token: alice.accessToken)
+            _ = try await fixture.send(
+                .patch, "/contacts/\(contact)", json: #"{"displayName":"S\#(seed)-\#(counter)"}"#, token: alice.accessToken)
         case .serverDelete:
             _ = try await fixture.send(.delete, "/contacts/\(contact)", json: "", token: alice.accessToken)
         case .bobRename:
@@ -164,7 +165,14 @@ private struct Schedule {
             let pages = random.next(in: 1...4)
             let counted = Locked(0)
             device.hook.after { request, _ in
-                if request.url.path.hasPrefix("/contacts"), counted.withLock({ $0 += 1; return $0 }) == pages { clock.advance(by: 31) }
+                if request.url.path.hasPrefix("/contacts"),
+                    counted.withLock({
+                        $0 += 1
+                        return $0
+                    }) == pages
+                {
+                    clock.advance(by: 31)
+                }
             }
             _ = await device.contacts.syncNow(until: clock.now().addingTimeInterval(30))
             device.hook.after(nil)
@@ -204,7 +212,13 @@ private struct Schedule {
             let fired = Locked(false)
             let device = self.device
             device.hook.before { _, index in
-                guard index >= at, !fired.withLock({ let was = $0; $0 = true; return was }) else { return nil }
+                guard index >= at,
+                    !fired.withLock({
+                        let was = $0
+                        $0 = true
+                        return was
+                    })
+                else { return nil }
                 try? await device.contacts.store.clearAll()
                 device.tokens.set(next)
                 return nil
@@ -225,7 +239,8 @@ private struct Schedule {
         for (contact, name) in pendingRenames {
             guard let shown = try await device.contacts.contact(id: contact).value else { continue }
             if shown.displayName != name {
-                throw ScheduleViolation(description: "a sync undid the queued rename of \(contact): shows \(shown.displayName), not \(name)")
+                throw ScheduleViolation(
+                    description: "a sync undid the queued rename of \(contact): shows \(shown.displayName), not \(name)")
             }
         }
     }

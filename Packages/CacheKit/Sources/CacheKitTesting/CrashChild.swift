@@ -47,7 +47,11 @@ public struct CrashChild: Sendable {
     }
 
     /// Sleeps `delay`, then kills the child with SIGKILL and waits for it to end.
-    public func kill(after delay: Duration) async throws {
+    /// - Returns: whether the kill ended it (`false`: it had finished its work and exited cleanly first).
+    /// - Throws: ``CrashChildFailed`` when it had ended by itself with a failure: a child that failed on its
+    ///   own is no kill trial.
+    @discardableResult
+    public func kill(after delay: Duration) async throws -> Bool {
         try await Task.sleep(for: delay)
         #if canImport(Glibc)
             _ = Glibc.kill(process.processIdentifier, SIGKILL)
@@ -55,5 +59,19 @@ public struct CrashChild: Sendable {
             _ = Darwin.kill(process.processIdentifier, SIGKILL)
         #endif
         process.waitUntilExit()
+        if process.terminationReason == .uncaughtSignal, process.terminationStatus == SIGKILL { return true }
+        if process.terminationReason == .exit, process.terminationStatus == 0 { return false }
+        throw CrashChildFailed(reason: process.terminationReason == .exit ? "exit status" : "signal", status: process.terminationStatus)
     }
+}
+
+/// A crash trial's child ended by itself with a failure before the kill.
+public struct CrashChildFailed: Error, CustomStringConvertible {
+    /// `exit status` or `signal`.
+    public var reason: String
+    /// The status or the signal.
+    public var status: Int32
+
+    /// "the child ended by itself (exit status 1) before the kill".
+    public var description: String { "the child ended by itself (\(reason) \(status)) before the kill" }
 }
