@@ -70,7 +70,7 @@ import Testing
                             let count = try files.existingDatabase(for: "alice")?.read { db in
                                 try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item")
                             }
-                            counts.insert(count ?? 0 ?? 0)
+                            counts.insert(count ?? 0)
                         }
                         return counts
                     }
