@@ -176,7 +176,9 @@ public final class Composition: Sendable {
         guard let user = await session.currentCredentials()?.userId else { throw .loadFailed(reason: "signed out") }
         let rest = self.rest
         return try await images.image(forKey: path, user: user) {
-            try await rest.send(APIRequest<Data>(path: path, feature: "images"), policy: .fetchIgnoringCacheCompletely).value
+            var request = APIRequest<Data>(path: path, feature: "images")
+            request.owner = user  // kept for `user`: never fetched with the token of whoever signed in meanwhile
+            return try await rest.send(request, policy: .fetchIgnoringCacheCompletely).value
         }
     }
 

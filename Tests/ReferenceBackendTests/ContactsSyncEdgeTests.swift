@@ -275,6 +275,28 @@ import Testing
         }
     }
 
+    @Test func aChangeQueuedWhileAPageIsFetchedIsNeitherForgottenNorUndoneByThatPage() async throws {
+        try await withDevice { (fixture, alice, device) async throws in
+            #expect(await device.contacts.syncNow().isComplete)
+            #expect(
+                try await fixture.send(.patch, "/contacts/c4", json: #"{"displayName":"Server"}"#, token: alice.accessToken).status == 200)
+            let contacts = device.contacts
+            let renamed = Locked(false)
+            device.hook.before { request, _ in
+                guard request.url.path == "/contacts/changes", !renamed.withLock({ $0 }) else { return nil }
+                renamed.withLock { $0 = true }
+                try? await contacts.rename(contactId: "c4", to: "Mine, meanwhile")
+                return nil
+            }
+            #expect(await device.contacts.syncNow().outcome == .completed)
+            #expect(try await device.contacts.contact(id: "c4").value?.displayName == "Mine, meanwhile", "the page holds the older name")
+            device.hook.before(nil)
+            #expect(await device.contacts.syncNow().outcome == .completed)
+            #expect(try await device.contacts.contact(id: "c4").value?.displayName == "Mine, meanwhile", "still kept: not sent yet")
+            #expect(await device.queue.replay().sent == 1)
+        }
+    }
+
     @Test func aChangeTheServerRefusesIsUndoneAndReported() async throws {
         try await withDevice { (fixture, alice, device) async throws in
             #expect(await device.contacts.syncNow().isComplete)
@@ -288,12 +310,15 @@ import Testing
             #expect(try await fixture.send(.delete, "/contacts/c7", json: "", token: alice.accessToken).status == 200)
             let replay = await device.queue.replay()
             #expect(replay.refused.count == 2 && replay.sent == 1)
-            var refused: [String] = []
-            for await event in events {
-                if case .changeRefused(let mutation, _) = event { refused.append(mutation) }
-                if refused.count == 2 { break }
+            let refused = Locked<[String]>([])
+            let listening = Task {
+                for await event in events {
+                    if case .changeRefused(let mutation, _) = event { refused.withLock { $0.append(mutation) } }
+                }
             }
-            #expect(Set(refused) == [ContactsClient.Mutation.edit, ContactsClient.Mutation.editCircle])
+            defer { listening.cancel() }
+            try await waitUntil("two refusals reported") { refused.withLock { $0.count } >= 2 }
+            #expect(Set(refused.withLock { $0 }) == [ContactsClient.Mutation.edit, ContactsClient.Mutation.editCircle])
             #expect(try await device.contacts.contact(id: "c7").value == nil, "the server's value restored: deleted")
             #expect(try await device.contacts.contact(id: "c8").value?.displayName == "Kept", "the accepted change stays")
         }

@@ -196,7 +196,7 @@ public final class ChatHistoryClient: Sendable {
     {
         let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...2_000).contains(text.count) else { throw .invalidText }
-        let user = try await currentUser()
+        let lease = try await currentLease()
         let now = environment.clock.now()
         let thread =
             threadId == nil
@@ -204,7 +204,7 @@ public final class ChatHistoryClient: Sendable {
         let message = ChatMessage(
             id: UUID().uuidString, threadId: threadId ?? thread?.id ?? "", role: "user", text: text,
             createdAt: now, state: .pending)
-        try storage { try store.addPending(lease: store.lease(for: user), thread: thread, message: message) }
+        try storage { try store.addPending(lease: lease, thread: thread, message: message) }
         let body = JSONValue.object(["threadId": .string(message.threadId), "messageId": .string(message.id), field: .string(text)])
         do {
             try await queue.enqueue(
@@ -212,7 +212,7 @@ public final class ChatHistoryClient: Sendable {
                     method: .post, path: path, headerFields: [.contentType: "application/json"],
                     body: body.serialized()), name: name, idempotencyKey: message.id)
         } catch {
-            try? store.markFailed(lease: store.lease(for: user), messageId: message.id)
+            try? store.markFailed(lease: lease, messageId: message.id)
             throw .queue(error)
         }
         return message
@@ -233,8 +233,13 @@ public final class ChatHistoryClient: Sendable {
     )
         async throws(ChatHistoryError) -> Value
     {
+        // Kept for `user`, so fetched as `user` only: never with the token of whoever signed in meanwhile.
+        var request = request
+        request.owner = user
         do {
-            return try await cache.value(forKey: key, scope: .user(user), refresh: refresh) { try await self.send(request).value }
+            return try await cache.value(forKey: key, scope: .user(user), refresh: refresh) { [request] in
+                try await self.send(request).value
+            }
         } catch let error as ChatHistoryError {
             throw error
         } catch {
@@ -244,6 +249,14 @@ public final class ChatHistoryClient: Sendable {
 
     func currentUser() async throws(ChatHistoryError) -> String {
         try await Self.currentUser(of: rest)
+    }
+
+    /// A lease on the signed-in user's file, the user read again after it is taken: a logout between the two
+    /// never leaves a lease that recreates a file.
+    func currentLease() async throws(ChatHistoryError) -> UserDatabases.Lease {
+        let lease = store.lease(for: try await currentUser())
+        guard try await currentUser() == lease.userId else { throw .signedOut }
+        return lease
     }
 
     static func currentUser(of rest: RESTClient) async throws(ChatHistoryError) -> String {

@@ -141,23 +141,27 @@ extension ContactsClient {
         let lease = try await currentLease()
         try storage { try store.record(local, key: key, lease: lease) }
         // The same change asked again (an import run again after an interruption) is queued once.
-        if await queue.pending().contains(where: { $0.idempotencyKey == key }) {
-            try? store.markQueued(key: key, lease: lease)
+        if let queued = await queue.pending().first(where: { $0.idempotencyKey == key }) {
+            try? store.markQueued(key: key, mutationId: queued.id, lease: lease)
             return
         }
+        let mutation: QueuedMutation
         do {
-            try await enqueue(method, path, body: body, name: name, key: key)
+            mutation = try await enqueue(method, path, body: body, name: name, key: key)
         } catch {
             try? store.forget(key: key, lease: lease)
             throw error
         }
-        try? store.markQueued(key: key, lease: lease)
+        try? store.markQueued(key: key, mutationId: mutation.id, lease: lease)
     }
 
-    func enqueue(_ method: HTTPRequest.Method, _ path: String, body: Data, name: String, key: String) async throws(ContactsError) {
+    @discardableResult
+    func enqueue(_ method: HTTPRequest.Method, _ path: String, body: Data, name: String, key: String) async throws(ContactsError)
+        -> QueuedMutation
+    {
         guard let queue else { throw .noQueue }
         do {
-            try await queue.enqueue(
+            return try await queue.enqueue(
                 .rest(method: method, path: path, headerFields: [.contentType: "application/json"], body: body), name: name,
                 idempotencyKey: key)
         } catch {

@@ -25,14 +25,16 @@ extension ContactsClient {
     }
 
     /// Follows the queue from now on (call it after sign-in and at launch, as the chat kit's): each change
-    /// of its state settles the changes kept on the device.
+    /// of its state settles the changes kept on the device. Its first pass also settles what a process
+    /// killed between queueing a change and marking it queued left behind.
     public func followQueue() async {
         guard let queue else { return }
+        await settleKeptChanges(atLaunch: true)
         let states = await queue.states()
         let task = Task { [weak self] in
-            for await state in states {
+            for await _ in states {
                 guard let self else { return }
-                await self.settleKeptChanges(failures: state.failures)
+                await self.settleKeptChanges(atLaunch: false)
             }
         }
         follower.withLock {
@@ -41,27 +43,39 @@ extension ContactsClient {
         }
     }
 
-    /// Forgets the kept changes the queue sent, and undoes those it reports refused.
-    func settleKeptChanges(failures: [MutationFailure]) async {
-        guard let queue, let user = try? await currentUser() else { return }
+    /// Forgets the kept changes the queue sent, and undoes those it refused. The kept changes are read first,
+    /// then the queue's pending list, then its refusals: a change queued meanwhile is not among those read,
+    /// and a refusal that came meanwhile is among the refusals.
+    func settleKeptChanges(atLaunch: Bool) async {
+        guard let queue, let user = try? await currentUser(), let kept = try? store.pendingChanges(userId: user) else { return }
         let lease = store.lease(for: user)
-        let inQueue = Set(await queue.pending().map(\.idempotencyKey))
+        let inQueue = Dictionary(await queue.pending().map { ($0.idempotencyKey, $0.id) }, uniquingKeysWith: { first, _ in first })
+        let failures = await queue.failures()
         guard (try? await currentUser()) == user else { return }
-        let refused = Dictionary(failures.map { ($0.mutation.idempotencyKey, $0) }, uniquingKeysWith: { first, _ in first })
-        for kept in (try? store.pendingChanges(userId: user)) ?? [] where kept.queued {
-            if let failure = refused[kept.key] {
-                await undo(kept, lease: lease)
+        for change in kept {
+            guard change.queued, let id = change.mutationId else {
+                // Queued, but not marked so (a kill in between): marked now. Not queued at all at launch (a kill
+                // before the queue took it): forgotten, as a change that was never sent.
+                if let id = inQueue[change.key] {
+                    try? store.markQueued(key: change.key, mutationId: id, lease: lease)
+                } else if atLaunch {
+                    try? store.forget(key: change.key, lease: lease)
+                }
+                continue
+            }
+            if let failure = failures.last(where: { $0.mutation.idempotencyKey == change.key && $0.mutation.id == id }) {
+                guard await undo(change, lease: lease) else { continue }
                 let event = ContactsEvent.changeRefused(mutation: failure.mutation.name, error: failure.error)
                 for observer in observers.withLock({ Array($0.values) }) { observer.yield(event) }
-            } else if !inQueue.contains(kept.key) {
-                try? store.forget(key: kept.key, lease: lease)
+            } else if inQueue[change.key] == nil {
+                try? store.forget(key: change.key, lease: lease)
             }
         }
     }
 
-    /// Undoes a refused change with the server's values (fetched now; what cannot be fetched comes with
-    /// the next sync).
-    private func undo(_ kept: PendingChange, lease: UserDatabases.Lease) async {
+    /// Undoes a refused change with the server's values, fetched now. Returns `false`, keeping the change for
+    /// the next try, when they cannot be fetched (a contact the server no longer has counts as fetched).
+    private func undo(_ kept: PendingChange, lease: UserDatabases.Lease) async -> Bool {
         var server = ContactsStore.ServerValues()
         if let id = kept.change.contactId {
             var request = APIRequest<Contact>(path: "/contacts/\(id)", feature: "contacts.detail", decode: Self.decodeEnvelope)
@@ -69,22 +83,24 @@ extension ContactsClient {
             do {
                 server.contacts[id] = try await rest.send(request, policy: .fetchIgnoringCacheCompletely).value
             } catch {
-                if case .server(let answer) = error, answer.status == 404 { server.contacts[id] = .some(nil) }
+                guard case .server(let answer) = error, answer.status == 404 else { return false }
+                server.contacts[id] = .some(nil)
             }
         } else if case .importContacts = kept.change {
         } else {
             var request = APIRequest<ContactsSummary>(path: "/contacts/summary", feature: "contacts.sync", decode: Self.decodeEnvelope)
             request.owner = lease.userId
-            if let summary = try? await rest.send(request, policy: .fetchIgnoringCacheCompletely).value {
-                server.circles = summary.circles
-                server.suggestions = summary.suggestions
-                server.profile = summary.profile
-            }
+            guard let summary = try? await rest.send(request, policy: .fetchIgnoringCacheCompletely).value else { return false }
+            server.circles = summary.circles
+            server.suggestions = summary.suggestions
+            server.profile = summary.profile
         }
         do {
             try store.undo(key: kept.key, server: server, lease: lease)
+            return true
         } catch {
             environment.logger.info("A refused change could not be undone", metadata: ["error": "\(error)"])
+            return false
         }
     }
 }

@@ -223,9 +223,12 @@ public final class ContactsClient: Sendable {
         try await Self.currentUser(of: rest)
     }
 
-    /// A lease on the signed-in user's file: what a change begun now writes through.
+    /// A lease on the signed-in user's file: what a change begun now writes through. The user is read again
+    /// after the lease is taken, so a logout between the two never leaves a lease that recreates a file.
     func currentLease() async throws(ContactsError) -> UserDatabases.Lease {
-        store.lease(for: try await currentUser())
+        let lease = store.lease(for: try await currentUser())
+        guard try await currentUser() == lease.userId else { throw .signedOut }
+        return lease
     }
 
     static func currentUser(of rest: RESTClient) async throws(ContactsError) -> String {

@@ -28,6 +28,9 @@ struct PendingChange: Sendable, Hashable {
     var change: LocalChange
     /// Whether it reached the mutation queue (only then can its absence there mean it was sent).
     var queued: Bool
+    /// The queued mutation's id, once queued: a refusal is matched by key and id, so an older refusal of the
+    /// same key (an import asked again) never undoes a newer change.
+    var mutationId: Int64?
 }
 
 extension ContactsStore {
@@ -48,10 +51,10 @@ extension ContactsStore {
         }
     }
 
-    /// Marks the change as in the mutation queue.
-    func markQueued(key: String, lease: UserDatabases.Lease) throws {
+    /// Marks the change as in the mutation queue, as mutation `mutationId`.
+    func markQueued(key: String, mutationId: Int64, lease: UserDatabases.Lease) throws {
         try files.database(for: lease).write { db in
-            try db.execute(sql: "UPDATE pending_change SET queued = 1 WHERE key = ?", arguments: [key])
+            try db.execute(sql: "UPDATE pending_change SET queued = 1, mutation_id = ? WHERE key = ?", arguments: [mutationId, key])
         }
     }
 
@@ -114,9 +117,9 @@ extension ContactsStore {
     // MARK: Effects
 
     static func pendingChanges(_ db: Database) throws -> [PendingChange] {
-        try Row.fetchAll(db, sql: "SELECT key, body, queued FROM pending_change ORDER BY seq").compactMap { row in
+        try Row.fetchAll(db, sql: "SELECT key, body, queued, mutation_id FROM pending_change ORDER BY seq").compactMap { row in
             guard let change = try? decoder.decode(LocalChange.self, from: row["body"] as Data) else { return nil }
-            return PendingChange(key: row["key"], change: change, queued: row["queued"])
+            return PendingChange(key: row["key"], change: change, queued: row["queued"], mutationId: row["mutation_id"])
         }
     }
 

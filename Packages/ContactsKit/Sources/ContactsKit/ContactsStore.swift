@@ -135,9 +135,9 @@ public final class ContactsStore: CacheClearingParticipant {
             if let score = page.score { try Self.save(score, as: "score", db) }
             if let suggestions = page.suggestions { try Self.save(suggestions, as: "suggestions", db) }
             if let profile = page.profile { try Self.save(profile, as: "profile", db) }
-            if let queued = page.queuedChanges {
-                for kept in try Self.pendingChanges(db) where kept.queued && !queued.contains(kept.key) {
-                    try db.execute(sql: "DELETE FROM pending_change WHERE key = ?", arguments: [kept.key])
+            if let queue = page.queue {
+                for key in queue.keptBefore.subtracting(queue.stillQueued) {
+                    try db.execute(sql: "DELETE FROM pending_change WHERE key = ?", arguments: [key])
                 }
             }
             try Self.reapplyPendingChanges(db, index: index)
@@ -156,15 +156,22 @@ public final class ContactsStore: CacheClearingParticipant {
     public func erase(userId: String) throws {
         indexes.withLock { $0.removeValue(forKey: userId) }?.clearAll()
         try files.erase(userId: userId)
+        indexes.withLock { $0.removeValue(forKey: userId) }?.clearAll()
     }
 
     /// Deletes every user's file and search index (logout: the server has it all).
     public func clearAll() async throws {
+        dropIndexes()
+        try files.removeAll()
+        // A write that held its database while the files were cleared may have rebuilt an index meanwhile.
+        dropIndexes()
+    }
+
+    private func dropIndexes() {
         for index in indexes.withLock({ indexes in
             defer { indexes = [:] }
             return Array(indexes.values)
         }) { index.clearAll() }
-        try files.removeAll()
     }
 
     /// Contacts are the user's, not an account's.
@@ -235,7 +242,7 @@ public final class ContactsStore: CacheClearingParticipant {
             try db.execute(
                 sql: """
                     CREATE TABLE pending_change (key TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL, body BLOB NOT NULL,
-                                                 queued INTEGER NOT NULL DEFAULT 0);
+                                                 queued INTEGER NOT NULL DEFAULT 0, mutation_id INTEGER);
                     """)
             try SyncCheckpoint.createTable(db)
         }

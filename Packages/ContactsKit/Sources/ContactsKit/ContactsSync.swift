@@ -50,10 +50,11 @@ struct ContactsSync: SyncSource {
         } else {
             path = "/contacts"
         }
-        // Which kept changes are still in the queue, read before the page is fetched: one sent before then is
-        // in the page (the server applied it) and is forgotten when the page is stored, so it never covers a
-        // later change of the server.
-        let queued = await queuedChanges(of: owner.userId)
+        // Which kept changes were queued, then which of them are still in the queue, both read before the page
+        // is fetched: one sent before then is in the page (the server applied it) and is forgotten when the page
+        // is stored, so it never covers a later change of the server. A change queued after the first read is
+        // not among them, so it is never forgotten by this page.
+        let queued = await queueSnapshot(of: owner.userId)
         let response: APIResponse<[Lossy<ContactJSON>]>
         do {
             response = try await send(
@@ -75,7 +76,7 @@ struct ContactsSync: SyncSource {
             contacts: records.filter { $0.deleted != true }.map(\.contact),
             deleted: records.filter { $0.deleted == true }.map(\.id), isLast: response.headerFields[Self.nextCursor] == nil,
             startsFullSync: request.mode == .full && request.isFirstPage)
-        page.queuedChanges = queued
+        page.queue = queued
         var requests = 1
         if page.isLast {
             let summary = try await send(
@@ -109,13 +110,15 @@ struct ContactsSync: SyncSource {
         }
     }
 
-    /// The idempotency keys of the user's changes still queued or refused (refusals are undone by the
+    /// The kept changes marked queued, then the keys still queued or refused (refusals are undone by the
     /// client's queue follower); `nil` without a queue, or when the queue's user is another.
-    private func queuedChanges(of user: String) async -> Set<String>? {
-        guard let queue, (try? await ContactsClient.currentUser(of: rest)) == user else { return nil }
+    private func queueSnapshot(of user: String) async -> QueueSnapshot? {
+        guard let queue, let kept = try? store.pendingChanges(userId: user) else { return nil }
+        let keptBefore = Set(kept.filter(\.queued).map(\.key))
         let pending = await queue.pending().map(\.idempotencyKey)
         let refused = await queue.failures().map(\.mutation.idempotencyKey)
-        return Set(pending + refused)
+        guard (try? await ContactsClient.currentUser(of: rest)) == user else { return nil }
+        return QueueSnapshot(keptBefore: keptBefore, stillQueued: Set(pending + refused))
     }
 
     private func send<R>(_ request: APIRequest<R>, as owner: UserDatabases.Lease) async throws(ContactsError) -> APIResponse<R> {
@@ -143,9 +146,15 @@ struct ContactsSyncPage: Sendable {
     var score: ContactScore? = nil
     var suggestions: [DuplicateSuggestion]? = nil
     var profile: ContactProfile? = nil
-    /// The keys of the kept changes still queued (or refused) when the page was fetched: the others were
-    /// sent, so the page holds them and they are forgotten. `nil`: unknown, every kept change stays.
-    var queuedChanges: Set<String>? = nil
+    /// The kept changes the queue had sent when the page was fetched (the page holds them, so they are
+    /// forgotten). `nil`: unknown, every kept change stays.
+    var queue: QueueSnapshot? = nil
+}
+
+/// The kept changes marked queued, and then the keys the queue still held (pending or refused).
+struct QueueSnapshot: Sendable {
+    var keptBefore: Set<String>
+    var stillQueued: Set<String>
 }
 
 /// An element of a page that may not decode: a record the server sent malformed is skipped (and counted),

@@ -193,6 +193,9 @@ public final class SessionManager: TokenProvider {
         }
         let expiresAt = data?["expiresAt"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }
         let token = StoredToken(accessToken: accessToken, userId: userId, expiresAt: expiresAt, validatedAt: configuration.now())
+        // The previous user's token is no longer handed out before the clearing starts, so no work of theirs
+        // (a sync's page, a load) can begin during the clearing and write after it.
+        state.withLock { $0.token = nil }
         // Clearing fails closed (security review, finding 7): nothing of the previous user may remain
         // readable when the next one signs in, so an incomplete clear refuses the sign-in.
         let cleared = await configuration.caches.clearAllCaches()

@@ -9,6 +9,8 @@ final class SharedSyncRun: Sendable {
         var continuation: CheckedContinuation<SyncReport, Never>?
         /// What the caller receives, once it stopped waiting before the run ended.
         var left: SyncReport?
+        /// Whether this caller's leaving stopped the run (it then waits for the run's end, within the grace).
+        var stoppedRun = false
         /// Whether the grace after the caller stopped the run has passed.
         var graceOver = false
     }
@@ -25,15 +27,15 @@ final class SharedSyncRun: Sendable {
     private let state: Locked<State>
     /// Whom the run is for, as its first caller saw it: a caller for another owner never joins it.
     let owner: RunOwner?
+    /// How long a caller who stops the run (the last to stop waiting) waits for it to end, so its report
+    /// counts the page being stored: the run's request is cancelled at once, so it ends well within this
+    /// unless its transport ignores cancellation.
+    private let stoppingGrace: Duration
 
-    init(name: String, owner: RunOwner?) {
+    init(name: String, owner: RunOwner?, stoppingGrace: Duration) {
         state = Locked(State(progress: SyncReport(name: name)))
         self.owner = owner
-    }
-
-    /// Whether a new caller may still join: the run has not ended nor been stopped.
-    var isJoinable: Bool {
-        state.withLock { $0.report == nil && !$0.stopped }
+        self.stoppingGrace = stoppingGrace
     }
 
     /// How many callers still wait on the run.
@@ -41,9 +43,11 @@ final class SharedSyncRun: Sendable {
         state.withLock { state in state.report == nil ? state.waiters.values.filter { $0.left == nil }.count : 0 }
     }
 
-    /// Adds a caller who waits until `deadline` (`nil`: until the run ends); returns its number.
-    func join(until deadline: Date?) -> Int {
+    /// Adds a caller who waits until `deadline` (`nil`: until the run ends); returns its number, or `nil`
+    /// when the run can no longer be joined (it ended, or was stopped), checked under the same lock.
+    func join(until deadline: Date?) -> Int? {
         state.withLock { state in
+            guard state.report == nil, !state.stopped else { return nil }
             state.nextWaiter += 1
             state.waiters[state.nextWaiter] = Waiter(deadline: deadline)
             return state.nextWaiter
@@ -91,7 +95,7 @@ final class SharedSyncRun: Sendable {
                     let ready: SyncReport? = state.withLock { state in
                         if let report = state.report { return report }
                         guard let entry = state.waiters[waiter] else { return state.progress }
-                        if let left = entry.left, !state.stopped || entry.graceOver {
+                        if let left = entry.left, !entry.stoppedRun || entry.graceOver {
                             state.waiters[waiter] = nil
                             return left
                         }
@@ -108,14 +112,9 @@ final class SharedSyncRun: Sendable {
         }
     }
 
-    /// How long a caller who stops the run (the last to stop waiting) waits for it to end, so its report
-    /// counts the page being stored: the run's request is cancelled at once, so it ends well within this
-    /// unless its transport ignores cancellation. Real time, not the runner's clock: a bound on waiting.
-    static let stoppingGrace: Duration = .seconds(1)
-
     /// Caller `waiter` stops waiting with `outcome`. Another caller still waiting: this one receives the
     /// run's progress at once. The last one: the run is cancelled (its request in flight with it), and this
-    /// caller receives the run's own report when it ends within ``stoppingGrace``, else its progress.
+    /// caller receives the run's own report when it ends within the stopping grace, else its progress.
     func leave(_ waiter: Int, outcome: SyncOutcome) {
         let (continuation, report, task) = state.withLock {
             state -> (CheckedContinuation<SyncReport, Never>?, SyncReport, Task<Void, Never>?) in
@@ -126,7 +125,10 @@ final class SharedSyncRun: Sendable {
             report.outcome = outcome
             entry.left = report
             let someoneWaits = state.waiters.contains { $0.key != waiter && $0.value.left == nil }
-            if !someoneWaits { state.stopped = true }
+            if !someoneWaits {
+                state.stopped = true
+                entry.stoppedRun = true
+            }
             // The last caller keeps its continuation until the run ends or the grace passes.
             let continuation = someoneWaits ? entry.continuation : nil
             if continuation != nil { state.waiters[waiter] = nil } else { state.waiters[waiter] = entry }
@@ -135,7 +137,7 @@ final class SharedSyncRun: Sendable {
         if let task {
             task.cancel()
             Task {
-                try? await Task.sleep(for: Self.stoppingGrace)
+                try? await Task.sleep(for: self.stoppingGrace)
                 self.release(waiter)
             }
         }
@@ -174,7 +176,8 @@ final class SharedSyncRun: Sendable {
             let waiting = state.waiters.values.compactMap { waiter -> (CheckedContinuation<SyncReport, Never>, SyncReport)? in
                 guard let continuation = waiter.continuation else { return nil }
                 var own = report
-                if let left = waiter.left, report.outcome != .completed { own.outcome = left.outcome }
+                // A caller who left keeps its own reason, unless the run ended for a reason of its own.
+                if let left = waiter.left, ![.completed, .sessionEnded].contains(report.outcome) { own.outcome = left.outcome }
                 return (continuation, own)
             }
             state.waiters = [:]

@@ -9,8 +9,9 @@ import Logging
 /// A kit makes one runner per source, registers it (`KitRegistry.addSync(_:)`) and uses it for its own
 /// "sync now"; ``BackgroundSync`` runs the same runner. What holds at the edges in time:
 /// - **Runs never overlap.** A run asked for while one is going for the same owner joins it; one for
-///   another owner (the signed-in user changed) stops the old run and starts after it; a run asked for
-///   after the last caller of the previous one stopped waiting starts only once that one's work has ended.
+///   another owner (the signed-in user changed) never joins the old run, which stops at its next step,
+///   and starts after it; a run asked for after the last caller of the previous one stopped waiting starts
+///   only once that one's work has ended.
 /// - **Each caller waits on its own terms.** A caller stops waiting at its own deadline or when its task
 ///   is cancelled, and receives what the run did so far; the run goes on while another caller waits, until
 ///   the latest of their deadlines, and is cancelled (the request in flight with it) when none waits.
@@ -27,6 +28,7 @@ public final class SyncRunner: Sendable {
     private let ownerNow: @Sendable () async -> RunOwner?
     private let clock: any CacheClock
     private let current = Locked<SharedSyncRun?>(nil)
+    private let stoppingGrace: Duration
 
     /// A runner for `source`.
     ///
@@ -34,11 +36,16 @@ public final class SyncRunner: Sendable {
     ///   - source: what fetches and stores the pages.
     ///   - clock: the source of "now" for checkpoints, durations and deadlines, and what deadlines wait on.
     ///   - logger: where failed runs are reported.
+    ///   - stoppingGrace: how long the last caller to stop waiting (at its deadline, or cancelled) waits for the
+    ///     cancelled run to end, so its report counts the page being stored; past it, it receives what the run
+    ///     had done. Real time: a bound on waiting for a transport that ignores cancellation.
     public init<Source: SyncSource>(
-        _ source: Source, clock: any CacheClock = SystemClock(), logger: Logger = Logger(label: "CacheKit.Sync")
+        _ source: Source, clock: any CacheClock = SystemClock(), logger: Logger = Logger(label: "CacheKit.Sync"),
+        stoppingGrace: Duration = .seconds(1)
     ) {
         name = source.name
         self.clock = clock
+        self.stoppingGrace = stoppingGrace
         body = { run in await Self.run(source, in: run, clock: clock, logger: logger) }
         ownerNow = { (try? await source.owner()).map { RunOwner($0) } }
     }
@@ -51,20 +58,20 @@ public final class SyncRunner: Sendable {
     ///   goes on until the latest of their deadlines.
     public func run(until deadline: Date? = nil) async -> SyncReport {
         let owner = await ownerNow()
-        let (run, waiter, stale) = current.withLock { current -> (SharedSyncRun, Int, SharedSyncRun?) in
-            if let run = current, run.isJoinable, run.owner == owner { return (run, run.join(until: deadline), nil) }
-            // A run going for another owner (a user who signed out) is stopped; this one starts after it ends.
+        let (run, waiter) = current.withLock { current -> (SharedSyncRun, Int) in
+            if let run = current, run.owner == owner, let waiter = run.join(until: deadline) { return (run, waiter) }
+            // A run going for another owner (a user who signed out) is not joined: it stops at its own next
+            // step, its owner having changed, and this one starts once it has ended.
             let previous = current
-            let run = SharedSyncRun(name: name, owner: owner)
-            let waiter = run.join(until: deadline)
+            let run = SharedSyncRun(name: name, owner: owner, stoppingGrace: stoppingGrace)
+            let waiter = run.join(until: deadline) ?? 0
             current = run
             run.start { [body] in
                 await previous?.ended()
                 run.finish(await body(run))
             }
-            return (run, waiter, previous?.isJoinable == true ? previous : nil)
+            return (run, waiter)
         }
-        stale?.stop()
         return await run.wait(waiter, clock: clock)
     }
 
@@ -122,7 +129,9 @@ public final class SyncRunner: Sendable {
                     break
                 }
                 let next = (checkpoint ?? SyncCheckpoint(mode: request.mode)).advanced(by: page, for: request, at: clock.now())
-                try await source.store(page, checkpoint: next, for: runOwner)
+                // A page fetched is stored even when the deadline passes meanwhile (its request is over; storing
+                // takes milliseconds), so the next run does not fetch it again. A clearing still refuses it.
+                try await Task { try await source.store(page, checkpoint: next, for: runOwner) }.value
                 checkpoint = next
                 report.pages += 1
                 report.requests += page.requests
