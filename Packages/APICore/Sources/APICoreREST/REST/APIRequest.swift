@@ -31,7 +31,7 @@ public struct APIRequest<Response: Sendable>: Sendable {
     public var idempotencyKey: String?
     /// The user this request is for, when it belongs to work that may outlive a session (a sync's page, a
     /// kit's background load): it is sent only while that user is signed in, with their token, and fails
-    /// with ``APIError/sessionChanged`` otherwise, before anything leaves. `nil`: whoever is signed in.
+    /// with `APIError.sessionChanged` otherwise, before anything leaves. `nil`: whoever is signed in.
     public var owner: String?
     /// Turns a 2xx body into the response value.
     public var decode: @Sendable (Data) throws(APIError) -> Response
