@@ -58,21 +58,9 @@ struct EvictionPolicyTests {
     static let keyCount = 10_000
     static let accesses = 100_000
 
-    /// A small seeded generator (SplitMix64), so the traces are the same on every run.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Key indexes drawn uniformly, or by Zipf's law with exponent `s` (a few keys most of the time).
     static func trace(zipf s: Double?) -> [Int] {
-        var random = Seeded(state: 0x5EED)
+        var random = SeededRandom(seed: 0x5EED)
         guard let s else { return (0..<accesses).map { _ in Int.random(in: 0..<keyCount, using: &random) } }
         var cumulative: [Double] = []
         var sum = 0.0

@@ -123,7 +123,7 @@ import Testing
     /// index rebuilt from the same records: 2,000 random upserts, renames and removals, with reused slots, over
     /// 300 ids, checked every 50 changes on every name's prefix and on phone digits.
     @Test func changesOneAtATimeAnswerAsARebuildDoes() {
-        var random = EvictionPolicyTests.Seeded(state: 39)
+        var random = SeededRandom(seed: 39)
         let names = ["Ada", "Grace", "Alan", "Edsger", "Barbara", "Donald", "Frances", "Radia", "Zoë", "Ana"]
         let index = SearchIndex(name: "incremental")
         var current: [String: SearchDocument] = [:]

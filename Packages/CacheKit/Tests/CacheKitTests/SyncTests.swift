@@ -123,11 +123,8 @@ import Testing
             let runner = SyncRunner(source, clock: clock)
             let first = Task { await runner.run() }
             let second = Task { await runner.run() }
-            do {
-                try await waitUntil("two callers on one run") { runner.callersWaiting == 2 && source.server.requests().count == 1 }
-            } catch {
-                gate.open()
-                throw error
+            try await waitUntilOrOpen("two callers on one run", gate) {
+                runner.callersWaiting == 2 && source.server.requests().count == 1
             }
             first.cancel()
             let firstReport = await first.value
@@ -146,11 +143,8 @@ import Testing
             let runner = SyncRunner(source, clock: clock)
             let first = Task { await runner.run() }
             let second = Task { await runner.run() }
-            do {
-                try await waitUntil("two callers on one run") { runner.callersWaiting == 2 && source.server.requests().count == 1 }
-            } catch {
-                gate.open()
-                throw error
+            try await waitUntilOrOpen("two callers on one run", gate) {
+                runner.callersWaiting == 2 && source.server.requests().count == 1
             }
             first.cancel()
             second.cancel()
@@ -170,12 +164,7 @@ import Testing
             let runner = SyncRunner(source, clock: clock)
             let early = Task { await runner.run(until: clock.now().addingTimeInterval(15)) }
             let patient = Task { await runner.run(until: clock.now().addingTimeInterval(3_600)) }
-            do {
-                try await waitUntil("two callers on one run") { runner.callersWaiting == 2 }
-            } catch {
-                gate.open()
-                throw error
-            }
+            try await waitUntilOrOpen("two callers on one run", gate) { runner.callersWaiting == 2 }
             gate.open()
             let earlyReport = await early.value
             #expect(earlyReport.outcome == .budgetExhausted && earlyReport.pages < 4, "the early caller stops at its own deadline")
@@ -190,12 +179,7 @@ import Testing
             source.server.gate = gate
             let runner = SyncRunner(source, clock: clock)
             let alices = Task { await runner.run() }
-            do {
-                try await waitUntil("Alice's first request in flight") { source.server.requests().count == 1 }
-            } catch {
-                gate.open()
-                throw error
-            }
+            try await waitUntilOrOpen("Alice's first request in flight", gate) { source.server.requests().count == 1 }
             source.signedIn.withLock { $0 = "bob" }
             let bobs = Task { await runner.run() }
             gate.open()
@@ -222,6 +206,16 @@ import Testing
                 .run()
             #expect(report.syncs.map(\.name) == ["items", "other"] && report.isComplete)
             #expect(report.syncs.map(\.items) == [10, 2])
+        }
+    }
+
+    /// ``waitUntil(_:timeout:_:)`` that opens `gate` when the wait fails, so nothing behind it waits for ever.
+    private func waitUntilOrOpen(_ description: String, _ gate: AsyncGate, _ condition: () -> Bool) async throws {
+        do {
+            try await waitUntil(description) { condition() }
+        } catch {
+            gate.open()
+            throw error
         }
     }
 
