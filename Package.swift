@@ -588,6 +588,7 @@ let package = Package(
                 "AccountsKit",
                 "CatalogKit",
                 "ChatHistoryKit",
+                "ContactsKit",
                 "SessionKit",
                 "APICoreREST",
                 "APICoreGraphQL",

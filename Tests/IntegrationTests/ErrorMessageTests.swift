@@ -5,6 +5,7 @@ import AccountsKit
 import CacheKit
 import CatalogKit
 import ChatHistoryKit
+import ContactsKit
 import Foundation
 import SessionKit
 import Testing
@@ -33,6 +34,7 @@ import Testing
     static var everyError: [any Error] {
         var errors: [any Error] = api
         errors += api.map { AccountsError.api($0) } + api.map { CatalogError.api($0) } + api.map { ChatHistoryError.api($0) }
+        errors += api.map { ContactsError.api($0) }
         errors += [
             TransportError.offline(reason: "Failed to connect to 10.0.0.7"),
             GraphQLOperationError.unknownFragment("Secret"), ContainerError.duplicateKit("acct-4242"),
@@ -52,6 +54,10 @@ import Testing
             AccountsError.unknownAccount("acct-4242"), AccountsError.requiresConnection,
             ChatHistoryError.signedOut, ChatHistoryError.invalidText, ChatHistoryError.storage(reason: "sqlite"),
             ChatHistoryError.queue(.storage(reason: "sqlite")),
+            ContactsError.signedOut, ContactsError.storage(reason: "sqlite"), ContactsError.requiresConnection, ContactsError.noQueue,
+            ImageCacheError.notAnImage(bytes: 3), ImageCacheError.loadFailed(reason: "sqlite"), ImageCacheError.cancelled,
+            SyncError.changesTokenRejected, SyncError.sessionEnded, CacheError.cleared,
+            CacheReadMiss.missing(path: "Account:acct-4242.balance"), CacheReadMiss.corrupt(path: "Account:acct-4242", reason: "sqlite"),
         ]
         do {
             _ = try JSONValue.parse(Data("{\"acct-4242\": ".utf8))
@@ -59,6 +65,26 @@ import Testing
             errors.append(error)
         }
         return errors
+    }
+
+    /// Every public error type declared in the kits' and the core's sources (their testing modules aside) is
+    /// among the samples: a new one cannot be left out of the check below.
+    @Test func theSamplesHoldEveryPublicErrorType() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sources = root.appendingPathComponent("Packages")
+        var declared = Set<String>()
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
+        while let file = files?.nextObject() as? URL {
+            guard file.pathExtension == "swift", file.path.contains("/Sources/"), !file.path.contains("Testing/") else { continue }
+            let text = try String(contentsOf: file, encoding: .utf8)
+            let pattern = #/public (?:enum|struct) (\w+)[^{\n]*:[^{\n]*\bError\b/#
+            for match in text.matches(of: pattern) { declared.insert(String(match.output.1)) }
+        }
+        // RecordPackingError is made only inside APICoreGraphQL (no public initializer) and reaches an app wrapped
+        // in RecordStoreError, which is sampled.
+        let sampled = Set(Self.everyError.map { String(describing: type(of: $0)) }).union(["RecordPackingError"])
+        #expect(declared.count > 15, "the scan found the error types: \(declared.sorted())")
+        #expect(declared.subtracting(sampled).isEmpty, "public error types with no sample: \(declared.subtracting(sampled).sorted())")
     }
 
     @Test func everyErrorReadsAsASentenceForPeople() {

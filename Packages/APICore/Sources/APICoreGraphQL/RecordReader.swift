@@ -9,6 +9,16 @@ public enum CacheReadMiss: Error, Sendable, Hashable {
     case corrupt(path: String, reason: String)
 }
 
+extension CacheReadMiss: LocalizedError {
+    /// A sentence for people: what is not stored yet must be loaded.
+    public var errorDescription: String? {
+        switch self {
+        case .missing: ErrorMessages.notAvailableOffline
+        case .corrupt: ErrorMessages.unreadableAnswer
+        }
+    }
+}
+
 /// Reads a query's data back from records, noting every field it read (for watchers) and the oldest
 /// write among them (for freshness).
 struct RecordReader {
