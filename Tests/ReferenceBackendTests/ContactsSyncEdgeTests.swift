@@ -186,7 +186,7 @@ import Testing
             device.hook.before { _, _ in
                 inFlight.withLock { $0 = true }
                 let error = await neverAnswered()
-                cancelled.withLock { $0 = true }
+                cancelled.withLock { $0 = error == .cancelled }
                 return error
             }
             let deadline = device.clock.now().addingTimeInterval(30)

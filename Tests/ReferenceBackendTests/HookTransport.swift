@@ -1,5 +1,6 @@
 import APICore
 import CacheKit
+import CacheKitTesting
 import Foundation
 import HTTPTypes
 
@@ -56,8 +57,8 @@ final class HookTransport: HTTPTransport {
 }
 
 /// A request that never gets an answer: waits until its task is cancelled, as a server that accepted the
-/// connection and never wrote would keep it.
+/// connection and never wrote would keep it. Not cancelled within `TestDeadline.wait`, it ends as timed out,
+/// so a test waiting on it fails instead of hanging.
 func neverAnswered() async -> TransportError {
-    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3_600)) }
-    return .cancelled
+    (try? await Task.sleep(for: TestDeadline.wait)) == nil ? .cancelled : .timedOut
 }

@@ -117,15 +117,7 @@ import Testing
     }
 
     @Test func aCallerThatStopsWaitingLeavesTheRunToTheOneStillWaiting() async throws {
-        try await withSource { (source, clock) async throws in
-            let gate = AsyncGate()
-            source.server.gate = gate
-            let runner = SyncRunner(source, clock: clock)
-            let first = Task { await runner.run() }
-            let second = Task { await runner.run() }
-            try await waitUntilOrOpen("two callers on one run", gate) {
-                runner.callersWaiting == 2 && source.server.requests().count == 1
-            }
+        try await withTwoCallersOnOneGatedRun { (source, runner, gate, first, second) async throws in
             first.cancel()
             let firstReport = await first.value
             #expect(firstReport.outcome == .cancelled && firstReport.pages == 0)
@@ -137,15 +129,7 @@ import Testing
     }
 
     @Test func theRunStopsWhenEveryCallerStoppedWaiting() async throws {
-        try await withSource { (source, clock) async throws in
-            let gate = AsyncGate()
-            source.server.gate = gate
-            let runner = SyncRunner(source, clock: clock)
-            let first = Task { await runner.run() }
-            let second = Task { await runner.run() }
-            try await waitUntilOrOpen("two callers on one run", gate) {
-                runner.callersWaiting == 2 && source.server.requests().count == 1
-            }
+        try await withTwoCallersOnOneGatedRun { (source, runner, gate, first, second) async throws in
             first.cancel()
             second.cancel()
             let reports = [await first.value, await second.value]
@@ -206,6 +190,23 @@ import Testing
                 .run()
             #expect(report.syncs.map(\.name) == ["items", "other"] && report.isComplete)
             #expect(report.syncs.map(\.items) == [10, 2])
+        }
+    }
+
+    /// Two callers of one runner waiting on one run, its first request held behind `gate`.
+    private func withTwoCallersOnOneGatedRun(
+        _ body: (ItemsSource, SyncRunner, AsyncGate, Task<SyncReport, Never>, Task<SyncReport, Never>) async throws -> Void
+    ) async throws {
+        try await withSource { (source, clock) async throws in
+            let gate = AsyncGate()
+            source.server.gate = gate
+            let runner = SyncRunner(source, clock: clock)
+            let first = Task { await runner.run() }
+            let second = Task { await runner.run() }
+            try await waitUntilOrOpen("two callers on one run", gate) {
+                runner.callersWaiting == 2 && source.server.requests().count == 1
+            }
+            try await body(source, runner, gate, first, second)
         }
     }
 

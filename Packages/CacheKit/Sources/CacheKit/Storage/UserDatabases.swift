@@ -85,16 +85,6 @@ public final class UserDatabases: Sendable {
         try state.withLock { state in try open(userId, creating: false, in: &state) }
     }
 
-    /// The user's database, created, protected and migrated on first use, whatever clearing came before:
-    /// for a caller with no work in flight that could outlive a logout (a test's set-up, a tool).
-    /// - Throws: when the file cannot be created, opened or migrated.
-    public func database(for userId: String) throws -> DatabaseQueue {
-        try state.withLock { state in
-            guard let database = try open(userId, creating: true, in: &state) else { throw CacheError.cleared }
-            return database
-        }
-    }
-
     /// The databases open now, for statistics.
     public var openDatabases: [DatabaseQueue] {
         state.withLock { Array($0.open.values) }
