@@ -171,9 +171,12 @@ public final class Composition: Sendable {
     }
 
     /// The image at `path` on the backend (a thumbnail) from ``images``, loaded once on a miss.
-    /// - Throws: `ImageCacheError` when nobody is signed in, the load fails or its bytes are no image.
+    /// - Throws: `ImageCacheError` when nobody is signed in, `path` is not a path on the backend (an
+    ///   absolute URL), the load fails or its bytes are no image.
     public func thumbnail(_ path: String) async throws(ImageCacheError) -> Data {
         guard let user = await session.currentCredentials()?.userId else { throw .loadFailed(reason: "signed out") }
+        // A path on the backend only: an address from server data never sends the app elsewhere.
+        guard path.hasPrefix("/"), !path.hasPrefix("//") else { throw .loadFailed(reason: "not a path on the app's server") }
         let rest = self.rest
         return try await images.image(forKey: path, user: user) {
             var request = APIRequest<Data>(path: path, feature: "images")

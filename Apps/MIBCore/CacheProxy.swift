@@ -16,9 +16,15 @@ import ReferenceBackend
 /// The origin's status, fields and body come back as a private cache serves them: reused responses
 /// carry `Age`, redirects are returned rather than followed, and nothing is kept longer than the
 /// response's own headers allow (RFC 9111; no timeout of the proxy's own). Each caller, told apart by
-/// **every** credential it sends (`Authorization`, `Cookie`, and the usual API-key fields), gets its own
-/// cache, so two users behind one proxy never share an entry, whatever identifies them. At most
-/// ``maximumCallers`` caches are kept; the least recently used one is cleared to make room.
+/// **every** request field but the ones known to identify nobody (content negotiation, validators,
+/// `Cache-Control`, connection management: `ProxyResponder.nonIdentifyingFields`), gets its own cache,
+/// so two users behind one proxy never share an entry, whatever field identifies them (`Authorization`,
+/// `Cookie`, `PRIVATE-TOKEN`, `X-Goog-Api-Key`, …). At most ``maximumCallers`` caches are kept; the least
+/// recently used one is cleared to make room.
+///
+/// Like the reference backend, it answers only requests for a loopback `Host` and refuses any `Origin`
+/// that is not a loopback one, so a web page (DNS rebinding, a cross-site `fetch`) can neither read the
+/// upstream through it nor plant entries in its caches.
 ///
 /// ```swift
 /// let proxy = try await CacheProxy.start(.init(upstream: URL(string: "https://api.example.com")!))
@@ -93,11 +99,38 @@ final class ProxyResponder: HTTPResponder {
         var created = 0
     }
 
-    /// The request fields that identify a caller: each distinct combination of their values is a cache
-    /// of its own (security review, finding 10).
-    static let credentialFields: [HTTPField.Name] =
-        [.authorization, .cookie]
-        + ["X-API-Key", "Api-Key", "X-Auth-Token", "X-Access-Token", "X-Session-Token"].compactMap { HTTPField.Name($0) }
+    /// The request fields known to identify nobody: content negotiation, validators and ranges, the
+    /// request's own caching directives, connection management, the body's description, tracing and the
+    /// browser's fetch metadata. **Every other field** tells callers apart (security review two,
+    /// finding 3): a list of credential fields would always miss one (`PRIVATE-TOKEN`, `X-Goog-Api-Key`).
+    static let nonIdentifyingFields: Set<String> = [
+        "accept", "accept-charset", "accept-encoding", "accept-language", "accept-datetime",
+        "cache-control", "pragma", "if-match", "if-none-match", "if-modified-since", "if-unmodified-since",
+        "if-range", "range", "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
+        "upgrade", "host", "via", "forwarded", "max-forwards", "expect", "content-length", "content-type",
+        "content-encoding", "content-language", "date", "user-agent", "referer", "origin", "dnt", "priority",
+        "upgrade-insecure-requests", "traceparent", "tracestate", "x-request-id", "x-correlation-id",
+        "idempotency-key", "prefer",
+    ]
+
+    /// Prefixes of fields that identify nobody (the browser's `Sec-Fetch-*` and client hints, the
+    /// forwarding chain).
+    static let nonIdentifyingPrefixes = ["sec-", "x-forwarded-"]
+
+    /// What tells the caller sending `fields` apart: every field not known to identify nobody, names
+    /// lower-cased, values joined and their list separators normalized (`a,b` is `a, b`), sorted.
+    static func identity(_ fields: HTTPFields) -> String {
+        var values: [String: [String]] = [:]
+        for field in fields {
+            let name = field.name.canonicalName
+            guard !nonIdentifyingFields.contains(name), !nonIdentifyingPrefixes.contains(where: name.hasPrefix) else { continue }
+            values[name, default: []].append(field.value)
+        }
+        return values.keys.sorted().map { name in
+            let items = (values[name] ?? []).joined(separator: ",").split(separator: ",", omittingEmptySubsequences: false)
+            return name + "=" + items.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
+        }.joined(separator: "\n")
+    }
 
     init(configuration: CacheProxy.Configuration) {
         self.configuration = configuration
@@ -107,6 +140,9 @@ final class ProxyResponder: HTTPResponder {
     static let maxBodySize = 64 * 1024 * 1024
 
     func respond(to request: Request, context: Context) async throws -> Response {
+        if let refusal = LoopbackGuard<Context>.refusal(authority: request.head.authority, origin: request.headers[.origin]) {
+            return refusal
+        }
         let buffer = try await request.body.collect(upTo: Self.maxBodySize)
         let body = buffer.readableBytes > 0 ? Data(buffer.readableBytesView) : nil
         let fields = Self.forwardedFields(request.headers)
@@ -122,8 +158,9 @@ final class ProxyResponder: HTTPResponder {
             // tools' transport on Linux passes them through as sent, encoding and all.
             if configuration.transport is URLSessionTransport { headers[.contentEncoding] = nil }
             headers[ProxyHeader.xCache] = ProxyHeader.value(response.source, isStale: response.isStale)
+            // The endpoint's template, never the path itself (ids, user names).
             configuration.environment.logger.info(
-                "\(request.method) \(request.uri.path) \(response.status) \(headers[ProxyHeader.xCache] ?? "")")
+                "\(request.method) \(EndpointTemplate.of(path: request.uri.path)) \(response.status) \(headers[ProxyHeader.xCache] ?? "")")
             return Response(
                 status: .init(code: response.status), headers: headers,
                 body: .init(byteBuffer: ByteBuffer(bytes: response.value)))
@@ -132,11 +169,10 @@ final class ProxyResponder: HTTPResponder {
         }
     }
 
-    /// The cache of the caller sending `fields`: keyed by a keyed hash of every credential field, so no
+    /// The cache of the caller sending `fields`: keyed by a keyed hash of its ``identity(_:)``, so no
     /// credential is kept as a key. Past ``CacheProxy/maximumCallers``, the least recently used cache is cleared.
     private func client(for fields: HTTPFields) -> RESTClient {
-        let identity = Self.credentialFields.map { "\($0.canonicalName)=\(fields[values: $0].joined(separator: ", "))" }
-        let key = configuration.environment.secret.hash(identity.joined(separator: "\n"))
+        let key = configuration.environment.secret.hash(Self.identity(fields))
         let (client, evicted) = callers.withLock { callers -> (RESTClient, RESTClient?) in
             if let client = callers.clients[key] {
                 callers.recency.removeAll { $0 == key }

@@ -39,6 +39,21 @@ public struct LoopbackGuard<Context: RequestContext>: RouterMiddleware {
         return try await next(request, context)
     }
 
+    /// The 403 for a request whose `Host` is not a loopback name or whose `Origin` is not a loopback
+    /// origin (any method: what `mib proxy` refuses, which reads and stores for whoever asks); `nil` when
+    /// it may pass.
+    package static func refusal(authority: String?, origin: String?) -> Response? {
+        guard let authority, isLoopback(authority: authority) else {
+            return refused("This server answers requests for 127.0.0.1 or localhost only.")
+        }
+        if let origin {
+            let parts = origin.split(separator: "://", maxSplits: 1)
+            guard parts.count == 2, ["http", "https"].contains(parts[0].lowercased()), isLoopback(authority: String(parts[1]))
+            else { return refused("Requests from web pages are refused.") }
+        }
+        return nil
+    }
+
     /// Whether `authority` (`host[:port]`) names this machine's loopback.
     static func isLoopback(authority: String) -> Bool {
         let host: Substring

@@ -51,7 +51,9 @@ import Testing
     @Test func callersToldApartByACookieOrAnAPIKeyNeverShareAResponse() async throws {
         let router = Router()
         router.get("mine") { request, _ -> Response in
-            let who = request.headers[.cookie] ?? request.headers[HTTPField.Name("X-API-Key")!] ?? "nobody"
+            let who =
+                [HTTPField.Name.cookie, HTTPField.Name("X-API-Key")!, HTTPField.Name("PRIVATE-TOKEN")!, HTTPField.Name("X-Goog-Api-Key")!]
+                .lazy.compactMap { request.headers[$0] }.first ?? "nobody"
             return Response(
                 status: .ok, headers: [.cacheControl: "private, max-age=600", .contentType: "text/plain"],
                 body: .init(byteBuffer: ByteBuffer(string: "data of \(who)")))
@@ -59,7 +61,10 @@ import Testing
         let origin = try await LocalServer.start(responder: router.buildResponder(), port: 0, logger: Logger(label: "origin"))
         let fixture = try await Fixture.start(upstream: origin.baseURL)
         do {
-            for field in [HTTPField.Name.cookie, HTTPField.Name("X-API-Key")!] {
+            // The attacker's list of identifying fields, not the product's: GitLab's and Google's API keys too.
+            for field in [
+                HTTPField.Name.cookie, HTTPField.Name("X-API-Key")!, HTTPField.Name("PRIVATE-TOKEN")!, HTTPField.Name("X-Goog-Api-Key")!,
+            ] {
                 let alice = try await fixture.get("/mine", [field: "alice-\(field)"])
                 #expect(String(decoding: alice.body, as: UTF8.self) == "data of alice-\(field)")
                 let bob = try await fixture.get("/mine", [field: "bob-\(field)"])
@@ -79,6 +84,38 @@ import Testing
         }
         await fixture.proxy.stop()
         await origin.stop()
+    }
+
+    /// Security review two, finding 2: a page that rebinds its domain to 127.0.0.1, or sends a cross-site
+    /// request, reads nothing through the proxy and plants nothing in its caches; the backend's admin
+    /// routes stay out of its reach through the proxy as they are directly.
+    @Test func aReboundOrCrossSiteRequestIsRefusedBeforeTheUpstream() async throws {
+        try await withBackend(6) { backend in
+            let fixture = try await Fixture.start(upstream: backend.backend.baseURL)
+            do {
+                let port = fixture.proxy.baseURL.port ?? 0
+                for forged: HTTPFields in [
+                    [HTTPField.Name("Host")!: "rebind.attacker.example"],
+                    [HTTPField.Name("Host")!: "rebind.attacker.example:\(port)"],
+                    [.origin: "https://attacker.example"],
+                    [.origin: "null"],
+                ] {
+                    let response = try await fixture.get("/admin/faults", forged)
+                    #expect(response.status == 403, "\(forged)")
+                    let catalog = try await fixture.get("/api/funnels/catalog", forged)
+                    #expect(catalog.status == 403, "\(forged)")
+                }
+                #expect(fixture.upstream.count() == 0, "the upstream received \(fixture.upstream.count()) requests")
+                // The proxy's own page and tools that are no browser pass.
+                let own = try await fixture.get("/api/funnels/catalog", [.origin: "http://127.0.0.1:\(port)"])
+                #expect(own.status == 200)
+                #expect(try await fixture.get("/api/funnels/catalog", [HTTPField.Name("Host")!: "localhost:\(port)"]).status == 200)
+            } catch {
+                await fixture.proxy.stop()
+                throw error
+            }
+            await fixture.proxy.stop()
+        }
     }
 
     /// An origin that echoes what it received, redirects `/old`, and answers with validators.

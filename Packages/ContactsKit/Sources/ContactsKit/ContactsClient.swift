@@ -166,7 +166,7 @@ public final class ContactsClient: Sendable {
     /// The contact's thumbnail from the app's image cache, loaded once; `nil` when it has no photo.
     /// - Throws: ``ContactsError/api(_:)`` when it is not cached and cannot be loaded.
     public func thumbnail(of contact: Contact) async throws(ContactsError) -> Data? {
-        guard let path = contact.photoPath else { return nil }
+        guard let path = try Self.photoPath(of: contact) else { return nil }
         let user = try await currentUser()
         let rest = self.rest
         do {
@@ -182,7 +182,7 @@ public final class ContactsClient: Sendable {
 
     /// The contact's full-size photo, fetched now and never stored.
     public func fullPhoto(of contact: Contact) async throws(ContactsError) -> Data? {
-        guard let path = contact.photoPath else { return nil }
+        guard let path = try Self.photoPath(of: contact) else { return nil }
         var request = APIRequest<Data>(path: path, query: [URLQueryItem(name: "size", value: "full")], feature: "contacts.photo")
         request.owner = try await currentUser()
         do {
@@ -193,6 +193,16 @@ public final class ContactsClient: Sendable {
     }
 
     // MARK: Steps
+
+    /// The contact's photo path, which must be a path on the app's server (`/avatars/…`): an absolute
+    /// URL or a `//host` from server data is refused, so a photo never makes the app call another host.
+    static func photoPath(of contact: Contact) throws(ContactsError) -> String? {
+        guard let path = contact.photoPath else { return nil }
+        guard path.hasPrefix("/"), !path.hasPrefix("//") else {
+            throw .api(.invalidRequest(reason: "The contact's photo is not on the app's server."))
+        }
+        return path
+    }
 
     private func reading<T>(_ feature: String, _ user: String, _ read: () throws -> T) throws(ContactsError) -> ContactsReading<T> {
         try storage {

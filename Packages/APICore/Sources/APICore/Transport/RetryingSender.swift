@@ -1,5 +1,6 @@
 import CacheKit
 import Foundation
+import HTTPTypes
 import Logging
 
 /// Sends through a transport with bounded retries, reports every exchange and retry to telemetry, and
@@ -49,7 +50,11 @@ package struct RetryingSender: Sendable {
                     if attempt > 1 {
                         telemetry.recordRetry(endpoint: endpoint, attempt: attempt, outcome: retriable ? .gaveUp : .succeeded)
                     }
-                    publishAuthEvent(status: response.status, path: request.url.path, requester: requester)
+                    // Only an answer to the session's own credential speaks of the session: a 401 from a
+                    // request that carried none (another origin's image) ends nothing.
+                    if request.headerFields[.authorization] != nil {
+                        publishAuthEvent(status: response.status, path: request.url.path, requester: requester)
+                    }
                     return response
                 }
                 failure = .other(reason: "HTTP \(response.status)")

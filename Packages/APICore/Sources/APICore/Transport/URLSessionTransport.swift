@@ -177,14 +177,19 @@ private final class RedirectDelegate: NSObject, URLSessionTaskDelegate, Sendable
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard follows, let original = task.originalRequest?.url ?? response.url else { return completionHandler(nil) }
-        completionHandler(RedirectRule.follow(request, from: original))
+        completionHandler(
+            RedirectRule.follow(
+                request, from: original,
+                originalHadBody: task.originalRequest?.httpBody != nil || task.originalRequest?.httpBodyStream != nil))
     }
 }
 
 /// What a followed redirect may carry (security review, finding 3). Foundation copies every header of the
 /// original request to the `Location`, `Authorization` included, whatever its host or scheme. So:
-/// - to the same origin (scheme, host and port): followed as is;
-/// - to another origin: followed **without** `Authorization`, `Proxy-Authorization` and `Cookie`;
+/// - to the same origin (``URLOrigin``: scheme, host and port): followed as is;
+/// - to another origin: followed **without** `Authorization`, `Proxy-Authorization` and `Cookie`, and only
+///   as a `GET` or `HEAD` without a body: a 307 or 308 of a request with a body (a login's password, a
+///   mutation) stops at the 3xx, so the body never reaches the other origin;
 /// - from `https` to `http`: refused, the 3xx is returned (nothing is sent in clear text).
 ///
 /// `PinnedTransport` (APICorePinning) never follows redirects.
@@ -193,18 +198,19 @@ public enum RedirectRule {
     public static let credentialFields = ["Authorization", "Proxy-Authorization", "Cookie"]
 
     /// `redirect` as it may be sent after a request to `original`, or `nil` to stop at the 3xx.
-    public static func follow(_ redirect: URLRequest, from original: URL) -> URLRequest? {
+    /// `originalHadBody` says whether the first request carried a body (Foundation may keep it out of
+    /// the redirected request it shows, and send it all the same).
+    public static func follow(_ redirect: URLRequest, from original: URL, originalHadBody: Bool = false) -> URLRequest? {
         guard let target = redirect.url else { return nil }
         if original.scheme?.lowercased() == "https" && target.scheme?.lowercased() != "https" { return nil }
-        guard origin(of: target) != origin(of: original) else { return redirect }
+        guard let targetOrigin = URLOrigin(target), targetOrigin != URLOrigin(original) else { return redirect }
+        let method = redirect.httpMethod?.uppercased() ?? "GET"
+        let carriesBody =
+            redirect.httpBody != nil || redirect.httpBodyStream != nil
+            || (originalHadBody && !["GET", "HEAD"].contains(method))
+        guard ["GET", "HEAD"].contains(method), !carriesBody else { return nil }
         var stripped = redirect
         for field in credentialFields { stripped.setValue(nil, forHTTPHeaderField: field) }
         return stripped
-    }
-
-    private static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "https" ? 443 : 80)
-        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
     }
 }

@@ -13,7 +13,8 @@ import HTTPTypes
 public struct APIRequest<Response: Sendable>: Sendable {
     /// The method; only GET responses are cached, and unsafe methods invalidate what they touch.
     public var method: HTTPRequest.Method
-    /// The path, relative to the client's base URL (`/api/funnels/catalog`).
+    /// The path, relative to the client's base URL (`/api/funnels/catalog`). An absolute URL
+    /// (`https://…`) is sent only to the client's own origin, unless ``allowsOtherOrigin`` says otherwise.
     public var path: String
     /// The query items, in order; they are part of the cache key.
     public var query: [URLQueryItem]
@@ -33,6 +34,12 @@ public struct APIRequest<Response: Sendable>: Sendable {
     /// kit's background load): it is sent only while that user is signed in, with their token, and fails
     /// with `APIError.sessionChanged` otherwise, before anything leaves. `nil`: whoever is signed in.
     public var owner: String?
+    /// Whether an absolute ``path`` may name another origin (scheme, host and port) than the client's
+    /// base URL: such a request is sent **without** the session's credentials, and its 401 or 403 ends
+    /// no session. `false` (the default): a request for another origin fails with
+    /// `APIError.invalidRequest(reason:)` before anything is sent, so a URL that came from server data
+    /// (a photo's address) can never carry the user's token elsewhere.
+    public var allowsOtherOrigin = false
     /// Turns a 2xx body into the response value.
     public var decode: @Sendable (Data) throws(APIError) -> Response
     /// Whether a status outside 2xx is returned as a response rather than thrown (set by

@@ -10,15 +10,29 @@ extension RESTClient {
 
     func prepare<R>(_ request: APIRequest<R>) async throws(APIError) -> Prepared {
         let urlString = Self.urlString(base: configuration.baseURL.absoluteString, path: request.path, query: request.query)
+        let ownOrigin = try Self.isOwnOrigin(
+            path: request.path, url: urlString, base: configuration.baseURL, allowingOthers: request.allowsOtherOrigin)
         let credentials = await configuration.tokenProvider?.currentCredentials()
         if let owner = request.owner, credentials?.userId != owner { throw .sessionChanged }
         var fields = request.headerFields
-        if let credentials { fields[.authorization] = "Bearer \(credentials.accessToken)" }
+        // The session's credentials go to the client's own origin only (security review two, finding 1).
+        if let credentials, ownOrigin { fields[.authorization] = "Bearer \(credentials.accessToken)" }
         if let key = request.idempotencyKey, let name = HTTPField.Name("Idempotency-Key") { fields[name] = key }
         let scope = request.cacheable?.scope(forUser: credentials?.userId) ?? CacheScope(userId: credentials?.userId)
         return Prepared(
             urlString: urlString, key: HTTPCache.key(forURL: urlString), requester: credentials?.userId,
             scope: scope, fields: fields)
+    }
+
+    /// Whether a request for `path` (sent to `url`) goes to the origin of `base`. A relative path always
+    /// does (it is appended to the base); an absolute URL on another origin is refused unless `allowingOthers`.
+    static func isOwnOrigin(path: String, url: String, base: URL, allowingOthers: Bool) throws(APIError) -> Bool {
+        guard path.hasPrefix("http://") || path.hasPrefix("https://") else { return true }
+        if let origin = URLOrigin(url), origin == URLOrigin(base) { return true }
+        guard allowingOthers else {
+            throw .invalidRequest(reason: "The address is not on the app's server, and the request does not allow another one.")
+        }
+        return false
     }
 
     /// The request's absolute URL as text: the base, the path, and the query items percent-encoded
