@@ -70,7 +70,7 @@ public final class Composition: Sendable {
     /// Keychain.
     public let tokenFile: URL
     /// What the first screen showed last, drawn at the next launch before the composition is built
-    /// (``lastFirstScreen(cachesDirectory:supportDirectory:)``); dropped by any clearing.
+    /// (``lastFirstScreen(cachesDirectory:supportDirectory:offlineGrace:now:)``); dropped by any clearing.
     public let snapshots: ScreenSnapshots
 
     /// Wires everything against `baseURL`, with disk caches under `cachesDirectory` and what must

@@ -29,14 +29,25 @@ extension Composition {
     /// frame of a relaunch: one file read and one decode, before the composition is built (then
     /// ``firstScreen()`` reads it from the caches and replaces it). Show it with its age (`savedAt`).
     ///
-    /// `nil` when nobody is signed in, when the snapshot is another user's, or when there is none (none was
-    /// saved, or a clearing dropped it).
-    /// - Parameters: as the composition's ``init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:transport:retry:logger:graphQLStore:)``.
-    public static func lastFirstScreen(cachesDirectory: URL, supportDirectory: URL? = nil) -> ScreenSnapshot<FirstScreen>? {
+    /// `nil` when nobody is signed in, when the stored session may not be used offline (past its expiry or
+    /// the offline grace, never validated on this device, or the clock set back: the same limits as
+    /// `SessionManager`'s), when the snapshot is another user's, or when there is none (none was saved,
+    /// or a clearing dropped it).
+    /// - Parameters:
+    ///   - cachesDirectory: as the composition's ``init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:transport:retry:logger:graphQLStore:)``.
+    ///   - supportDirectory: likewise.
+    ///   - offlineGrace: the session's offline grace.
+    ///   - now: the device's clock.
+    public static func lastFirstScreen(
+        cachesDirectory: URL, supportDirectory: URL? = nil,
+        offlineGrace: Duration = SessionManager.Configuration.defaultOfflineGrace, now: Date = Date()
+    ) -> ScreenSnapshot<FirstScreen>? {
         let support = supportDirectory ?? defaultSupportDirectory(caches: cachesDirectory)
-        guard let user = try? tokenStore(file: tokenFile(support: support)).load()?.userId else { return nil }
+        guard let token = try? tokenStore(file: tokenFile(support: support)).load(),
+            token.offlineLimit(at: now, grace: TimeInterval(offlineGrace.components.seconds)) == nil
+        else { return nil }
         return ScreenSnapshots(directory: snapshotsDirectory(caches: cachesDirectory))
-            .load(FirstScreen.self, screen: firstScreenName, user: user)
+            .load(FirstScreen.self, screen: firstScreenName, user: token.userId)
     }
 
     /// The first screen read through the caches (the network where they hold nothing fresh), both parts

@@ -49,6 +49,12 @@ import Testing
             let last = try #require(Composition.lastFirstScreen(cachesDirectory: caches))
             #expect(last.value == FirstScreen(catalog: shown.catalog.value, dashboard: shown.dashboard.value))
             #expect(last.savedAt >= before && last.savedAt <= app.clock.now())
+            // Drawn only while the session may be used offline (security review two, finding 5): not past
+            // the grace, not with the clock set back before the sign-in.
+            let grace = SessionManager.Configuration.defaultOfflineGrace
+            #expect(Composition.lastFirstScreen(cachesDirectory: caches, now: Date().addingTimeInterval(4 * 86_400)) == nil)
+            #expect(Composition.lastFirstScreen(cachesDirectory: caches, now: Date().addingTimeInterval(-86_400)) == nil)
+            #expect(Composition.lastFirstScreen(cachesDirectory: caches, offlineGrace: grace, now: Date().addingTimeInterval(60)) != nil)
 
             let relaunched = try DemoComposition(baseURL: app.baseURL, cachesDirectory: caches, logger: Self.quiet)
             let check = relaunched.session.launchOfflineFirst()

@@ -81,6 +81,7 @@ extension SessionManager {
             var validated = token
             validated.expiresAt = expiresAt
             validated.validatedAt = configuration.now()
+            validated.lastSeenAt = validated.validatedAt
             if needsSaving(validated, stored: token) { try? configuration.tokenStore.save(validated) }
             transition {
                 guard $0.token == token else { return }

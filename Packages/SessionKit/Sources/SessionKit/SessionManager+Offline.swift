@@ -1,14 +1,12 @@
 import Foundation
 import Logging
 
-// Offline use is bounded (security review, finding 4): by the token's own expiry and by the offline grace.
+// Offline use is bounded (security reviews one and two): by the token's own expiry, by the offline grace,
+// by a validation on this device, and by the clock's high-water mark.
 extension SessionManager {
-    /// Why `token` may no longer be used offline, or `nil` while it may.
+    /// Why `token` may no longer be used offline, or `nil` while it may (``StoredToken/offlineLimit(at:grace:)``).
     func offlineLimit(of token: StoredToken) -> SessionExpiry.Reason? {
-        let now = configuration.now()
-        if let expiresAt = token.expiresAt, now >= expiresAt { return .tokenExpired }
-        if let validatedAt = token.validatedAt, now.timeIntervalSince(validatedAt) >= offlineGraceSeconds { return .offlineTooLong }
-        return nil
+        token.offlineLimit(at: configuration.now(), grace: offlineGraceSeconds)
     }
 
     /// ``Configuration/offlineGrace`` in seconds.
@@ -23,8 +21,17 @@ extension SessionManager {
             await endOffline(token, reason: reason)
             return
         }
+        // The clock's high-water mark moves on, and is kept: a date set back later is seen.
+        var seen = token
+        let now = configuration.now()
+        if now > (token.lastSeenAt ?? .distantPast) { seen.lastSeenAt = now }
+        if seen != token { try? configuration.tokenStore.save(seen) }
         let offline = SignedInUser(userId: token.userId, expiresAt: token.expiresAt)
-        transition { if $0.token == token { $0.session = .offline(offline) } }
+        transition {
+            guard $0.token == token else { return }
+            $0.token = seen
+            $0.session = .offline(offline)
+        }
     }
 
     func endOffline(_ token: StoredToken, reason: SessionExpiry.Reason) async {

@@ -45,6 +45,8 @@ public final class SessionManager: TokenProvider {
         /// session ends on the device and everything of the user is cleared, as for a 401: a session
         /// revoked on the server while the device stays offline cannot show cached data for ever.
         public var offlineGrace: Duration
+        /// The default ``offlineGrace``: 72 hours.
+        public static let defaultOfflineGrace: Duration = .seconds(72 * 3_600)
         /// The device's clock, read for the token's expiry and the offline grace.
         public var now: @Sendable () -> Date
 
@@ -53,7 +55,7 @@ public final class SessionManager: TokenProvider {
             baseURL: URL, transport: any HTTPTransport = URLSessionTransport(), tokenStore: any TokenStore,
             caches: UnifiedCacheManager, authEvents: AuthEvents, requestTimeout: Duration = .seconds(10),
             logger: Logger = Logger(label: "SessionKit"), connectivity: (any Connectivity)? = nil,
-            offlineGrace: Duration = .seconds(72 * 3_600), now: @escaping @Sendable () -> Date = Date.init
+            offlineGrace: Duration = defaultOfflineGrace, now: @escaping @Sendable () -> Date = Date.init
         ) {
             self.connectivity = connectivity
             self.offlineGrace = offlineGrace
@@ -134,12 +136,14 @@ public final class SessionManager: TokenProvider {
     /// The token for the clients while signed in (or offline); `nil` otherwise. Offline past the token's
     /// expiry or the offline grace, the session ends first (``SessionExpiry/Reason``).
     public func currentCredentials() async -> Credentials? {
-        let (token, offline) = state.withLock { state -> (StoredToken?, Bool) in
-            guard state.session.user != nil || state.session == .validating, let token = state.token else { return (nil, false) }
-            if case .offline = state.session { return (token, true) }
-            return (token, false)
+        let (token, offline, validating) = state.withLock { state -> (StoredToken?, Bool, Bool) in
+            guard state.session.user != nil || state.session == .validating, let token = state.token else { return (nil, false, false) }
+            if case .offline = state.session { return (token, true, false) }
+            return (token, false, state.session == .validating)
         }
         guard let token else { return nil }
+        // While the launch's check runs, a token past its offline limits waits for the server's word.
+        if validating, offlineLimit(of: token) != nil { return nil }
         if offline, let reason = offlineLimit(of: token) {
             await endOffline(token, reason: reason)
             return nil

@@ -54,6 +54,12 @@ public struct SessionExpiry: Sendable, Hashable {
         /// The device stayed offline longer than ``SessionManager/Configuration/offlineGrace`` since the
         /// server last accepted the token: a session revoked meanwhile must not show data for ever.
         case offlineTooLong
+        /// The stored token was never validated on this device (a file from before the grace existed):
+        /// it may be used only after the server accepts it again.
+        case notValidated
+        /// The device's clock is earlier than the last time the session saw it: the date was set back,
+        /// which must not stretch the offline grace.
+        case clockSetBack
     }
 
     /// The status that ended it (401 or 403; 0 when the device ended it).

@@ -9,7 +9,12 @@ public struct StoredToken: Codable, Sendable, Hashable, CustomStringConvertible 
     /// When it expires, if known.
     public var expiresAt: Date?
     /// When the server last accepted it (a sign-in or a validation): where the offline grace starts.
+    /// `nil` (a file written before the grace existed): the token must be validated online before any
+    /// offline use.
     public var validatedAt: Date?
+    /// The latest time the device's clock showed while the session was used (a high-water mark): a clock
+    /// set back before it ends offline use, so setting the date back cannot stretch the grace.
+    public var lastSeenAt: Date?
 
     /// Creates a token.
     public init(accessToken: String, userId: String, expiresAt: Date?, validatedAt: Date? = nil) {
@@ -17,6 +22,20 @@ public struct StoredToken: Codable, Sendable, Hashable, CustomStringConvertible 
         self.userId = userId
         self.expiresAt = expiresAt
         self.validatedAt = validatedAt
+    }
+
+    /// How far the clock may go back before it counts as set back (network time corrections).
+    public static let clockTolerance: TimeInterval = 300
+
+    /// Why the token may no longer be used offline at `now`, or `nil` while it may: past its own expiry;
+    /// never validated on this device; the clock earlier than the last time seen (``lastSeenAt``, or
+    /// ``validatedAt``) by more than ``clockTolerance``; or `grace` seconds since the server last accepted it.
+    public func offlineLimit(at now: Date, grace: TimeInterval) -> SessionExpiry.Reason? {
+        if let expiresAt, now >= expiresAt { return .tokenExpired }
+        guard let validatedAt else { return .notValidated }
+        if now < max(validatedAt, lastSeenAt ?? validatedAt).addingTimeInterval(-Self.clockTolerance) { return .clockSetBack }
+        if now.timeIntervalSince(validatedAt) >= grace { return .offlineTooLong }
+        return nil
     }
 
     /// The user, never the token.

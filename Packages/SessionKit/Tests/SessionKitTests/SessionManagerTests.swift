@@ -17,7 +17,7 @@ import Testing
     let events = AuthEvents()
     let session: SessionManager
 
-    static let token = StoredToken(accessToken: "t-1", userId: "u1", expiresAt: nil)
+    static let token = StoredToken(accessToken: "t-1", userId: "u1", expiresAt: nil, validatedAt: Date())
 
     init(stored: StoredToken? = Self.token) {
         store = InMemoryTokenStore(stored)
@@ -60,23 +60,30 @@ import Testing
         #expect(session.current == .signedIn(SignedInUser(userId: "u1", expiresAt: nil)))
     }
 
+    /// A session over `token` whose server cannot be reached, on the clock `now`.
+    static func offlineSession(
+        _ token: StoredToken, now: Locked<Date>
+    ) -> (SessionManager, InMemoryTokenStore, RecordingParticipant) {
+        let store = InMemoryTokenStore(token)
+        let caches = UnifiedCacheManager(timeouts: CacheTimeoutPolicy())
+        let participant = RecordingParticipant(name: "rest")
+        caches.register(participant)
+        let transport = RecordingTransport()
+        transport.stub(.get, "/auth/validate", error: .offline(reason: "airplane mode"))
+        let session = SessionManager(
+            configuration: .init(
+                baseURL: URL(string: "https://api.example.com")!, transport: transport, tokenStore: store, caches: caches,
+                authEvents: AuthEvents(), offlineGrace: .seconds(72 * 3_600), now: { now.withLock { $0 } }))
+        return (session, store, participant)
+    }
+
     /// Security review, finding 4: a device kept offline cannot keep a session the server may have
     /// revoked: the token's own expiry, then the offline grace since the server last accepted it, end it.
     @Test func offlineUseEndsAtTheTokensExpiryAndAfterTheOfflineGrace() async {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let now = Locked(start)
         func offlineSession(_ token: StoredToken) -> (SessionManager, InMemoryTokenStore, RecordingParticipant) {
-            let store = InMemoryTokenStore(token)
-            let caches = UnifiedCacheManager(timeouts: CacheTimeoutPolicy())
-            let participant = RecordingParticipant(name: "rest")
-            caches.register(participant)
-            let transport = RecordingTransport()
-            transport.stub(.get, "/auth/validate", error: .offline(reason: "airplane mode"))
-            let session = SessionManager(
-                configuration: .init(
-                    baseURL: URL(string: "https://api.example.com")!, transport: transport, tokenStore: store, caches: caches,
-                    authEvents: AuthEvents(), offlineGrace: .seconds(72 * 3_600), now: { now.withLock { $0 } }))
-            return (session, store, participant)
+            Self.offlineSession(token, now: now)
         }
         // Past its own expiry, a token is not used offline: the session ends and the caches are cleared.
         let (expired, expiredStore, expiredCaches) = offlineSession(
@@ -103,6 +110,46 @@ import Testing
             StoredToken(accessToken: "t", userId: "u1", expiresAt: nil, validatedAt: start.addingTimeInterval(-4 * 86_400)))
         await stale.launch()
         #expect(stale.current == .expired(SessionExpiry(status: 0, path: "", reason: .offlineTooLong)))
+    }
+
+    /// Security review two, finding 5: a token never validated on this device is not used offline, and
+    /// a clock set back cannot stretch the grace, across a relaunch too.
+    @Test func offlineUseNeedsAValidationAndAClockThatNeverWentBack() async throws {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let now = Locked(start)
+        // A file from before the grace existed: no validatedAt, no expiry. Nothing is handed out while the
+        // launch's check runs, and offline the session ends.
+        let (legacy, legacyStore, legacyCaches) = Self.offlineSession(
+            StoredToken(accessToken: "t", userId: "u1", expiresAt: nil, validatedAt: nil), now: now)
+        let check = legacy.launchOfflineFirst()
+        #expect(await legacy.currentCredentials() == nil, "a token never validated waits for the server")
+        await check?.value
+        #expect(legacy.current == .expired(SessionExpiry(status: 0, path: "", reason: .notValidated)))
+        #expect(legacyStore.token == nil)
+        #expect(legacyCaches.calls == [.clearAll])
+
+        // Validated at the start; used offline a day later: the high-water mark is kept with the token.
+        let validated = StoredToken(accessToken: "t", userId: "u1", expiresAt: nil, validatedAt: start)
+        now.withLock { $0 = start.addingTimeInterval(86_400) }
+        let (first, firstStore, _) = Self.offlineSession(validated, now: now)
+        await first.launch()
+        #expect(first.current == .offline(SignedInUser(userId: "u1", expiresAt: nil)))
+        let kept = try #require(firstStore.token)
+        #expect(kept.lastSeenAt == start.addingTimeInterval(86_400))
+        // In the same run, the clock set back (within the grace from validatedAt) ends it.
+        now.withLock { $0 = start.addingTimeInterval(3_600) }
+        #expect(await first.currentCredentials() == nil)
+        #expect(first.current == .expired(SessionExpiry(status: 0, path: "", reason: .clockSetBack)))
+        // A relaunch with the clock set back ends it too, from the stored mark.
+        let (relaunched, _, relaunchedCaches) = Self.offlineSession(kept, now: now)
+        await relaunched.launch()
+        #expect(relaunched.current == .expired(SessionExpiry(status: 0, path: "", reason: .clockSetBack)))
+        #expect(relaunchedCaches.calls == [.clearAll])
+        // A correction within the tolerance is no rollback (the positive control).
+        now.withLock { $0 = start.addingTimeInterval(86_400 - StoredToken.clockTolerance / 2) }
+        let (corrected, _, _) = Self.offlineSession(kept, now: now)
+        await corrected.launch()
+        #expect(corrected.current == .offline(SignedInUser(userId: "u1", expiresAt: nil)))
     }
 
     @Test func launchWithoutATokenOrWithACorruptOneIsSignedOut() async {
