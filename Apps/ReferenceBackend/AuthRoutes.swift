@@ -42,11 +42,17 @@ struct AuthRoutes: Sendable {
         router.post("auth/login") { request, context in
             let body = try? await request.decode(as: Login.self, context: context)
             guard let loginLimiter else { return try self.login(body) }
-            // Per client and per account: a token of each is taken before the password is checked.
-            var keys = [RateLimiter.client(context)]
-            if let email = body?.email.lowercased() { keys.append("account:" + email) }
+            // Per client, and per account for a client the account does not know: a token of each is taken
+            // before the password is checked; a success gives them back and makes the client known.
+            let client = RateLimiter.client(context)
+            guard let email = body?.email.lowercased() else {
+                return try await loginLimiter.limit(request, context, keys: [client]) { _, _ in try self.login(body) }
+            }
+            let keys = loginLimiter.loginKeys(client: client, account: email)
             return try await loginLimiter.limit(request, context, keys: keys, spends: { $0.status == .unauthorized }) { _, _ in
-                try self.login(body)
+                let response = try self.login(body)
+                if response.status == .ok { loginLimiter.remember(client: client, account: email) }
+                return response
             }
         }
         router.get("auth/validate") { request, context in

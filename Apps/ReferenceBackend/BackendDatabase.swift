@@ -1,3 +1,4 @@
+import CacheKit
 import Foundation
 import GRDB
 
@@ -62,11 +63,17 @@ public final class BackendDatabase: Sendable {
     public init(
         url: URL, funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, passwordWork: PasswordWork = .standard
     ) throws {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        queue = try DatabaseQueue(path: url.path)
+        // Password hashes, chats and contacts: a missing folder is created 0700 (an existing one, such as
+        // the working directory of `mib serve`, is left as it is), and the file is narrowed to 0600 as soon
+        // as it is opened, before anything is written (a database of an earlier run too), so its journal and
+        // WAL files, which SQLite creates with the database's mode, are 0600 as well.
+        let folder = url.deletingLastPathComponent()
+        if !FileManager.default.fileExists(atPath: folder.path) {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
+        let queue = try DatabaseQueue(path: url.path)
+        try ProtectedFiles.protectFile(url)
         self.now = now
-        // An unknown e-mail is checked against this, so it costs the same work as a known one.
-        decoy = try PasswordHash.make(UUID().uuidString, work: passwordWork)
         try Self.migrator(passwordWork: passwordWork).migrate(queue)
         try queue.write { db in
             if try Funnel.fetchCount(db) == 0 { try Self.seed(db, funnelCount: funnelCount) }
@@ -75,6 +82,12 @@ public final class BackendDatabase: Sendable {
                 try Self.seedChats(db)
             }
         }
+        // An unknown e-mail is checked against this, so it costs the same work as a known one: the work the
+        // stored hashes were made with, not this run's (a database seeded at another cost would otherwise
+        // tell which e-mails exist by the time a sign-in takes).
+        let stored = try queue.read { db in try String.fetchOne(db, sql: "SELECT passwordHash FROM user ORDER BY rowid LIMIT 1") }
+        decoy = try PasswordHash.make(UUID().uuidString, work: stored.flatMap(PasswordHash.work(of:)) ?? passwordWork)
+        self.queue = queue
     }
 
     static func migrator(passwordWork: PasswordWork) -> DatabaseMigrator {

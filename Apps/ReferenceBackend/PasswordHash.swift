@@ -18,6 +18,13 @@ enum PasswordHash {
         return (salt, "scrypt$\(work.logN)$\(blockSize)$\(parallelism)$" + hash)
     }
 
+    /// The work a stored hash was made with; `nil` for a hash in another form.
+    static func work(of stored: String) -> PasswordWork? {
+        let parts = stored.split(separator: "$", omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0] == "scrypt", let logN = Int(parts[1]) else { return nil }
+        return PasswordWork(logN: logN)
+    }
+
     /// Whether `password` matches `stored`, compared in constant time. A hash in any other form fails.
     static func verify(_ password: String, salt: String, against stored: String) -> Bool {
         let parts = stored.split(separator: "$", omittingEmptySubsequences: false)

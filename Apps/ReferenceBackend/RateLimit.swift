@@ -20,20 +20,30 @@ public struct RateLimit: Sendable, Hashable {
 }
 
 /// The limits of the auth endpoints, per client address and, for sign-ins, per account too (REQ AUTH-6).
+///
+/// A stranger must not lock the owner out (security review two, finding 6): the account's own limit is far
+/// higher than a client's, and a client that has signed in to the account before (a known client) is held
+/// by its own limit only, so guesses from many addresses slow down on one account without emptying it for
+/// the owner's device.
 public struct AuthRateLimits: Sendable, Hashable {
-    /// Failed sign-ins (`POST /auth/login` answered 401): 10 at once, then one every 5 seconds, for each
-    /// client address and, separately, for each e-mail (so guesses spread over many addresses still
-    /// slow down on one account). Past it, every sign-in is refused before the password is checked; a
-    /// token is taken before the check and given back for a successful sign-in.
+    /// Failed sign-ins (`POST /auth/login` answered 401) from one client address: 10 at once, then one
+    /// every 5 seconds. Past it, every sign-in from that address is refused before the password is
+    /// checked; a token is taken before the check and given back for a successful sign-in.
     public var failedLogins: RateLimit
+    /// Failed sign-ins to one account from clients not known to it, whatever their address: 100 at once,
+    /// then one every 10 seconds (guesses spread over many addresses still slow down).
+    public var failedLoginsPerAccount: RateLimit
     /// `GET /auth/validate`: 300 at once, then 100 a second (it reads no database, but is not free).
     public var validation: RateLimit
 
     /// Creates the limits.
     public init(
-        failedLogins: RateLimit = RateLimit(burst: 10, perSecond: 0.2), validation: RateLimit = RateLimit(burst: 300, perSecond: 100)
+        failedLogins: RateLimit = RateLimit(burst: 10, perSecond: 0.2),
+        failedLoginsPerAccount: RateLimit = RateLimit(burst: 100, perSecond: 0.1),
+        validation: RateLimit = RateLimit(burst: 300, perSecond: 100)
     ) {
         self.failedLogins = failedLogins
+        self.failedLoginsPerAccount = failedLoginsPerAccount
         self.validation = validation
     }
 }
@@ -47,12 +57,36 @@ final class RateLimiter: Sendable {
     }
 
     let limit: RateLimit
+    /// The limit of keys starting with `account:`.
+    let accountLimit: RateLimit
     private let now: @Sendable () -> Date
     private let buckets = Locked<[String: Bucket]>([:])
+    /// `account|client` pairs that signed in successfully: known clients of an account.
+    private let known = Locked<Set<String>>([])
 
-    init(limit: RateLimit, now: @escaping @Sendable () -> Date) {
+    init(limit: RateLimit, accountLimit: RateLimit? = nil, now: @escaping @Sendable () -> Date) {
         self.limit = limit
+        self.accountLimit = accountLimit ?? limit
         self.now = now
+    }
+
+    /// The buckets a sign-in to `account` from `client` takes a token of: the client's, and the account's
+    /// unless the client has signed in to it before.
+    func loginKeys(client: String, account: String) -> [String] {
+        known.withLock { $0.contains(account + "|" + client) } ? [client] : [client, "account:" + account]
+    }
+
+    /// Remembers that `client` signed in to `account` (at most 100,000 pairs; then the oldest are forgotten
+    /// all at once, which only makes those clients count as unknown again).
+    func remember(client: String, account: String) {
+        known.withLock { known in
+            if known.count >= 100_000 { known.removeAll() }
+            known.insert(account + "|" + client)
+        }
+    }
+
+    private func limit(of key: String) -> RateLimit {
+        key.hasPrefix("account:") ? accountLimit : limit
     }
 
     /// Answers `request` through `next` when every one of `keys` (the client's address by default) has a
@@ -85,12 +119,15 @@ final class RateLimiter: Sendable {
     func take(_ keys: [String]) -> TimeInterval? {
         let now = now()
         return buckets.withLock { buckets in
-            let current = keys.map { buckets[$0].map { refilled($0, at: now) } ?? Bucket(tokens: Double(limit.burst), updated: now) }
-            if let emptiest = current.map(\.tokens).min(), emptiest < 1 { return (1 - emptiest) / limit.perSecond }
+            let current = keys.map { key in
+                buckets[key].map { refilled($0, key: key, at: now) } ?? Bucket(tokens: Double(limit(of: key).burst), updated: now)
+            }
+            let waits = zip(keys, current).filter { $0.1.tokens < 1 }.map { (1 - $0.1.tokens) / limit(of: $0.0).perSecond }
+            if let longest = waits.max() { return longest }
             for (key, bucket) in zip(keys, current) { buckets[key] = Bucket(tokens: bucket.tokens - 1, updated: now) }
             // Full buckets say nothing: forget them, so memory follows the clients being limited.
             if buckets.count > 10_000 {
-                buckets = buckets.filter { refilled($0.value, at: now).tokens < Double(limit.burst) }
+                buckets = buckets.filter { refilled($0.value, key: $0.key, at: now).tokens < Double(limit(of: $0.key).burst) }
             }
             return nil
         }
@@ -101,13 +138,14 @@ final class RateLimiter: Sendable {
         let now = now()
         buckets.withLock { buckets in
             for key in keys {
-                guard let bucket = buckets[key].map({ refilled($0, at: now) }) else { continue }
-                buckets[key] = Bucket(tokens: min(Double(limit.burst), bucket.tokens + 1), updated: now)
+                guard let bucket = buckets[key].map({ refilled($0, key: key, at: now) }) else { continue }
+                buckets[key] = Bucket(tokens: min(Double(limit(of: key).burst), bucket.tokens + 1), updated: now)
             }
         }
     }
 
-    private func refilled(_ bucket: Bucket, at now: Date) -> Bucket {
+    private func refilled(_ bucket: Bucket, key: String, at now: Date) -> Bucket {
+        let limit = limit(of: key)
         let tokens = min(Double(limit.burst), bucket.tokens + max(0, now.timeIntervalSince(bucket.updated)) * limit.perSecond)
         return Bucket(tokens: tokens, updated: now)
     }

@@ -106,7 +106,9 @@ public final class ReferenceBackend: Sendable {
         CatalogRoutes(database: catalog).register(on: router)
         let auth = AuthRoutes(
             database: catalog, signer: TokenSigner(lifetime: configuration.tokenLifetime, now: configuration.now),
-            loginLimiter: configuration.authRateLimits.map { RateLimiter(limit: $0.failedLogins, now: configuration.now) },
+            loginLimiter: configuration.authRateLimits.map {
+                RateLimiter(limit: $0.failedLogins, accountLimit: $0.failedLoginsPerAccount, now: configuration.now)
+            },
             validationLimiter: configuration.authRateLimits.map { RateLimiter(limit: $0.validation, now: configuration.now) })
         auth.register(on: router)
         GraphQLRoute(bank: try BankGraphQL(database: catalog), auth: auth).register(on: router)

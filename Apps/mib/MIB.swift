@@ -133,9 +133,12 @@ func serverURL(_ server: String?) throws -> URL? {
     try server.map { try httpURL($0, option: "--server", example: "http://127.0.0.1:8080") }
 }
 
-/// A new folder under the temporary directory for one run; the caller removes it.
+/// A new folder under the temporary directory for one run, created 0700 (it holds a backend's database and
+/// a user's caches, in a folder every local user can list); the caller removes it.
 func scratchDirectory(_ command: String) -> URL {
-    FileManager.default.temporaryDirectory.appendingPathComponent("mib-\(command)-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mib-\(command)-\(UUID().uuidString)")
+    try? ProtectedFiles.createDirectory(directory)
+    return directory
 }
 
 /// Prints `value` as sorted, indented JSON, dates in ISO 8601.

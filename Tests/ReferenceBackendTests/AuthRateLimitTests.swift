@@ -73,7 +73,9 @@ import Testing
 
     /// Guesses spread over many addresses still slow down on one account.
     @Test func anAccountIsLimitedWhateverTheClientAddress() {
-        let limiter = RateLimiter(limit: RateLimit(burst: 2, perSecond: 0.01), now: { Date(timeIntervalSince1970: 0) })
+        let limiter = RateLimiter(
+            limit: RateLimit(burst: 2, perSecond: 0.01), accountLimit: RateLimit(burst: 2, perSecond: 0.01),
+            now: { Date(timeIntervalSince1970: 0) })
         #expect(limiter.take(["client:10.0.0.1", "account:alice@example.com"]) == nil)
         #expect(limiter.take(["client:10.0.0.2", "account:alice@example.com"]) == nil)
         // A third address, its own bucket full, is refused for Alice's account, and its token is not taken.
@@ -84,6 +86,32 @@ import Testing
         // A successful sign-in gives its tokens back.
         limiter.giveBack(["client:10.0.0.1", "account:alice@example.com"])
         #expect(limiter.take(["client:10.0.0.1", "account:alice@example.com"]) == nil)
+    }
+
+    /// Security review two, finding 6, the attack as reproduced: 30 wrong passwords from 30 addresses, then
+    /// the owner's right one from a fresh address, is let through; a stranger who empties the account's
+    /// higher ceiling still cannot keep out a client the account knows.
+    @Test func aStrangerCannotLockTheOwnerOut() {
+        let limits = AuthRateLimits()
+        let limiter = RateLimiter(
+            limit: limits.failedLogins, accountLimit: limits.failedLoginsPerAccount, now: { Date(timeIntervalSince1970: 0) })
+        let alice = "alice@example.com"
+        // The owner signed in from home once: the route remembers the client.
+        #expect(limiter.take(limiter.loginKeys(client: "client:10.0.0.1", account: alice)) == nil)
+        limiter.giveBack(limiter.loginKeys(client: "client:10.0.0.1", account: alice))
+        limiter.remember(client: "client:10.0.0.1", account: alice)
+        for index in 0..<30 {
+            #expect(limiter.take(limiter.loginKeys(client: "client:127.0.0.\(index + 2)", account: alice)) == nil)
+        }
+        #expect(limiter.take(limiter.loginKeys(client: "client:127.0.0.99", account: alice)) == nil, "the owner from a fresh address")
+        // Past the account's ceiling, strangers are refused for the account…
+        for index in 0..<(limits.failedLoginsPerAccount.burst - 31) {
+            _ = limiter.take(limiter.loginKeys(client: "client:192.0.2.\(index)", account: alice))
+        }
+        #expect(limiter.take(limiter.loginKeys(client: "client:198.51.100.1", account: alice)) != nil)
+        // …but the known client is held by its own limit only.
+        #expect(limiter.loginKeys(client: "client:10.0.0.1", account: alice) == ["client:10.0.0.1"])
+        #expect(limiter.take(limiter.loginKeys(client: "client:10.0.0.1", account: alice)) == nil)
     }
 
     @Test func validationPastItsLimitAnswers429() async throws {

@@ -1,9 +1,11 @@
 import APICore
+import APICoreGraphQL
 import APICoreOffline
 import AccountsKit
 import CacheKit
 import CacheKitTesting
 import ChatHistoryKit
+import ContactsKit
 import Foundation
 import Logging
 import MIBApp
@@ -12,28 +14,33 @@ import ReferenceBackend
 import Testing
 
 /// Data at rest is closed to another user of the same device (security review, finding 6): after a
-/// session that fills every store, no folder of the app's can be opened by anyone but its owner, and no
-/// database or file holding data can be read by anyone else, whatever the process's umask.
+/// session that fills every store (the HTTP cache, the GraphQL records in SQLite, chat history, the
+/// address book and its thumbnails, the first screen's snapshot, the queue, the token, the preferences), no
+/// folder of the app's can be opened by anyone but its owner, and no file holding data can be read by
+/// anyone else. The process's umask is left alone (other tests run beside this one): under the usual 022,
+/// a file created without protection is 0644 and fails here.
 @Suite(.timeLimit(.minutes(3))) struct DataAtRestTests {
     @Test func anotherUserOfTheDeviceCanOpenNoFolderAndReadNoFileOfTheApp() async throws {
-        let previous = umask(0o022)
-        defer { umask(previous) }
         try await withBackend(20) { fixture in
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             var logger = Logger(label: "data-at-rest")
             logger.logLevel = .critical
             let caches = directory.url.appendingPathComponent("caches")
-            let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: logger)
+            let records = try SQLiteRecordStore(url: caches.appendingPathComponent("graphql").appendingPathComponent("records.sqlite"))
+            let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: logger, graphQLStore: records)
             try await app.signIn()
-            _ = try await app.loadCatalog()
-            _ = try await app.accounts.dashboard()
+            _ = try await app.composition.firstScreen()
             _ = try await app.chat.syncFromServer()
+            let report = await app.contacts.syncNow()
+            #expect(report.outcome == .completed, "\(report)")
+            let first = try #require(try await app.contacts.contacts(limit: 5).value.contacts.first { $0.photoPath != nil })
+            #expect(try await app.contacts.thumbnail(of: first) != nil)
             try app.preferences.set(true, forKey: "onboarding.done")
             await app.queue.stop()
             let roots = [caches, app.tokenFile.deletingLastPathComponent().deletingLastPathComponent()]
             var folders = 0
-            var files = 0
+            var files: [String] = []
             for root in roots {
                 for url in [root] + Self.items(under: root) {
                     let isFolder = (try? url.resourceValues(forKeys: [.isDirectoryKey]))?.isDirectory == true
@@ -42,13 +49,37 @@ import Testing
                         folders += 1
                         #expect(mode == 0o700, "\(url.path): \(String(mode, radix: 8))")
                     } else {
-                        files += 1
+                        files.append(url.lastPathComponent)
                         #expect(mode & 0o077 == 0, "\(url.path): \(String(mode, radix: 8))")
                     }
                 }
             }
-            // The check saw every store: caches, GraphQL, chat history, queue, token and preferences.
-            #expect(folders >= 4 && files >= 5, "\(folders) folders, \(files) files")
+            // The check saw every store, by name where the name is fixed.
+            #expect(files.contains("records.sqlite"), "the GraphQL store: \(files)")
+            #expect(files.contains { $0.hasPrefix("first-screen") }, "the snapshot: \(files)")
+            #expect(folders >= 6 && files.count >= 9, "\(folders) folders, \(files)")
+        }
+    }
+
+    /// Security review two, finding 8: the reference backend's database (password hashes, chats,
+    /// contacts) is 0600 with its WAL and journal, and a folder it creates is 0700.
+    @Test func theBackendsDatabaseIsItsOwnersAlone() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.url.appendingPathComponent("new-folder").appendingPathComponent("backend.sqlite")
+        let database = try BackendDatabase(url: url, funnelCount: 5, passwordWork: .light)
+        _ = try database.authenticate(email: "alice@example.com", password: "Password1")
+        #expect(ProtectedFiles.permissions(of: url.deletingLastPathComponent()) == 0o700)
+        // A database left readable by an earlier version is narrowed when it is opened again.
+        let earlier = directory.url.appendingPathComponent("earlier.sqlite")
+        #expect(FileManager.default.createFile(atPath: earlier.path, contents: nil, attributes: [.posixPermissions: 0o644]))
+        _ = try BackendDatabase(url: earlier, funnelCount: 5, passwordWork: .light)
+        #expect(ProtectedFiles.permissions(of: earlier) == 0o600)
+        let names = try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path)
+        #expect(names.contains("backend.sqlite"))
+        for name in names {
+            let mode = try #require(ProtectedFiles.permissions(of: url.deletingLastPathComponent().appendingPathComponent(name)))
+            #expect(mode & 0o077 == 0, "\(name): \(String(mode, radix: 8))")
         }
     }
 

@@ -36,6 +36,11 @@ import Testing
         // An unknown e-mail is checked against a decoy of the same cost.
         #expect(try database.authenticate(email: "nobody@example.com", password: "Password1") == nil)
         #expect(database.decoy.hash.hasPrefix("scrypt$10$8$1$"))
+        // Opened again by a server configured with another cost (security review two, finding 13): the decoy
+        // still costs what the stored hashes cost, so a sign-in's time tells no one which e-mails exist.
+        let reopened = try BackendDatabase(
+            url: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: 1, passwordWork: PasswordWork(logN: 12))
+        #expect(reopened.decoy.hash.hasPrefix("scrypt$10$8$1$"), "\(reopened.decoy.hash.prefix(14))")
     }
 
     @Test func aHashInAnyOtherFormOrWithTamperedParametersNeverMatches() throws {
