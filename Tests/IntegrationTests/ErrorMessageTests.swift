@@ -20,11 +20,11 @@ import Testing
     static let api: [APIError] = [
         .transport(.offline(reason: "Failed to connect to 10.0.0.7 port 1")), .transport(.timedOut),
         .transport(.connectionLost(reason: "reset by 10.0.0.7")), .transport(.cancelled),
-        .transport(.pinMismatch(host: "10.0.0.7")), .transport(.invalidRequest(reason: "line break in target")),
+        .transport(.pinMismatch(host: "pins.example.com")), .transport(.invalidRequest(reason: "line break in target")),
         .transport(.other(reason: "sqlite busy")), .cancelled, .unauthorized(body: Data("alice@example.com".utf8)),
         .forbidden(body: Data()), .server(ServerError(status: 409, code: "INSUFFICIENT", message: "acct-4242 is short")),
         .status(code: 500, body: Data("alice@example.com".utf8)), .status(code: 404, body: Data()),
-        .status(code: 429, body: Data()), .decoding(path: "acct-4242.balance", reason: "expected Int"),
+        .status(code: 429, body: Data()), .decoding(path: "accounts[3].balance", reason: "acct-4242 expected Int"),
         .notCached(MissingData(path: "Account:acct-4242.balance")), .invalidRequest(reason: "bad path"),
         .invalidOperation(.syntax(message: "unexpected }", line: 1, column: 2)),
         .graphQL(GraphQLErrors(errors: [GraphQLResponseError(message: "acct-4242 unknown")], data: nil)),
@@ -37,19 +37,19 @@ import Testing
         errors += api.map { ContactsError.api($0) }
         errors += [
             TransportError.offline(reason: "Failed to connect to 10.0.0.7"),
-            GraphQLOperationError.unknownFragment("Secret"), ContainerError.duplicateKit("acct-4242"),
-            PinningPolicyError.noBackupPin(host: "10.0.0.7"),
+            GraphQLOperationError.unknownFragment("Secret"), ContainerError.duplicateKit("catalog"),
+            PinningPolicyError.noBackupPin(host: "pins.example.com"),
             MutationQueueError.requiresConnection(mutation: "MakePayment"), MutationQueueError.signedOut,
             MutationQueueError.storage(reason: "sqlite full"), MutationQueueError.invalidOperation(.unsupported("x")),
             RecordStoreError.corrupt(key: "acct-4242", reason: "sqlite"), RecordStoreError.database("sqlite"),
             CacheError.encoding(key: RedactedKey("acct-4242"), reason: "sqlite"), CacheError.invalidFeatureName("x y"),
-            TimeoutSettingsError.unreadable(path: "/home/alice@example.com", reason: "sqlite"),
+            TimeoutSettingsError.unreadable(path: "/home/alice@example.com/cache-settings.json", reason: "sqlite"),
             SignInError.invalidEmail(message: "Enter an e-mail address like name@example.org."),
             SignInError.weakPassword([.digit]), SignInError.rejected(message: "alice@example.com is unknown"),
             SignInError.rateLimited(retryAfter: .seconds(30)), SignInError.tokenStorage(.corrupt(reason: "sqlite")),
             SignInError.previousUserDataNotCleared(participants: ["sqlite"]), TokenStoreError.io(operation: "sqlite", errno: 5),
-            CatalogError.invalidLimit(500), CatalogError.invalidSlug("acct-4242"), CatalogError.invalidCursor(message: "sqlite"),
-            CatalogError.notFound(slug: "acct-4242"), CatalogError.queue(.signedOut),
+            CatalogError.invalidLimit(500), CatalogError.invalidSlug("funnel 9"), CatalogError.invalidCursor(message: "sqlite"),
+            CatalogError.notFound(slug: "funnel-9"), CatalogError.queue(.signedOut),
             AccountsError.invalidAmount(-1), AccountsError.insufficientFunds(accountId: "acct-4242"),
             AccountsError.unknownAccount("acct-4242"), AccountsError.requiresConnection,
             ChatHistoryError.signedOut, ChatHistoryError.invalidText, ChatHistoryError.storage(reason: "sqlite"),
@@ -108,6 +108,27 @@ import Testing
         }
         #expect(APIError.transport(.offline(reason: "x")).localizedDescription == ErrorMessages.offline)
         #expect(APIError.unauthorized(body: Data()).localizedDescription == ErrorMessages.signInAgain)
+    }
+
+    /// What a log line may never carry: personal data, server messages, addresses, paths of the device.
+    static let logSecrets = ["alice@example.com", "acct-4242", "10.0.0.7", "Failed to connect", "is short", "/home/"]
+
+    /// Security review two, finding 7: every error's log form (`"\(error)"`, what `mib sync --json` and
+    /// every log line print) names its kind and leaves out what it carries, wrapped errors included.
+    @Test func everyErrorsLogFormIsRedacted() {
+        for error in Self.everyError {
+            let logged = "\(error)"
+            #expect(!logged.isEmpty)
+            // What `mib sync --json` prints of a failed run.
+            var report = SyncReport(name: "contacts")
+            report.error = error
+            let json = (try? JSONEncoder().encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            #expect(json.contains("\"error\""), "the report names its error")
+            for secret in Self.logSecrets {
+                #expect(!logged.contains(secret), "'\(secret)' leaks into the log form: \(logged)")
+                #expect(!json.contains(secret), "'\(secret)' leaks into a sync report: \(json)")
+            }
+        }
     }
 
     @Test func theLogFormStaysPreciseAndRedacted() {

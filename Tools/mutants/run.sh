@@ -44,7 +44,8 @@ trap interrupted INT TERM
 build() { swift build --build-tests --package-path "$tree" --scratch-path "$scratch/build"; }
 # The suite runs in the background and is waited for, so that a signal is handled at once, not at its end.
 suite() {
-  timeout --kill-after=10 "$deadline" swift test --skip-build --package-path "$tree" --scratch-path "$scratch/build" &
+  timeout --kill-after=10 "$deadline" swift test --skip-build --package-path "$tree" --scratch-path "$scratch/build" \
+    ${MUTANT_FILTER:+--filter "$MUTANT_FILTER"} &
   suite_pid=$!; wait "$suite_pid"; local status=$?; suite_pid=""; return "$status"
 }
 # The tests a log names (Tools/mutants/results.py): failed, passed, ended or unfinished.

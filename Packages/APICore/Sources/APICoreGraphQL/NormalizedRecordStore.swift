@@ -40,6 +40,16 @@ public enum RecordStoreError: Error, Sendable, Hashable {
     case database(String)
 }
 
+extension RecordStoreError: CustomStringConvertible {
+    /// The form for logs: the record's key redacted (it holds ids), the system's reason.
+    public var description: String {
+        switch self {
+        case .corrupt(let key, let reason): "the stored record \(RedactedKey(key)) does not decode: \(reason)"
+        case .database(let reason): "the record store failed: \(reason)"
+        }
+    }
+}
+
 extension NormalizedRecord {
     /// Every field of this record.
     func fieldPaths(key: String) -> Set<FieldPath> {

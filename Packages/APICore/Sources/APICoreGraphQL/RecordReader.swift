@@ -1,4 +1,5 @@
 import APICore
+import CacheKit
 import Foundation
 
 /// Why a query could not be read from the store.
@@ -7,6 +8,16 @@ public enum CacheReadMiss: Error, Sendable, Hashable {
     case missing(path: String)
     /// A stored value does not fit the query (an object where a scalar was expected): dropped and refetched.
     case corrupt(path: String, reason: String)
+}
+
+extension CacheReadMiss: CustomStringConvertible {
+    /// The form for logs: the record's path redacted (it holds ids), the reason a value did not fit.
+    public var description: String {
+        switch self {
+        case .missing(let path): "not stored: \(RedactedKey(path))"
+        case .corrupt(let path, let reason): "a stored value does not fit at \(RedactedKey(path)): \(reason)"
+        }
+    }
 }
 
 extension CacheReadMiss: LocalizedError {

@@ -31,4 +31,13 @@ import Testing
         // The debugger still sees everything.
         #expect(String(reflecting: errors[0]).contains(secret))
     }
+
+    /// Credentials print their user, never their token, in every form a log or a failed assertion uses.
+    @Test func credentialsNeverPrintTheirToken() {
+        let credentials = Credentials(accessToken: "secret-token-123", userId: "u1")
+        for printed in ["\(credentials)", String(reflecting: credentials), "\([credentials])", "\(Optional(credentials) as Any)"] {
+            #expect(!printed.contains("secret-token-123"), "\(printed)")
+            #expect(printed.contains("u1"))
+        }
+    }
 }

@@ -58,7 +58,14 @@ import Testing
         #expect(EndpointTemplate.of(path: "/api/accounts/1002/transactions?after=alice@example.com") == "/api/accounts/{id}/transactions")
         #expect(EndpointTemplate.of(path: "/users/alice@example.com/profile") == "/users/{id}/profile")
         #expect(EndpointTemplate.of(path: "/files/3F2504E0-4F89-11D3-9A0C-0305E82C3301") == "/files/{id}")
-        #expect(EndpointTemplate.of(path: "/iban/DE89370400440532013000") == "/iban/{id}")
+        #expect(EndpointTemplate.of(path: "/iban/DE89370400440532013000") == "/{id}/{id}", "an undeclared route is over-redacted")
+        // A user name in lower case is no route name (security review two, finding 7).
+        #expect(EndpointTemplate.of(path: "/users/alice/messages") == "/users/{id}/messages")
+        #expect(EndpointTemplate.of(path: "/api/bob-smith") == "/api/{id}")
+        // A kit declares its own routes.
+        EndpointTemplate.declareRouteNames(["wallets", "Not-A-Route", "x y"])
+        #expect(EndpointTemplate.of(path: "/wallets/alice") == "/wallets/{id}")
+        #expect(EndpointTemplate.of(path: "/Not-A-Route") == "/{id}")
         #expect(EndpointTemplate.of(path: "/api/funnels/catalog") == "/api/funnels/catalog")
         #expect(EndpointTemplate.of(path: "/") == "/")
         #expect(EndpointTemplate.graphQL(path: "/graphql", operation: "AccountBalance") == "/graphql#AccountBalance")
@@ -86,7 +93,7 @@ import Testing
         let errors = fixture.sink.errors
         // The error envelope makes the 400 and the 500 `server` errors; its code, not a constant, is dropped.
         #expect(errors.map(\.kind) == ["server", "server", "transport.offline", "graphQL"])
-        #expect(errors.map(\.endpoint) == ["/api/accounts/{id}", "/api/users/{id}", "/api/iban", "/graphql#MakePayment"])
+        #expect(errors.map(\.endpoint) == ["/api/accounts/{id}", "/api/users/{id}", "/api/{id}", "/graphql#MakePayment"])
         #expect(errors.map(\.status) == [400, 500, nil, nil])
         #expect(errors.map(\.code) == [nil, nil, nil, "INSUFFICIENT_FUNDS"])
         let exported = fixture.sink.events.map { "\($0)" } + fixture.metrics.counters.map { "\($0.label) \($0.dimensions)" }

@@ -32,8 +32,8 @@ public enum AccountsError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidAmount(let amount): "an amount must be a positive number of cents, not \(amount)"
-        case .insufficientFunds(let account): "account \(account) does not have the funds"
-        case .unknownAccount(let account): "there is no account \(account)"
+        case .insufficientFunds: "the account does not have the funds"
+        case .unknownAccount: "there is no such account"
         case .requiresConnection: "a payment needs a connection: connect to pay"
         case .api(let error): "the bank could not be reached or refused: \(error)"
         }

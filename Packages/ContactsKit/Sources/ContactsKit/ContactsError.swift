@@ -15,6 +15,20 @@ public enum ContactsError: Error, Sendable, Hashable {
     case noQueue
 }
 
+extension ContactsError: CustomStringConvertible {
+    /// The form for logs and `mib sync --json`: the kind, a storage failure's reason from the system, and a
+    /// wrapped `APIError`'s own redacted form; never a server message, a body or an address.
+    public var description: String {
+        switch self {
+        case .signedOut: "nobody is signed in"
+        case .api(let error): "the contacts service could not be reached or refused: \(error)"
+        case .storage(let reason): "the address book could not be stored: \(reason)"
+        case .requiresConnection: "this needs a connection"
+        case .noQueue: "no mutation queue to keep the change"
+        }
+    }
+}
+
 extension ContactsError: LocalizedError {
     /// A sentence a screen can show.
     public var errorDescription: String? {

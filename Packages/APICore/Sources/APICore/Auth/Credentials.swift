@@ -1,6 +1,6 @@
 /// The signed-in user's access token and id. The id scopes what the HTTP cache stores, so one user's
 /// responses are never served to another.
-public struct Credentials: Sendable, Hashable {
+public struct Credentials: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     /// Sent as `Authorization: Bearer <token>`; never logged.
     public var accessToken: String
     /// The user the token belongs to.
@@ -11,6 +11,12 @@ public struct Credentials: Sendable, Hashable {
         self.accessToken = accessToken
         self.userId = userId
     }
+
+    /// The user, never the token: `"\(credentials)"` in a log line or an assertion's message leaks nothing.
+    public var description: String { "Credentials(user: \(userId), token: <redacted>)" }
+
+    /// As ``description``: a debugger's dump of a value holding credentials shows no token either.
+    public var debugDescription: String { description }
 }
 
 /// Supplies the current credentials to `RESTClient` on every request (SessionKit registers one).

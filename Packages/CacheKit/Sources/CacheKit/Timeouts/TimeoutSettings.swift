@@ -146,13 +146,14 @@ public enum TimeoutSettingsError: Error, Hashable, CustomStringConvertible {
     /// The file is not valid settings JSON; `codingPath` says where (for example `features.balances.seconds`).
     case malformed(path: String, codingPath: String, reason: String)
 
-    /// A sentence that says what is wrong and where.
+    /// A sentence that says what is wrong and where: the file's name, not its folder (which names the
+    /// device's user).
     public var description: String {
         switch self {
         case .unreadable(let path, let reason):
-            "Cache settings file \(path) could not be read: \(reason)"
+            "Cache settings file \(URL(fileURLWithPath: path).lastPathComponent) could not be read: \(reason)"
         case .malformed(let path, let codingPath, let reason):
-            "Cache settings file \(path) is malformed at '\(codingPath)': \(reason)"
+            "Cache settings file \(URL(fileURLWithPath: path).lastPathComponent) is malformed at '\(codingPath)': \(reason)"
         }
     }
 }
