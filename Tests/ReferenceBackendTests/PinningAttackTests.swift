@@ -63,6 +63,46 @@ import X509
         try await Self.expectRefused(notYetValid.server(presenting: [intermediate]), pins: [intermediate.pin, TestCertificate.unusedPin()])
     }
 
+    /// The leaf's own pinned key, presented expired (or not yet valid), counts for nothing.
+    @Test func aPinnedLeafKeyPresentedExpiredIsRefused() async throws {
+        let day: TimeInterval = 86_400
+        let expired = try TestCertificate(
+            subject: "127.0.0.1", names: [TestCertificate.loopback], isAuthority: false, issuer: nil,
+            validity: Date().addingTimeInterval(-3 * day)...Date().addingTimeInterval(-day))
+        try await Self.expectRefused(expired.server, pins: [expired.pin, TestCertificate.unusedPin()])
+        let notYetValid = try TestCertificate(
+            subject: "127.0.0.1", names: [TestCertificate.loopback], isAuthority: false, issuer: nil,
+            validity: Date().addingTimeInterval(day)...Date().addingTimeInterval(3 * day))
+        try await Self.expectRefused(notYetValid.server, pins: [notYetValid.pin, TestCertificate.unusedPin()])
+    }
+
+    /// Security review two, finding 9: another spelling of the pinned host (case, a trailing dot) is the
+    /// same host: pinned, so the attacker's certificate is refused as a pin mismatch, with no request sent.
+    @Test func anotherSpellingOfThePinnedHostIsStillPinned() async throws {
+        let real = try TestCertificate()
+        let attacker = try TestCertificate(
+            subject: "localhost", names: [.dnsName("localhost"), TestCertificate.loopback], isAuthority: false, issuer: nil)
+        try await RecordingTLSServer.with(attacker.server) { server in
+            let transport = try PinnedTransport(
+                policy: PinningPolicy([.init(host: "LocalHost", pins: [real.pin, TestCertificate.unusedPin()])]))
+            let port = server.baseURL.port ?? 0
+            for spelling in ["localhost.", "LOCALHOST", "localhost"] {
+                let url = try #require(URL(string: "https://\(spelling):\(port)/health"))
+                await #expect(throws: TransportError.pinMismatch(host: "localhost"), "\(spelling)") {
+                    try await transport.send(TransportRequest(method: .get, url: url, timeout: TestDeadline.request))
+                }
+            }
+            #expect(server.received.isEmpty, "the attacker received \(server.received)")
+        }
+        let policy = try PinningPolicy([.init(host: "Bücher.example.", pins: [real.pin, TestCertificate.unusedPin()])])
+        for spelling in ["xn--bcher-kva.example", "BÜCHER.example", "bücher.example."] {
+            guard case .pinned = policy.decision(host: spelling, now: Date()) else {
+                Issue.record("\(spelling) is not pinned")
+                continue
+            }
+        }
+    }
+
     @Test func aLeafSignedByAPinnedIntermediateConnectsAndSoDoesTheBackupAfterRotation() async throws {
         let current = try TestCertificate.authority("Issuing CA 1")
         let backup = try TestCertificate.authority("Issuing CA 2")

@@ -117,7 +117,9 @@ public final class PinnedTransport: HTTPTransport {
 
     /// Sends `request` on a kept connection to its host, or a new one whose handshake proved a pinned key.
     public func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
-        guard request.url.scheme?.lowercased() == "https", let host = request.url.host?.lowercased() else {
+        // One spelling per host (case, a trailing dot, IDNA): `API.example.com.` is looked up, connected
+        // to and verified as the pinned `api.example.com` (security review two, finding 9).
+        guard request.url.scheme?.lowercased() == "https", let host = request.url.host.map(URLOrigin.normalizedHost) else {
             throw .other(reason: "a pinned transport sends https requests only")
         }
         let head = try RequestHead.make(request, host: host, port: request.url.port)

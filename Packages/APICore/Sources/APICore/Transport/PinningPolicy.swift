@@ -28,7 +28,8 @@ import Foundation
 public struct PinningPolicy: Sendable, Hashable {
     /// The pins of one host.
     public struct PinSet: Sendable, Hashable {
-        /// The host name (or IP address) as it appears in request URLs, lowercase.
+        /// The host name (or IP address), normalized (``URLOrigin/normalizedHost(_:)``): any spelling of the
+        /// host in a request URL (case, a trailing dot, Unicode or its `xn--` form) finds this set.
         public var host: String
         /// Base64 SHA-256 hashes of SubjectPublicKeyInfo DER.
         public var pins: Set<String>
@@ -37,7 +38,7 @@ public struct PinningPolicy: Sendable, Hashable {
 
         /// Creates a pin set.
         public init(host: String, pins: Set<String>, expires: Date? = nil) {
-            self.host = host.lowercased()
+            self.host = URLOrigin.normalizedHost(host)
             self.pins = pins
             self.expires = expires
         }
@@ -72,7 +73,7 @@ public struct PinningPolicy: Sendable, Hashable {
 
     /// The decision for a connection to `host` at `now`.
     public func decision(host: String, now: Date) -> Decision {
-        guard let set = pinSets[host.lowercased()] else { return .notPinned(expired: false) }
+        guard let set = pinSets[URLOrigin.normalizedHost(host)] else { return .notPinned(expired: false) }
         if let expires = set.expires, now >= expires { return .notPinned(expired: true) }
         return .pinned(set)
     }
