@@ -69,18 +69,45 @@ import Testing
         }
     }
 
-    @Test func aFieldValueCannotStartAFieldOfItsOwn() async throws {
+    /// `HTTPFields` turns CR, LF and NUL into spaces by itself; the other control bytes it keeps (a lenient
+    /// value) are the product's to refuse: the request fails before anything is written.
+    @Test func aFieldValueWithAControlByteIsRefusedBeforeAnythingIsSent() async throws {
         let certificate = try TestCertificate()
         try await RecordingTLSServer.with(certificate.server) { server in
             let transport = try PinnedTransport(policy: certificate.policy())
-            var fields = HTTPFields()
-            fields[HTTPField.Name("X-Note")!] = "a\r\nX-Injected: yes"
-            do {
-                _ = try await transport.send(server.request("note", fields: fields))
-            } catch let error as TransportError {
-                #expect(error == .invalidRequest(reason: "the header field X-Note holds a control character"))
+            for byte: UInt8 in [0x01, 0x0B, 0x1B, 0x7F] {
+                var fields = HTTPFields()
+                fields.append(HTTPField(name: HTTPField.Name("X-Note")!, lenientValue: Array("a".utf8) + [byte] + Array("b".utf8)))
+                #expect(fields[HTTPField.Name("X-Note")!]?.utf8.contains(byte) == true, "HTTPFields kept the byte \(byte)")
+                let error = await #expect(throws: TransportError.self) { try await transport.send(server.request("note", fields: fields)) }
+                guard case .invalidRequest(let reason)? = error, reason.contains("control character") else {
+                    Issue.record("byte \(byte): \(String(reflecting: error))")
+                    continue
+                }
             }
-            #expect(server.received.allSatisfy { $0.fields[HTTPField.Name("X-Injected")!] == nil })
+            #expect(server.received.isEmpty, "\(server.received.count) requests reached the server")
+        }
+    }
+
+    /// Security review two, finding 12: a caller's `Host`, `Content-Length` or `Transfer-Encoding` never goes
+    /// out beside the transport's own (two lengths, or a length and chunking, are how requests are smuggled).
+    @Test func theCallersFramingFieldsAreDropped() async throws {
+        let certificate = try TestCertificate()
+        try await RecordingTLSServer.with(certificate.server) { server in
+            let transport = try PinnedTransport(policy: certificate.policy())
+            let fields: HTTPFields = [
+                HTTPField.Name("Host")!: "evil.example", .contentLength: "1000", .transferEncoding: "chunked", .connection: "close",
+                HTTPField.Name("X-Kept")!: "yes",
+            ]
+            var request = server.request("note", fields: fields)
+            request.method = .post
+            request.body = Data("hello".utf8)
+            #expect(try await transport.send(request).status == 204)
+            let received = try #require(server.received.first)
+            #expect(received.authority == "127.0.0.1:\(server.baseURL.port ?? 0)")
+            #expect(received.fields[values: .contentLength] == ["5"])
+            #expect(received.fields[.transferEncoding] == nil)
+            #expect(received.fields[HTTPField.Name("X-Kept")!] == "yes")
         }
     }
 }

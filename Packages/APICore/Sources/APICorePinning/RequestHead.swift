@@ -9,7 +9,16 @@ import NIOHTTP1
 /// `%2F`, `%3F` and `%23` into route changes and `%0D%0A` into a line break in the head. Anything written to
 /// the head that holds a CR, an LF or another control character (or a space, in the target) is refused
 /// with ``TransportError/invalidRequest(reason:)``, so a value can never start a header of its own.
+///
+/// The fields that frame the message and manage the connection are the transport's own: a caller's
+/// `Host`, `Content-Length`, `Transfer-Encoding`, `Connection` and the other hop-by-hop fields are dropped,
+/// so two of them can never disagree on where the request ends (request smuggling) or which host it is for.
 enum RequestHead {
+    /// The fields only the transport writes.
+    static let ownFields: Set<String> = [
+        "host", "content-length", "transfer-encoding", "connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade",
+    ]
+
     static func make(_ request: TransportRequest, host: String, port: Int?) throws(TransportError) -> HTTPRequestHead {
         guard let components = URLComponents(url: request.url, resolvingAgainstBaseURL: false) else {
             throw .invalidRequest(reason: "the URL cannot be split into a path and a query")
@@ -21,7 +30,7 @@ enum RequestHead {
         }
         var headers = HTTPHeaders()
         headers.add(name: "Host", value: port.map { "\(Self.bracketed(host)):\($0)" } ?? Self.bracketed(host))
-        for field in request.headerFields {
+        for field in request.headerFields where !ownFields.contains(field.name.canonicalName) {
             guard Self.isSafe(field.name.rawName), Self.isSafe(field.value) else {
                 throw .invalidRequest(reason: "the header field \(field.name.canonicalName) holds a control character")
             }
