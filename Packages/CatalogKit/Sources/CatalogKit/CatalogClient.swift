@@ -146,7 +146,7 @@ public final class CatalogClient: Sendable {
     public func funnel(slug: String, policy: CachePolicy = .default) async throws(CatalogError) -> APIResponse<CatalogFunnel> {
         try Self.validate(slug: slug)
         let request = APIRequest<CatalogFunnel>(
-            path: "/api/funnels/catalog/\(slug)",
+            path: PathSegments.path("api", "funnels", "catalog", slug),
             cacheable: Cacheable(key: "catalog.detail:\(slug)", timeout: timeouts.detail, isUplifted: true),
             feature: CatalogFeature.detail, decode: DataEnvelope.decode)
         do {
@@ -164,7 +164,7 @@ public final class CatalogClient: Sendable {
     {
         try Self.validate(slug: slug)
         let request = APIRequest<FunnelDefinition>(
-            path: "/api/funnels/\(slug)/definition",
+            path: PathSegments.path("api", "funnels", slug, "definition"),
             cacheable: Cacheable(key: "catalog.definition:\(slug)", timeout: timeouts.definition, isUplifted: true),
             feature: CatalogFeature.definition, decode: DataEnvelope.decode)
         do {

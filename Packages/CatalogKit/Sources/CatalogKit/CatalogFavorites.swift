@@ -54,7 +54,7 @@ public struct CatalogFavorites: Sendable {
         try CatalogClient.validate(slug: slug)
         do {
             return try await queue.enqueue(
-                .rest(method: isFavorite ? .put : .delete, path: "/api/favorites/\(slug)", headerFields: [:], body: nil),
+                .rest(method: isFavorite ? .put : .delete, path: PathSegments.path("api", "favorites", slug), headerFields: [:], body: nil),
                 name: isFavorite ? Self.addMutation : Self.removeMutation)
         } catch {
             throw .queue(error)

@@ -52,7 +52,8 @@ struct ChatHistorySync: SyncSource {
                 embedded =
                     try await send(
                         APIRequest<[MessageJSON]>(
-                            path: "/chat-history/threads/\(thread.id)/messages", feature: "chat.history", decode: DataEnvelope.decode),
+                            path: PathSegments.path("chat-history", "threads", thread.id, "messages"), feature: "chat.history",
+                            decode: DataEnvelope.decode),
                         as: owner
                     ).value
             }

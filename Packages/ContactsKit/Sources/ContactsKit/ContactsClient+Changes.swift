@@ -14,20 +14,21 @@ extension ContactsClient {
     /// ("Will sync when online").
     public func rename(contactId: String, to name: String) async throws(ContactsError) {
         let body = JSONValue.object(["displayName": .string(name)]).serialized()
-        try await change(.rename(contactId: contactId, name: name), .patch, "/contacts/\(contactId)", body: body, name: Mutation.edit)
+        try await change(
+            .rename(contactId: contactId, name: name), .patch, PathSegments.path("contacts", contactId), body: body, name: Mutation.edit)
     }
 
     /// Confirms a duplicate suggestion (the two contacts are one person), queued.
     public func resolveSuggestion(id: String) async throws(ContactsError) {
         try await change(
-            .settle(suggestionId: id, status: "resolved"), .post, "/suggestions/\(id)/resolve", body: Data("{}".utf8),
+            .settle(suggestionId: id, status: "resolved"), .post, PathSegments.path("suggestions", id, "resolve"), body: Data("{}".utf8),
             name: Mutation.resolveSuggestion)
     }
 
     /// Dismisses a duplicate suggestion, queued.
     public func dismissSuggestion(id: String) async throws(ContactsError) {
         try await change(
-            .settle(suggestionId: id, status: "dismissed"), .post, "/suggestions/\(id)/dismiss", body: Data("{}".utf8),
+            .settle(suggestionId: id, status: "dismissed"), .post, PathSegments.path("suggestions", id, "dismiss"), body: Data("{}".utf8),
             name: Mutation.dismissSuggestion)
     }
 
@@ -99,7 +100,8 @@ extension ContactsClient {
     /// Renames a circle, queued.
     public func renameCircle(id: String, to name: String) async throws(ContactsError) {
         try await change(
-            .renameCircle(id: id, name: name), .patch, "/circles/\(id)", body: JSONValue.object(["name": .string(name)]).serialized(),
+            .renameCircle(id: id, name: name), .patch, PathSegments.path("circles", id),
+            body: JSONValue.object(["name": .string(name)]).serialized(),
             name: Mutation.editCircle)
     }
 
@@ -107,13 +109,13 @@ extension ContactsClient {
     public func setAccessPolicy(circleId: String, field: String, audience: String) async throws(ContactsError) {
         let body = JSONValue.object(["accessPolicies": .object([field: .string(audience)])])
         try await change(
-            .setAccessPolicy(circleId: circleId, field: field, audience: audience), .patch, "/circles/\(circleId)",
+            .setAccessPolicy(circleId: circleId, field: field, audience: audience), .patch, PathSegments.path("circles", circleId),
             body: body.serialized(), name: Mutation.editCircle)
     }
 
     /// Deletes a custom circle, queued.
     public func deleteCircle(id: String) async throws(ContactsError) {
-        try await change(.deleteCircle(id: id), .delete, "/circles/\(id)", body: Data(), name: Mutation.deleteCircle)
+        try await change(.deleteCircle(id: id), .delete, PathSegments.path("circles", id), body: Data(), name: Mutation.deleteCircle)
     }
 
     /// Switches to another shadow profile: shown at once, queued.

@@ -14,7 +14,8 @@ extension ContactsClient {
         let user = lease.userId
         let response: APIResponse<ContactEnrichment>
         var request = APIRequest<ContactEnrichment>(
-            path: "/contacts/\(contactId)/enrichment", feature: "contacts.enrichment", decode: ContactsClient.decodeEnvelope)
+            path: PathSegments.path("contacts", contactId, "enrichment"), feature: "contacts.enrichment",
+            decode: ContactsClient.decodeEnvelope)
         request.owner = user
         do {
             response = try await rest.send(request, policy: .fetchIgnoringCacheCompletely)

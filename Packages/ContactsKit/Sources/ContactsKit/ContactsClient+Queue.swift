@@ -78,7 +78,8 @@ extension ContactsClient {
     private func undo(_ kept: PendingChange, lease: UserDatabases.Lease) async -> Bool {
         var server = ContactsStore.ServerValues()
         if let id = kept.change.contactId {
-            var request = APIRequest<Contact>(path: "/contacts/\(id)", feature: "contacts.detail", decode: Self.decodeEnvelope)
+            var request = APIRequest<Contact>(
+                path: PathSegments.path("contacts", id), feature: "contacts.detail", decode: Self.decodeEnvelope)
             request.owner = lease.userId
             do {
                 server.contacts[id] = try await rest.send(request, policy: .fetchIgnoringCacheCompletely).value
