@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// The changes to an address book beyond a contact's own: imports, circles and their access policies,
-/// disputes. Each runs inside ``BackendDatabase/changeContacts(userId:idempotencyKey:_:)``'s transaction.
+/// disputes. Each runs inside ``BackendDatabase/changeContacts(userId:idempotencyKey:fingerprint:_:)``'s transaction.
 extension BackendDatabase {
     /// A contact as an import sends it (the device chooses its id, so a resend changes nothing).
     struct ImportedContact: Codable, Sendable {

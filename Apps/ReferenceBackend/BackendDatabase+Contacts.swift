@@ -171,16 +171,22 @@ extension BackendDatabase {
         }
     }
 
-    /// Applies a change once per idempotency key: a repeated key gets the first answer and changes nothing.
-    /// `change` runs in the write transaction and returns the status and body to answer.
+    /// Applies a change once per idempotency key: a repeated key with the same request (`fingerprint`) gets
+    /// the first answer and changes nothing; with another request, 422 and nothing changes. `change` runs
+    /// in the write transaction and returns the status and body to answer.
     func changeContacts(
-        userId: String, idempotencyKey: String?, _ change: (Database, _ nextSeq: () throws -> Int) throws -> (status: Int, body: Data)
+        userId: String, idempotencyKey: String?, fingerprint: String?,
+        _ change: (Database, _ nextSeq: () throws -> Int) throws -> (status: Int, body: Data)
     ) throws -> StoredAnswer {
         try queue.write { db in
             if let idempotencyKey,
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT status, body FROM contact_answer WHERE userId = ? AND key = ?", arguments: [userId, idempotencyKey])
+                    db, sql: "SELECT status, body, fingerprint FROM contact_answer WHERE userId = ? AND key = ?",
+                    arguments: [userId, idempotencyKey])
             {
+                guard Self.sameRequest(row["fingerprint"], fingerprint) else {
+                    return StoredAnswer(status: 422, body: IdempotencyFingerprint<BackendContext>.reused(), replayed: false)
+                }
                 return StoredAnswer(status: row["status"], body: row["body"], replayed: true)
             }
             let nextSeq = {
@@ -190,8 +196,8 @@ extension BackendDatabase {
             let answer = try change(db, nextSeq)
             if let idempotencyKey, (200..<300).contains(answer.status) {
                 try db.execute(
-                    sql: "INSERT INTO contact_answer (userId, key, status, body) VALUES (?, ?, ?, ?)",
-                    arguments: [userId, idempotencyKey, answer.status, answer.body])
+                    sql: "INSERT INTO contact_answer (userId, key, status, body, fingerprint) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [userId, idempotencyKey, answer.status, answer.body, fingerprint])
             }
             return StoredAnswer(status: answer.status, body: answer.body, replayed: false)
         }

@@ -41,7 +41,7 @@ extension BackendDatabase {
     /// change, logs it, and stores the answer under the key. `answer` builds the body from the
     /// favorites after the change (`nil` for an unknown slug: a 404, stored too).
     public func changeFavorite(
-        userId: String, slug: String, add: Bool, idempotencyKey: String?,
+        userId: String, slug: String, add: Bool, idempotencyKey: String?, fingerprint: String?,
         answer: @Sendable (_ known: Bool, _ slugs: [String]) throws -> (status: Int, body: Data)
     )
         throws -> StoredAnswer
@@ -49,9 +49,12 @@ extension BackendDatabase {
         try queue.write { db in
             if let idempotencyKey,
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT status, body FROM idempotent_answer WHERE userId = ? AND key = ?",
+                    db, sql: "SELECT status, body, fingerprint FROM idempotent_answer WHERE userId = ? AND key = ?",
                     arguments: [userId, idempotencyKey])
             {
+                guard Self.sameRequest(row["fingerprint"], fingerprint) else {
+                    return StoredAnswer(status: 422, body: IdempotencyFingerprint<BackendContext>.reused(), replayed: false)
+                }
                 return StoredAnswer(status: row["status"], body: row["body"], replayed: true)
             }
             let known = try Funnel.filter(Column("slug") == slug).fetchCount(db) > 0
@@ -68,11 +71,17 @@ extension BackendDatabase {
             let (status, body) = try answer(known, try Self.favorites(db, userId: userId))
             if let idempotencyKey {
                 try db.execute(
-                    sql: "INSERT INTO idempotent_answer (userId, key, status, body) VALUES (?, ?, ?, ?)",
-                    arguments: [userId, idempotencyKey, status, body])
+                    sql: "INSERT INTO idempotent_answer (userId, key, status, body, fingerprint) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [userId, idempotencyKey, status, body, fingerprint])
             }
             return StoredAnswer(status: status, body: body, replayed: false)
         }
+    }
+
+    /// Whether a key's stored request (`stored`, `nil` for an answer kept before fingerprints existed) is
+    /// the one sent now.
+    static func sameRequest(_ stored: String?, _ current: String?) -> Bool {
+        stored == nil || stored == current
     }
 
     /// A user's favorite slugs, sorted.

@@ -145,6 +145,10 @@ public final class BackendDatabase: Sendable {
         migrator.registerMigration("v8-contacts", migrate: createContacts)
         migrator.registerMigration("v9-disputes", migrate: createDisputes)
         migrator.registerMigration("v10-contact-profiles", migrate: createProfiles)
+        migrator.registerMigration("v11-idempotency-fingerprints") { db in
+            try db.execute(sql: "ALTER TABLE contact_answer ADD COLUMN fingerprint TEXT")
+            try db.execute(sql: "ALTER TABLE idempotent_answer ADD COLUMN fingerprint TEXT")
+        }
         return migrator
     }
 

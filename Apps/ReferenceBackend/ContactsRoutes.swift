@@ -19,8 +19,9 @@ import Hummingbird
 ///   and `GET /contacts/summary`: the circles, the score, the pending suggestions and the profile (with its
 ///   shadow profiles) in one answer (what a sync fetches after the contacts).
 /// - `PATCH /contacts/:id` `{"displayName"}`, `DELETE /contacts/:id`, `POST /suggestions/:id/resolve|dismiss`,
-///   `POST /premium/subscribe`: each honours `Idempotency-Key` (a repeat gets the first answer, with
-///   `Idempotent-Replayed: true`, and changes nothing). Imports, circles and disputes: ``registerChanges(on:)``.
+///   `POST /premium/subscribe`: each honours `Idempotency-Key` (the same request again gets the first
+///   answer, with `Idempotent-Replayed: true`, and changes nothing; the key with another method, path or
+///   body gets 422 `IDEMPOTENCY_KEY_REUSED` and changes nothing). Imports, circles and disputes: ``registerChanges(on:)``.
 ///
 /// Dates are ISO 8601 strings.
 struct ContactsRoutes {
@@ -179,7 +180,10 @@ struct ContactsRoutes {
     ) throws -> Response {
         try signedIn(request) { user in
             let key = Self.idempotencyKey.flatMap { request.headers[$0] }
-            let answer = try database.changeContacts(userId: user, idempotencyKey: key) { db, seq in try body(user, db, seq) }
+            let fingerprint = request.headers[IdempotencyFingerprint<BackendContext>.field]
+            let answer = try database.changeContacts(userId: user, idempotencyKey: key, fingerprint: fingerprint) { db, seq in
+                try body(user, db, seq)
+            }
             var fields: HTTPFields = [.cacheControl: "no-store"]
             if answer.replayed, let name = Self.replayed { fields[name] = "true" }
             return Envelope.json(answer.body, status: HTTPResponse.Status(code: answer.status), fields: fields)

@@ -29,7 +29,10 @@ struct FavoriteRoutes {
         try auth.authorized(request, for: nil) { user in
             let slug = context.parameters.get("slug") ?? ""
             let key = Self.idempotencyKey.flatMap { request.headers[$0] }
-            let answer = try database.changeFavorite(userId: user.id, slug: slug, add: add, idempotencyKey: key) { known, slugs in
+            let fingerprint = request.headers[IdempotencyFingerprint<BackendContext>.field]
+            let answer = try database.changeFavorite(
+                userId: user.id, slug: slug, add: add, idempotencyKey: key, fingerprint: fingerprint
+            ) { known, slugs in
                 guard known else { return (404, Envelope.failureBody(code: "NOT_FOUND", message: "No funnel '\(slug)'.")) }
                 return (200, try Envelope.successBody(Favorites(slugs: slugs)))
             }

@@ -92,6 +92,7 @@ public final class ReferenceBackend: Sendable {
         router.add(middleware: LoopbackGuard())
         let faults = Faults(configuration.faults)
         router.add(middleware: FaultMiddleware(faults: faults))
+        router.add(middleware: IdempotencyFingerprint())
         router.put("admin/faults") { request, context in
             faults.replace(try await request.decode(as: [FaultRule].self, context: context))
             return Response(status: .noContent)

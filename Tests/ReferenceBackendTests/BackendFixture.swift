@@ -37,6 +37,12 @@ struct BackendFixture {
                 timeout: TestDeadline.request))
     }
 
+    /// A token of the demo user `email`.
+    func token(_ email: String = "alice@example.com", _ password: String = "Password1") async throws -> String {
+        let response = try await send(.post, "/auth/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
+        return try #require(try JSONValue.parse(response.body)["data"]?["token"]?.stringValue)
+    }
+
     func send(_ method: HTTPRequest.Method, _ path: String, json: String, token: String? = nil) async throws -> TransportResponse {
         let url = try #require(URL(string: backend.baseURL.absoluteString + path))
         var fields: HTTPFields = [.contentType: "application/json"]

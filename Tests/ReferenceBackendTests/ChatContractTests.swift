@@ -8,8 +8,7 @@ import Testing
 /// The chat-history contract (REQ CHAT) over real HTTP.
 @Suite(.timeLimit(.minutes(3))) struct ChatContractTests {
     func token(_ fixture: BackendFixture, _ email: String = "alice@example.com", _ password: String = "Password1") async throws -> String {
-        let response = try await fixture.send(.post, "/auth/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
-        return try #require(try JSONValue.parse(response.body)["data"]?["token"]?.stringValue)
+        try await fixture.token(email, password)
     }
 
     func data(_ response: TransportResponse) throws -> JSONValue? {
