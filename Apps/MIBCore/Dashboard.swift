@@ -33,6 +33,13 @@ public final class Dashboard: Sendable {
         self.started = started
     }
 
+    /// The page's fields: never stored, and never framed by another page (a frame could trick a click on a
+    /// clear button: security review two, finding 13).
+    static let pageFields: HTTPFields = [
+        .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+        .contentSecurityPolicy: "frame-ancestors 'none'", HTTPField.Name("X-Frame-Options")!: "DENY",
+    ]
+
     /// Serves the dashboard of `app` on `port` (0 picks a free one).
     public static func start(app: DemoComposition, port: Int = 0, logger: Logger) async throws -> Dashboard {
         let box = Locked<Dashboard?>(nil)
@@ -43,7 +50,7 @@ public final class Dashboard: Sendable {
         router.add(middleware: LoopbackGuard(token: token))
         router.get("/") { _, _ in
             Response(
-                status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                status: .ok, headers: Self.pageFields,
                 body: .init(byteBuffer: ByteBuffer(string: DashboardPage.html(token: token))))
         }
         router.get("api/state") { request, _ in

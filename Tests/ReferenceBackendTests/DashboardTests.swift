@@ -112,6 +112,9 @@ import Testing
             for external in ["<script src", "<link", "@import", "https://", "src=\"http"] {
                 #expect(!html.contains(external), "the page references \(external)")
             }
+            // No other page may frame it (a framed clear button could be clicked through a decoy).
+            #expect(page.headerFields[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true)
+            #expect(page.headerFields[HTTPField.Name("X-Frame-Options")!] == "DENY")
         }
     }
 

@@ -13,19 +13,19 @@ import Testing
     static let childVariable = "CACHEKIT_IMAGE_CACHE_CRASH_CHILD"
     static let byteLimit = 60 * 1_024
 
-    /// The bytes stored under `key` at `generation`: a PNG signature, the key and generation, then a
+    /// The bytes stored under `key` at `generation`: a PNG frame around the key and generation, then a
     /// pattern that follows from both, about 2 KB.
     static func image(_ key: String, generation: Int) -> Data {
-        var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-        data.append(contentsOf: Array("\(key)|\(generation)|".utf8))
+        var data = Data("\(key)|\(generation)|".utf8)
         let seed = key.utf8.reduce(generation) { $0 &* 31 &+ Int($1) }
-        while data.count < 2_048 { data.append(UInt8(truncatingIfNeeded: seed &+ data.count &* 7)) }
-        return data
+        while data.count < 2_000 { data.append(UInt8(truncatingIfNeeded: seed &+ data.count &* 7)) }
+        return TestImage.png(data)
     }
 
     /// The key and generation an image says it was stored with.
     static func stamp(of data: Data) -> (key: String, generation: Int)? {
-        let fields = String(decoding: data.dropFirst(8).prefix(64), as: UTF8.self).split(separator: "|", omittingEmptySubsequences: false)
+        let fields = String(decoding: TestImage.payload(of: data).prefix(64), as: UTF8.self).split(
+            separator: "|", omittingEmptySubsequences: false)
         guard fields.count >= 3, let generation = Int(fields[1]) else { return nil }
         return (String(fields[0]), generation)
     }

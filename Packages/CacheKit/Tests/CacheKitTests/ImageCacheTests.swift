@@ -7,12 +7,11 @@ import Testing
 /// ``ImageCache`` on real files: shared loads, only images kept, users apart, least recently used
 /// eviction, clearing, and a corrupt image never read back.
 @Suite(.timeLimit(.minutes(3))) struct ImageCacheTests {
-    /// A small PNG-signed image whose bytes follow from `seed`.
+    /// A small PNG whose bytes follow from `seed`.
     static func image(_ seed: String, bytes: Int = 1_000) -> Data {
-        var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-        data.append(contentsOf: Array("\(seed)#".utf8))
-        while data.count < bytes { data.append(UInt8(truncatingIfNeeded: data.count &* 31 &+ seed.utf8.count)) }
-        return data
+        var data = Data("\(seed)#".utf8)
+        while data.count < bytes - 45 { data.append(UInt8(truncatingIfNeeded: data.count &* 31 &+ seed.utf8.count)) }
+        return TestImage.png(data)
     }
 
     @Test func twentyRowsAskingForOneImageMakeOneLoadAndAnImageLoadingIsAwaited() async throws {
@@ -45,8 +44,13 @@ import Testing
                 try await cache.image(forKey: "k", user: "alice") { throw Offline() }
             }
             let page = Data("<html>Service unavailable</html>".utf8)
-            await #expect(throws: ImageCacheError.notAnImage(bytes: page.count)) {
-                try await cache.image(forKey: "k", user: "alice") { page }
+            // First bytes that only look like an image: a PNG signature before a page, a truncated PNG.
+            let disguised = Data(ImageFormat.pngSignature) + page
+            let truncated = Self.image("k").dropLast(5)
+            for bytes in [page, disguised, Data(truncated), Data([0xFF, 0xD8, 0xFF]) + page, Data("GIF89a".utf8) + page] {
+                await #expect(throws: ImageCacheError.notAnImage(bytes: bytes.count)) {
+                    try await cache.image(forKey: "k", user: "alice") { bytes }
+                }
             }
             let held = try cache.store.usage().count
             #expect(cache.image(forKey: "k", user: "alice") == nil && held == 0)
