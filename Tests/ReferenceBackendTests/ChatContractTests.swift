@@ -89,6 +89,28 @@ import Testing
         }
     }
 
+    /// Security review two: Alice's thread sent to the insight routes with Bob's token never gives him
+    /// her stored reply, on either route, and nothing is written into her thread.
+    @Test func anotherUsersThreadThroughTheInsightRoutesIsForbidden() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await token(fixture)
+            let bob = try await token(fixture, "bob@example.com", "Password2")
+            for (route, field) in [("/predict/ask", "question"), ("/compatibility/match", "partner")] {
+                let thread = "alice-\(field)"
+                let asked = #"{"threadId":"\#(thread)","messageId":"m-1","\#(field)":"Will it go well?"}"#
+                let hers = try await fixture.send(.post, route, json: asked, token: alice)
+                #expect(hers.status == 200, "\(route)")
+                let reply = try #require(try data(hers)?["reply"]?.stringValue)
+                let stolen = try await fixture.send(.post, route, json: asked, token: bob)
+                #expect(stolen.status == 403, "\(route)")
+                #expect(!String(decoding: stolen.body, as: UTF8.self).contains(reply), "\(route) gave Bob Alice's reply")
+                let other = #"{"threadId":"\#(thread)","messageId":"m-2","\#(field)":"Another?"}"#
+                #expect(try await fixture.send(.post, route, json: other, token: bob).status == 403, "\(route)")
+                #expect(try fixture.backend.catalog.messages(threadId: thread).count == 2, "\(route): Alice's exchange only")
+            }
+        }
+    }
+
     @Test func updatedSinceReturnsOnlyNewerThreads() async throws {
         let clock = Locked(Date(timeIntervalSince1970: 1_800_000_000))
         try await withBackend(5, now: { clock.withLock { $0 } }) { fixture in

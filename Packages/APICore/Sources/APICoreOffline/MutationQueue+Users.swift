@@ -72,7 +72,9 @@ extension MutationQueue {
         if let store = stores[userId] { return store }
         let legacy = legacyFileURL(for: userId)
         if FileManager.default.fileExists(atPath: legacy.path), !FileManager.default.fileExists(atPath: fileURL(for: userId).path) {
-            for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: legacy.path + suffix) {
+            // The log first and the database last: killed half way, the next launch finds the old database
+            // still there and moves what is left, so no committed change is separated from its file.
+            for suffix in ["-wal", "-shm", ""] where FileManager.default.fileExists(atPath: legacy.path + suffix) {
                 try FileManager.default.moveItem(atPath: legacy.path + suffix, toPath: fileURL(for: userId).path + suffix)
             }
         }

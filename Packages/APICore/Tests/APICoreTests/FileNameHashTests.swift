@@ -2,6 +2,7 @@ import APICoreTesting
 import CacheKit
 import CacheKitTesting
 import Foundation
+import HTTPTypes
 import Testing
 
 @testable import APICore
@@ -31,16 +32,34 @@ import Testing
         #expect(ProtectedFiles.permissions(of: first.url.appendingPathComponent(InstallSecret.fileName)) == 0o600)
     }
 
+    /// An upgrade keeps the user's queued changes: a queue file named the old way, its last change still in
+    /// the write-ahead log (the app was killed before a checkpoint), is renamed with its log, and the change
+    /// is pending under the new name.
     @Test func aQueueFileNamedTheOldWayIsRenamedAndKept() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let queue = queue(in: directory.url)
+        let queue = MutationQueue(
+            configuration: .init(
+                directory: directory.url, tokenProvider: StaticTokenProvider(Credentials(accessToken: "t", userId: "u1"))))
         let legacy = queue.legacyFileURL(for: "u1")
         try ProtectedFiles.createDirectory(directory.url)
-        _ = try MutationQueueStore(url: legacy)
-        #expect(FileManager.default.fileExists(atPath: legacy.path))
-        _ = try await queue.store(for: "u1")
+        // Written through a store at another path and copied while it is open: the change lives in its WAL.
+        let writing = directory.url.appendingPathComponent("writing.sqlite")
+        var store: MutationQueueStore? = try MutationQueueStore(url: writing)
+        _ = try store?.append(
+            name: "RenameContact", key: "k-1",
+            request: .rest(method: .patch, path: "/contacts/c1", headerFields: [:], body: Data(#"{"displayName":"Ada"}"#.utf8)),
+            at: Date(), optimistic: nil)
+        let wal = (try? FileManager.default.attributesOfItem(atPath: writing.path + "-wal")[.size] as? Int) ?? 0
+        #expect(wal > 0, "the change is in the write-ahead log")
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: writing.path + suffix) {
+            try FileManager.default.copyItem(atPath: writing.path + suffix, toPath: legacy.path + suffix)
+        }
+        store = nil
+        let pending = await queue.pending()
+        #expect(pending.map(\.name) == ["RenameContact"], "the queued change survived the upgrade")
         #expect(!FileManager.default.fileExists(atPath: legacy.path))
+        #expect(!FileManager.default.fileExists(atPath: legacy.path + "-wal"))
         #expect(FileManager.default.fileExists(atPath: queue.fileURL(for: "u1").path))
     }
 }
