@@ -11,14 +11,19 @@ export TSAN_OPTIONS="suppressions=$PWD/Tools/tsan-suppressions.txt halt_on_error
 # on two cores they took the CPU from everything running beside them: tests that end in milliseconds then
 # exceeded their time limits and local requests their 30 s timeouts (CI failed twice that way).
 crash_trials='CrashTests'
+# Every file that starts kill -9 children must hold its trials in a suite named *CrashTests, or they would run
+# in the crowded first pass.
+misnamed=$(grep -rl "CrashChild.start" Packages/*/Tests Tests | xargs grep -L "struct [A-Za-z]*CrashTests" || true)
+if [ -n "$misnamed" ]; then echo "kill -9 trials outside a *CrashTests suite: $misnamed"; exit 1; fi
 # And at most 16 tests at once: with all ~490 started together, a test's task waited over 30 s for one of
 # the two threads (CI failed a third time that way); fewer at once end sooner each and no later in all.
 width=(--experimental-maximum-parallelization-width 16)
 # The randomized sync schedules: 40 under the sanitizer (each runs about ten times slower there), 200 in `swift test`.
 export MIB_SYNC_SCHEDULES="${MIB_SYNC_SCHEDULES:-40}"
 status=0
-swift test --sanitize=thread --scratch-path .build-tsan --skip "$crash_trials" "${width[@]}" 2>&1 | tee "$log" || status=$?
-swift test --sanitize=thread --scratch-path .build-tsan --skip-build --filter "$crash_trials" 2>&1 | tee -a "$log" || status=$?
+# Each pass under a watchdog: a hang is stopped and the tests it started and never finished are named.
+Tools/watchdog.sh 2400 swift test --sanitize=thread --scratch-path .build-tsan --skip "$crash_trials" "${width[@]}" 2>&1 | tee "$log" || status=$?
+Tools/watchdog.sh 1200 swift test --sanitize=thread --scratch-path .build-tsan --skip-build --filter "$crash_trials" 2>&1 | tee -a "$log" || status=$?
 reports=$(grep -c "WARNING: ThreadSanitizer" "$log" || true)
 echo "ThreadSanitizer reports: $reports"
 if [ "$reports" != "0" ]; then

@@ -190,7 +190,11 @@ public final class Composition: Sendable {
     /// elsewhere.
     static func tokenStore(file: URL) -> any TokenStore {
         #if canImport(Security)
-            KeychainTokenStore(service: Bundle.main.bundleIdentifier ?? "MIBApp")
+            // One item per support folder: two compositions (tests running side by side, two app
+            // instances) never read or overwrite each other's token.
+            KeychainTokenStore(
+                service: Bundle.main.bundleIdentifier ?? "MIBApp",
+                account: "session-token-" + StableHash.hex(file.deletingLastPathComponent().standardizedFileURL.path))
         #else
             FileTokenStore(url: file)
         #endif

@@ -33,14 +33,13 @@ public final class DemoComposition: Sendable {
     /// Wires the app against `baseURL`, as ``Composition/init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:transport:retry:logger:graphQLStore:)``
     /// does, with the demo's clock, a counting transport over the one `makeTransport` makes
     /// (``ToolTransport`` by default; a pinned one in `mib`'s TLS build), no retries, and the GraphQL
-    /// records in `graphQLStore` (in memory by default).
+    /// records in `graphQLStore` (in memory by default), on `clock` (the real time by default).
     /// - Throws: what `makeTransport` throws, or ``Composition``'s error.
     public init(
         baseURL: URL, cachesDirectory: URL, supportDirectory: URL? = nil, keepsQueueAtLogout: Bool = true,
         transport makeTransport: @escaping TransportFactory = ToolTransport.factory, logger: Logger,
-        graphQLStore: any NormalizedRecordStore = InMemoryRecordStore()
+        graphQLStore: any NormalizedRecordStore = InMemoryRecordStore(), clock: DemoClock = DemoClock()
     ) throws {
-        let clock = DemoClock()
         let transport = CountingTransport(try makeTransport())
         composition = try Composition(
             baseURL: baseURL, cachesDirectory: cachesDirectory, supportDirectory: supportDirectory,

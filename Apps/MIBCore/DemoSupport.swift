@@ -6,12 +6,30 @@ import Foundation
 /// cached entries go stale without waiting.
 public final class DemoClock: CacheClock {
     private let offset = Locked<TimeInterval>(0)
+    private let frozenAt: Date?
 
-    /// Starts at the real time.
-    public init() {}
+    /// Starts at the real time, and follows it.
+    public init() {
+        frozenAt = nil
+    }
 
-    /// Now, plus every advance so far.
-    public func now() -> Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+    /// Stands still at `date` until advanced: for tests, whose outcome must not depend on how fast the
+    /// machine runs (a sync's budget measured on it never runs out by itself).
+    public init(frozenAt date: Date) {
+        frozenAt = date
+    }
+
+    /// Now (or the frozen moment), plus every advance so far.
+    public func now() -> Date { (frozenAt ?? Date()).addingTimeInterval(offset.withLock { $0 }) }
+
+    /// Returns when ``now()`` reaches `date` (an advance counts; a frozen clock waits for one), or throws
+    /// when the task is cancelled. Checks ten times a second.
+    public func sleep(until date: Date) async throws {
+        while now() < date {
+            try await Task.sleep(nanoseconds: UInt64(min(max(date.timeIntervalSince(now()), 0.001), 0.1) * 1e9))
+        }
+        try Task.checkCancellation()
+    }
 
     /// Moves time forward.
     public func advance(by seconds: TimeInterval) {

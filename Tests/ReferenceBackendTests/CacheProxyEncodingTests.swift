@@ -35,34 +35,49 @@ import Testing
         return try await LocalServer.start(responder: router.buildResponder(), port: 0, logger: logger)
     }
 
-    @Test func anUnknownContentEncodingPassesThroughOnAMissAndAHit() async throws {
-        let origin = try await Self.startOrigin()
-        let fixture = try await CacheProxyTests.Fixture.start(upstream: origin.baseURL)
-        let client = HTTPClientTransport()
-        let url = try #require(URL(string: fixture.proxy.baseURL.absoluteString + "/coded"))
-        for expected in ["MISS", "HIT"] {
-            let response = try await client.send(TransportRequest(method: .get, url: url, headerFields: [.acceptEncoding: "x-unknown"]))
-            #expect(response.status == 200)
-            #expect(response.body == Self.coded)
-            #expect(response.headerFields[.contentEncoding] == "x-unknown")
-            #expect(response.headerFields[ProxyHeader.xCache] == expected)
+    /// Runs `body` with the origin and a proxy in front of it, and stops both on every way out.
+    static func withProxy(_ body: (CacheProxyTests.Fixture) async throws -> Void) async throws {
+        let origin = try await startOrigin()
+        do {
+            let fixture = try await CacheProxyTests.Fixture.start(upstream: origin.baseURL)
+            do {
+                try await body(fixture)
+            } catch {
+                await fixture.proxy.stop()
+                throw error
+            }
+            await fixture.proxy.stop()
+        } catch {
+            await origin.stop()
+            throw error
         }
-        #expect(fixture.upstream.count("/coded") == 1)
-        await fixture.proxy.stop()
         await origin.stop()
     }
 
-    @Test func aChunkedBodyIsForwardedWholeAndServedFromTheCache() async throws {
-        let origin = try await Self.startOrigin()
-        let fixture = try await CacheProxyTests.Fixture.start(upstream: origin.baseURL)
-        for expected in ["MISS", "HIT"] {
-            let response = try await fixture.get("/chunked")
-            #expect(response.status == 200)
-            #expect(String(decoding: response.body, as: UTF8.self) == "first second third")
-            #expect(response.headerFields[ProxyHeader.xCache] == expected)
+    @Test func anUnknownContentEncodingPassesThroughOnAMissAndAHit() async throws {
+        try await Self.withProxy { fixture in
+            let client = HTTPClientTransport()
+            let url = try #require(URL(string: fixture.proxy.baseURL.absoluteString + "/coded"))
+            for expected in ["MISS", "HIT"] {
+                let response = try await client.send(TransportRequest(method: .get, url: url, headerFields: [.acceptEncoding: "x-unknown"]))
+                #expect(response.status == 200)
+                #expect(response.body == Self.coded)
+                #expect(response.headerFields[.contentEncoding] == "x-unknown")
+                #expect(response.headerFields[ProxyHeader.xCache] == expected)
+            }
+            #expect(fixture.upstream.count("/coded") == 1)
         }
-        #expect(fixture.upstream.count("/chunked") == 1)
-        await fixture.proxy.stop()
-        await origin.stop()
+    }
+
+    @Test func aChunkedBodyIsForwardedWholeAndServedFromTheCache() async throws {
+        try await Self.withProxy { fixture in
+            for expected in ["MISS", "HIT"] {
+                let response = try await fixture.get("/chunked")
+                #expect(response.status == 200)
+                #expect(String(decoding: response.body, as: UTF8.self) == "first second third")
+                #expect(response.headerFields[ProxyHeader.xCache] == expected)
+            }
+            #expect(fixture.upstream.count("/chunked") == 1)
+        }
     }
 }

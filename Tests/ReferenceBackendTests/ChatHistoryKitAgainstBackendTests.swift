@@ -270,8 +270,8 @@ import Testing
             let alice = try await fixture.credentials()
             let folder = try TemporaryDirectory()
             defer { folder.remove() }
-            // The history's first request is held until the subscription's has gone out: done one after
-            // the other, it would wait for nothing and report no overlap.
+            // The history's first request and the subscription's are each held until the other has gone out:
+            // done one after the other, in either order, the first would wait in vain and report no overlap.
             let overlap = OverlapTransport(held: "/chat-history/threads", until: "/subscription/profile")
             let device = try Device(fixture.backend, directory: folder.url, credentials: alice) { overlap.wrapping($0) }
             let (history, subscription) = await device.chat.syncOnLogin()
@@ -288,20 +288,22 @@ import Testing
     }
 }
 
-/// Holds requests whose path starts with `held` until one whose path starts with `until` has been sent
-/// (at most 10 s), and tells whether that happened.
+/// A barrier for two requests: the first of each path prefix to go out is held until the other has gone out
+/// too (at most ``TestDeadline/request``). Sent one after the other, in either order, the first waits for a
+/// request that never comes and reports no overlap; sent together, both pass.
 final class OverlapTransport: Sendable {
-    private let held: String
-    private let until: String
-    private let state = Locked<(seen: Bool, overlapped: Bool?)>((false, nil))
+    private let paths: (String, String)
+    private let state = Locked<(arrived: Set<String>, met: [String: Bool])>(([], [:]))
 
     init(held: String, until: String) {
-        self.held = held
-        self.until = until
+        paths = (held, until)
     }
 
-    /// `true` when a held request saw the other one go out while it waited; `false` when it gave up.
-    var overlapped: Bool? { state.withLock { $0.overlapped } }
+    /// `true` when each of the two requests saw the other go out while it waited; `false` when either
+    /// gave up; `nil` until both were sent.
+    var overlapped: Bool? {
+        state.withLock { state in state.met.count == 2 ? state.met.values.allSatisfy { $0 } : nil }
+    }
 
     func wrapping(_ base: any HTTPTransport) -> any HTTPTransport {
         Wrapped(base: base, owner: self)
@@ -313,17 +315,21 @@ final class OverlapTransport: Sendable {
 
         func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
             let path = request.url.path
-            if path.hasPrefix(owner.until) { owner.state.withLock { $0.seen = true } }
-            if path.hasPrefix(owner.held), owner.state.withLock({ $0.overlapped == nil }) {
-                let seen: Bool
-                do {
-                    try await waitUntil("the other request", timeout: TestDeadline.request) { owner.state.withLock { $0.seen } }
-                    seen = true
-                } catch {
-                    seen = false
+            let (first, second) = owner.paths
+            guard let mine = [first, second].first(where: path.hasPrefix),
+                owner.state.withLock({ $0.arrived.insert(mine).inserted })
+            else { return try await base.send(request) }
+            let other = mine == first ? second : first
+            let met: Bool
+            do {
+                try await waitUntil("the other request", timeout: TestDeadline.request) {
+                    owner.state.withLock { $0.arrived.contains(other) }
                 }
-                owner.state.withLock { $0.overlapped = seen }
+                met = true
+            } catch {
+                met = false
             }
+            owner.state.withLock { $0.met[mine] = met }
             return try await base.send(request)
         }
     }

@@ -209,9 +209,15 @@ import Testing
 
     @Test func aTokenAheadOfTheServersCounterIsRefusedAsAnInvalidCursor() async throws {
         try await withDevice { (fixture, alice, _) async throws in
-            let ahead = try await fixture.get("/contacts/changes?since=999999", token: alice.accessToken)
-            #expect(ahead.status == 400 && String(decoding: ahead.body, as: UTF8.self).contains("INVALID_CURSOR"))
-            #expect(try await fixture.get("/contacts/changes?since=0", token: alice.accessToken).status == 200)
+            let first = try await fixture.get("/contacts/changes?since=0", token: alice.accessToken)
+            #expect(first.status == 200)
+            let counter = try #require(first.headerFields[HTTPField.Name("X-Changes-Token")!].flatMap { Int($0) })
+            // At the boundary: the server's own counter is a valid token, one past it is not.
+            #expect(try await fixture.get("/contacts/changes?since=\(counter)", token: alice.accessToken).status == 200)
+            for since in [counter + 1, 999_999] {
+                let ahead = try await fixture.get("/contacts/changes?since=\(since)", token: alice.accessToken)
+                #expect(ahead.status == 400 && String(decoding: ahead.body, as: UTF8.self).contains("INVALID_CURSOR"), "since=\(since)")
+            }
         }
     }
 

@@ -62,7 +62,8 @@ import Testing
             #expect(relaunched.session.current == .signedOut)
             #expect(await relaunched.entryCount() == 0)
             #expect(!FileManager.default.fileExists(atPath: relaunched.tokenFile.path))
-            await #expect(throws: APIError.self) {
+            // Nothing cached, precisely: not a transport error or a refusal that would also pass here.
+            await #expect(throws: APIError.notCached()) {
                 try await relaunched.rest.send(Self.page, policy: .returnCacheDataDontFetch)
             }
         }

@@ -1,10 +1,12 @@
 import APICore
-import APICorePinning
 import CacheKit
 import Foundation
 import HTTPTypes
+import NIOHTTP1
 import NIOSSL
 import Testing
+
+@testable import APICorePinning
 
 /// `PinnedTransport` keeps connections alive (one handshake for a screen's requests, the pins checked once
 /// per connection), never reuses one across a change of the host's pins, and writes the request line as
@@ -108,6 +110,11 @@ import Testing
             #expect(received.fields[values: .contentLength] == ["5"])
             #expect(received.fields[.transferEncoding] == nil)
             #expect(received.fields[HTTPField.Name("X-Kept")!] == "yes")
+            // The head as written, before any server's parser tidies it: one Host, one length, no chunking.
+            let head = try RequestHead.make(request, host: "127.0.0.1", port: server.baseURL.port)
+            #expect(head.headers["Host"] == ["127.0.0.1:\(server.baseURL.port ?? 0)"])
+            #expect(head.headers["Content-Length"] == ["5"])
+            #expect(head.headers["Transfer-Encoding"].isEmpty && head.headers["Connection"].isEmpty)
         }
     }
 }

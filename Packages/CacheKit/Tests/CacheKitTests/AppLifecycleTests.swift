@@ -13,8 +13,9 @@ import Testing
         let alice = Profile(name: "Alice", email: "a@example.com")
         try await manager.set(alice, forKey: "p", timeout: .seconds(86_400))
 
+        // At the boundary: exactly an hour away is not more than an hour.
         lifecycle.didEnterBackground()
-        fixture.clock.advance(by: 3_599)
+        fixture.clock.advance(by: 3_600)
         #expect(await lifecycle.willEnterForeground() == false)
         #expect(await manager.value(forKey: "p", requester: nil) == alice)
 

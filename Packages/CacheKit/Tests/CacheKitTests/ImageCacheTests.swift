@@ -19,6 +19,8 @@ import Testing
             let loads = Locked(0)
             let gate = AsyncGate()
             let results = try await withThrowingTaskGroup(of: Data.self) { group in
+                // Opened on every way out, a failed wait included: the group waits for its loads.
+                defer { gate.open() }
                 for _ in 0..<20 {
                     group.addTask {
                         try await cache.image(forKey: "https://cdn/a.png", user: "alice") {

@@ -75,6 +75,9 @@ struct StaleReadTests {
         "indicators label by age and style",
         arguments: [
             (StaleIndicator.lastUpdated(after: 86_400), 3_600.0, nil as String?),
+            // At the boundary: exactly the threshold is not past it; a second more is.
+            (StaleIndicator.lastUpdated(after: 86_400), 86_400.0, nil as String?),
+            (StaleIndicator.lastUpdated(after: 86_400), 86_401.0, "Last updated 1 d ago"),
             (StaleIndicator.lastUpdated(after: 86_400), 2 * 86_400.0, "Last updated 2 d ago"),
             (StaleIndicator.estimated(after: 86_400), 90_000.0, "Estimated"),
             (StaleIndicator.none, 9e9, nil),

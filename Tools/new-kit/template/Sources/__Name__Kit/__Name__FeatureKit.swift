@@ -34,6 +34,8 @@ public struct __Name__FeatureKit: FeatureKit {
     public func register(in registry: KitRegistry) throws(ContainerError) {
         let (rest, queue, drafts) = (self.rest, self.queue, self.drafts)
         registry.require(GraphQLClient.self)
+        // Telemetry keeps this route word in endpoint templates (`/api/__name__`); ids never are.
+        EndpointTemplate.declareRouteNames(["__name__"])
         try registry.register(__Name__Client.self) { resolver in
             __Name__Client(rest: rest, graphQL: try resolver.resolve(GraphQLClient.self), drafts: drafts, queue: queue)
         }
