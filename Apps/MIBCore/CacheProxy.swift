@@ -107,15 +107,17 @@ final class ProxyResponder: HTTPResponder {
         "accept", "accept-charset", "accept-encoding", "accept-language", "accept-datetime",
         "cache-control", "pragma", "if-match", "if-none-match", "if-modified-since", "if-unmodified-since",
         "if-range", "range", "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
-        "upgrade", "host", "via", "forwarded", "max-forwards", "expect", "content-length", "content-type",
+        "upgrade", "host", "via", "max-forwards", "expect", "content-length", "content-type",
         "content-encoding", "content-language", "date", "user-agent", "referer", "origin", "dnt", "priority",
         "upgrade-insecure-requests", "traceparent", "tracestate", "x-request-id", "x-correlation-id",
-        "idempotency-key", "prefer",
+        "idempotency-key", "prefer", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port",
     ]
 
-    /// Prefixes of fields that identify nobody (the browser's `Sec-Fetch-*` and client hints, the
-    /// forwarding chain).
-    static let nonIdentifyingPrefixes = ["sec-", "x-forwarded-"]
+    /// Prefixes of fields that identify nobody: the browser's fetch metadata and client hints. Not the
+    /// forwarding fields as a family: `X-Forwarded-User`, `X-Forwarded-Email` or `X-Forwarded-Client-Cert`
+    /// (set by an authenticating proxy in front) identify the caller, so only the four that describe the
+    /// route are listed above; `Forwarded` may carry a `for=` identity too.
+    static let nonIdentifyingPrefixes = ["sec-fetch-", "sec-ch-"]
 
     /// What tells the caller sending `fields` apart: every field not known to identify nobody, names
     /// lower-cased, values joined and their list separators normalized (`a,b` is `a, b`), sorted.
@@ -140,7 +142,10 @@ final class ProxyResponder: HTTPResponder {
     static let maxBodySize = 64 * 1024 * 1024
 
     func respond(to request: Request, context: Context) async throws -> Response {
-        if let refusal = LoopbackGuard<Context>.refusal(authority: request.head.authority, origin: request.headers[.origin]) {
+        if let refusal = LoopbackGuard<Context>.refusal(
+            authority: request.head.authority, origin: request.headers[.origin],
+            fetchSite: request.headers[HTTPField.Name("Sec-Fetch-Site")!])
+        {
             return refusal
         }
         let buffer = try await request.body.collect(upTo: Self.maxBodySize)

@@ -64,13 +64,16 @@ public final class BackendDatabase: Sendable {
         url: URL, funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, passwordWork: PasswordWork = .standard
     ) throws {
         // Password hashes, chats and contacts: a missing folder is created 0700 (an existing one, such as
-        // the working directory of `mib serve`, is left as it is), and the file is narrowed to 0600 as soon
-        // as it is opened, before anything is written (a database of an earlier run too), so its journal and
-        // WAL files, which SQLite creates with the database's mode, are 0600 as well.
+        // the working directory of `mib serve`, is left as it is); a new file is created 0600 before SQLite
+        // opens it (no moment at the umask's mode for another local user to open it in), and an existing one
+        // is narrowed to 0600, so its journal and WAL files, which SQLite creates with the database's mode,
+        // are 0600 as well.
         let folder = url.deletingLastPathComponent()
         if !FileManager.default.fileExists(atPath: folder.path) {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
+        let created = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
+        if created >= 0 { close(created) }
         let queue = try DatabaseQueue(path: url.path)
         try ProtectedFiles.protectFile(url)
         self.now = now

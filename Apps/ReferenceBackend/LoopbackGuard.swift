@@ -39,12 +39,16 @@ public struct LoopbackGuard<Context: RequestContext>: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// The 403 for a request whose `Host` is not a loopback name or whose `Origin` is not a loopback
-    /// origin (any method: what `mib proxy` refuses, which reads and stores for whoever asks); `nil` when
-    /// it may pass.
-    package static func refusal(authority: String?, origin: String?) -> Response? {
+    /// The 403 for a request whose `Host` is not a loopback name, whose `Origin` is not a loopback origin, or
+    /// whose `Sec-Fetch-Site` says another site sent it (any method: what `mib proxy` refuses, which reads
+    /// and stores for whoever asks); `nil` when it may pass.
+    package static func refusal(authority: String?, origin: String?, fetchSite: String? = nil) -> Response? {
         guard let authority, isLoopback(authority: authority) else {
             return refused("This server answers requests for 127.0.0.1 or localhost only.")
+        }
+        // A browser's request from another site carries no Origin for an <img> or a <script>, but says so here.
+        if let fetchSite, ["cross-site", "same-site"].contains(fetchSite.lowercased()) {
+            return refused("Requests from web pages are refused.")
         }
         if let origin {
             let parts = origin.split(separator: "://", maxSplits: 1)

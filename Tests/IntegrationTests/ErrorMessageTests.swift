@@ -24,7 +24,7 @@ import Testing
         .transport(.other(reason: "sqlite busy")), .cancelled, .unauthorized(body: Data("alice@example.com".utf8)),
         .forbidden(body: Data()), .server(ServerError(status: 409, code: "INSUFFICIENT", message: "acct-4242 is short")),
         .status(code: 500, body: Data("alice@example.com".utf8)), .status(code: 404, body: Data()),
-        .status(code: 429, body: Data()), .decoding(path: "accounts[3].balance", reason: "acct-4242 expected Int"),
+        .status(code: 429, body: Data()), .decoding(path: "data.byId.acct-4242.entries[3].balance", reason: "acct-4242 expected Int"),
         .notCached(MissingData(path: "Account:acct-4242.balance")), .invalidRequest(reason: "bad path"),
         .invalidOperation(.syntax(message: "unexpected }", line: 1, column: 2)),
         .graphQL(GraphQLErrors(errors: [GraphQLResponseError(message: "acct-4242 unknown")], data: nil)),

@@ -48,12 +48,17 @@ import Testing
 
     /// Security review, finding 10: callers identified by a cookie or an API key, not `Authorization`,
     /// never receive each other's responses, and the number of callers' caches is bounded.
+    /// The attacker's list of fields that identify a caller, not the product's: GitLab's and Google's API
+    /// keys, and the user an authenticating proxy in front names.
+    static let identifying: [HTTPField.Name] = [
+        .cookie, HTTPField.Name("X-API-Key")!, HTTPField.Name("PRIVATE-TOKEN")!, HTTPField.Name("X-Goog-Api-Key")!,
+        HTTPField.Name("X-Forwarded-User")!,
+    ]
+
     @Test func callersToldApartByACookieOrAnAPIKeyNeverShareAResponse() async throws {
         let router = Router()
         router.get("mine") { request, _ -> Response in
-            let who =
-                [HTTPField.Name.cookie, HTTPField.Name("X-API-Key")!, HTTPField.Name("PRIVATE-TOKEN")!, HTTPField.Name("X-Goog-Api-Key")!]
-                .lazy.compactMap { request.headers[$0] }.first ?? "nobody"
+            let who = Self.identifying.lazy.compactMap { request.headers[$0] }.first ?? "nobody"
             return Response(
                 status: .ok, headers: [.cacheControl: "private, max-age=600", .contentType: "text/plain"],
                 body: .init(byteBuffer: ByteBuffer(string: "data of \(who)")))
@@ -61,10 +66,7 @@ import Testing
         let origin = try await LocalServer.start(responder: router.buildResponder(), port: 0, logger: Logger(label: "origin"))
         let fixture = try await Fixture.start(upstream: origin.baseURL)
         do {
-            // The attacker's list of identifying fields, not the product's: GitLab's and Google's API keys too.
-            for field in [
-                HTTPField.Name.cookie, HTTPField.Name("X-API-Key")!, HTTPField.Name("PRIVATE-TOKEN")!, HTTPField.Name("X-Goog-Api-Key")!,
-            ] {
+            for field in Self.identifying {
                 let alice = try await fixture.get("/mine", [field: "alice-\(field)"])
                 #expect(String(decoding: alice.body, as: UTF8.self) == "data of alice-\(field)")
                 let bob = try await fixture.get("/mine", [field: "bob-\(field)"])
@@ -99,6 +101,7 @@ import Testing
                     [HTTPField.Name("Host")!: "rebind.attacker.example:\(port)"],
                     [.origin: "https://attacker.example"],
                     [.origin: "null"],
+                    [HTTPField.Name("Sec-Fetch-Site")!: "cross-site"],
                 ] {
                     let response = try await fixture.get("/admin/faults", forged)
                     #expect(response.status == 403, "\(forged)")

@@ -345,6 +345,13 @@ import Testing
             let summary = try await fixture.get("/contacts?limit=500", token: alice.accessToken)
             let names = String(decoding: summary.body, as: UTF8.self)
             #expect(names.components(separatedBy: "\"Ada\"").count == 2 && names.components(separatedBy: "\"Alan\"").count == 2)
+            // The same device contacts edited since and imported again: another request, so another key (a reused
+            // key with another body would be refused by the server as IDEMPOTENCY_KEY_REUSED).
+            _ = try await device.contacts.importDeviceContacts([
+                ContactDraft(deviceId: "ab-1", displayName: "Ada Lovelace"), ContactDraft(deviceId: "ab-2", displayName: "Alan"),
+            ])
+            let again = await device.queue.replay()
+            #expect(again.sent == 1 && again.refused.isEmpty, "\(again)")
         }
     }
 

@@ -32,16 +32,17 @@ import Testing
             for secret in ["token-secret-17", "cookie-secret-42", "cookie-sent-99"] {
                 #expect(!first.directory.anyFileContains(secret), "\(secret) is on disk")
             }
-            // The stored response (memory and disk) has no Set-Cookie.
+            // A hit from memory carries the stored Set-Cookie (the suite's headers-store-Set-Cookie)…
             let cached = try await first.client.send(request, policy: .returnCacheDataDontFetch)
             #expect(cached.source == .cache)
-            #expect(cached.headerFields[.setCookie] == nil)
+            #expect(cached.headerFields[.setCookie] == "sid=cookie-secret-42; HttpOnly")
             // After a relaunch the same credentials still match (the hash's key is kept with the caches)…
             let relaunched = try ClientFixture(
                 baseURL: server.baseURL, credentials: Credentials(accessToken: "token-secret-17", userId: "u1"), directory: first.directory)
             relaunched.clock.set(to: first.clock.now())
             let again = try await relaunched.client.send(request, policy: .returnCacheDataDontFetch)
             #expect(again.value.id == 9)
+            #expect(again.headerFields[.setCookie] == nil, "…a hit read back from disk has none: no file held it")
             // …and another token of the same user does not.
             let otherToken = try ClientFixture(
                 baseURL: server.baseURL, credentials: Credentials(accessToken: "token-other", userId: "u1"), directory: first.directory)

@@ -46,6 +46,53 @@ public struct CrashChild: Sendable {
         }
     }
 
+    /// Pauses the child (SIGSTOP) at random moments, up to `attempts` times, until `inside()` says it stopped
+    /// where the trial wants it (a write half done, a temporary file present), and kills it there with SIGKILL;
+    /// after the last attempt it is killed wherever it is. A kill inside a write is then a certainty of the
+    /// trial, not a chance of its timing.
+    /// - Returns: whether the kill landed where `inside()` wanted it.
+    /// - Throws: ``CrashChildFailed`` when the child had ended by itself with a failure.
+    public func killWhenPaused(where inside: () -> Bool, attempts: Int = 400) async throws -> Bool {
+        let pid = process.processIdentifier
+        for _ in 0..<attempts where process.isRunning {
+            try await Task.sleep(for: .microseconds(Int.random(in: 100...2_000)))
+            guard Self.signal(pid, SIGSTOP) else { break }
+            await Self.waitUntilStopped(pid)
+            if inside() {
+                try await kill(after: .zero)
+                return true
+            }
+            _ = Self.signal(pid, SIGCONT)
+        }
+        try await kill(after: .zero)
+        return false
+    }
+
+    private static func signal(_ pid: Int32, _ signal: Int32) -> Bool {
+        #if canImport(Glibc)
+            Glibc.kill(pid, signal) == 0
+        #elseif canImport(Darwin)
+            Darwin.kill(pid, signal) == 0
+        #else
+            false
+        #endif
+    }
+
+    /// Waits (at most 100 ms) until the process shows as stopped in `/proc` (Linux); elsewhere, 5 ms.
+    private static func waitUntilStopped(_ pid: Int32) async {
+        for _ in 0..<100 {
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else {
+                try? await Task.sleep(for: .milliseconds(5))
+                return
+            }
+            let state = stat[stat.index(after: close)...].split(separator: " ").first
+            if state == "T" || state == "t" { return }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
     /// Sleeps `delay`, then kills the child with SIGKILL and waits for it to end.
     /// - Returns: whether the kill ended it (`false`: it had finished its work and exited cleanly first).
     /// - Throws: ``CrashChildFailed`` when it had ended by itself with a failure: a child that failed on its

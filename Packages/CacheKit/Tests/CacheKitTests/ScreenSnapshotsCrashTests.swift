@@ -7,7 +7,7 @@ import Testing
 /// again and again until it is killed with SIGKILL at a random moment. Whatever the moment, the relaunched
 /// store reads a whole snapshot of one save made after the child said it had started (never a mix of two,
 /// never none), and its next save leaves nothing but the snapshot in the folder, the temporary file of a
-/// write the kill cut short included. Trials go on until one kill has landed inside a write (at most 60).
+/// write the kill cut short included. Half the trials kill the child while a write is half done.
 @Suite(.timeLimit(.minutes(5))) struct ScreenSnapshotsCrashTests {
     static let childVariable = "CACHEKIT_SNAPSHOTS_CRASH_CHILD"
 
@@ -17,17 +17,25 @@ import Testing
     }
 
     @Test func aSaveKilledAtAnyMomentLeavesTheOldSnapshotOrTheNewOneAndNoStrayFile() async throws {
-        var (trials, cutShort) = (0, 0)
-        while trials < 6 || (cutShort == 0 && trials < 60) {
-            trials += 1
+        var cutShort = 0
+        for trials in 1...6 {
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             let folder = directory.url.appendingPathComponent("snapshots")
             let started = directory.url.appendingPathComponent("started")
             let child = try CrashChild.start(test: "childSavesSnapshots", environment: [Self.childVariable: folder.path])
             try await child.waitUntilStarted(signalledBy: started)
-            try await child.kill(after: .milliseconds(Int.random(in: 5...80)))
-            if try FileManager.default.contentsOfDirectory(atPath: folder.path).contains(where: { $0.hasSuffix(".tmp") }) { cutShort += 1 }
+            // Every other trial is killed at a random moment; the others while a write is half done (the
+            // child paused until its temporary file is there), so the stray-file cleanup is always exercised.
+            func halfWritten() -> Bool {
+                ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).contains { $0.hasSuffix(".tmp") }
+            }
+            if trials.isMultiple(of: 2) {
+                if try await child.killWhenPaused(where: halfWritten) { cutShort += 1 }
+            } else {
+                try await child.kill(after: .milliseconds(Int.random(in: 5...80)))
+                if halfWritten() { cutShort += 1 }
+            }
 
             let snapshots = ScreenSnapshots(directory: folder)
             let last = snapshots.load(ScreenSnapshotsTests.Home.self, screen: "home", user: "u1")
@@ -40,7 +48,7 @@ import Testing
             let files = try FileManager.default.contentsOfDirectory(atPath: folder.path)
             #expect(files == ["home.snapshot"], "trial \(trials): files beside the snapshot: \(files)")
         }
-        #expect(cutShort > 0, "no kill of \(trials) landed inside a write: the stray-file cleanup was not exercised")
+        #expect(cutShort > 0, "no kill landed inside a write: the stray-file cleanup was not exercised")
     }
 
     /// Only in the child process (skipped otherwise): saves in a loop until killed

@@ -74,9 +74,12 @@ extension ContactsClient {
                         ])
                     })
             ])
+            // The key follows the chunk's content: the same import again is one change on the server, an import
+            // of the same contacts edited since is a new one (the server refuses a key reused for another body).
+            let serialized = body.serialized()
             try await change(
-                .importContacts(chunk), .post, "/contacts/import", body: body.serialized(), name: Mutation.importContacts,
-                key: "import-" + StableHash.hex(chunk.map(\.id).joined(separator: ",")))
+                .importContacts(chunk), .post, "/contacts/import", body: serialized, name: Mutation.importContacts,
+                key: "import-" + StableHash.hex(String(decoding: serialized, as: UTF8.self)))
         }
         return contacts
     }

@@ -24,8 +24,10 @@ extension SessionManager {
         // The clock's high-water mark moves on, and is kept: a date set back later is seen.
         var seen = token
         let now = configuration.now()
-        if now > (token.lastSeenAt ?? .distantPast) { seen.lastSeenAt = now }
-        if seen != token { try? configuration.tokenStore.save(seen) }
+        if now > (token.lastSeenAt ?? .distantPast) {
+            seen.lastSeenAt = now
+            try? configuration.tokenStore.save(seen)
+        }
         let offline = SignedInUser(userId: token.userId, expiresAt: token.expiresAt)
         transition {
             guard $0.token == token else { return }

@@ -134,21 +134,54 @@ public final class SessionManager: TokenProvider {
     }
 
     /// The token for the clients while signed in (or offline); `nil` otherwise. Offline past the token's
-    /// expiry or the offline grace, the session ends first (``SessionExpiry/Reason``).
+    /// limits (``StoredToken/offlineLimit(at:grace:)``), the session ends first; signed in past them (the
+    /// grace since the server's last word, or the clock set back), the server is asked again first, so a
+    /// session that stays up without a network is limited as an offline launch is. Each use moves the
+    /// clock's high-water mark on.
     public func currentCredentials() async -> Credentials? {
-        let (token, offline, validating) = state.withLock { state -> (StoredToken?, Bool, Bool) in
-            guard state.session.user != nil || state.session == .validating, let token = state.token else { return (nil, false, false) }
-            if case .offline = state.session { return (token, true, false) }
-            return (token, false, state.session == .validating)
+        await credentials(checkingWithServer: true)
+    }
+
+    private func credentials(checkingWithServer: Bool) async -> Credentials? {
+        let (token, session) = state.withLock { state -> (StoredToken?, SessionState) in
+            guard state.session.user != nil || state.session == .validating else { return (nil, state.session) }
+            return (state.token, state.session)
         }
         guard let token else { return nil }
-        // While the launch's check runs, a token past its offline limits waits for the server's word.
-        if validating, offlineLimit(of: token) != nil { return nil }
-        if offline, let reason = offlineLimit(of: token) {
-            await endOffline(token, reason: reason)
-            return nil
+        let limit = offlineLimit(of: token)
+        switch session {
+        case .validating:
+            // While the launch's check runs, a token past its limits waits for the server's word.
+            if limit != nil { return nil }
+        case .offline:
+            if let limit {
+                await endOffline(token, reason: limit)
+                return nil
+            }
+        default:
+            if limit != nil {
+                guard checkingWithServer else { return nil }
+                await validate(token)
+                return await credentials(checkingWithServer: false)
+            }
         }
+        markSeen(token)
         return Credentials(accessToken: token.accessToken, userId: token.userId)
+    }
+
+    /// Moves the clock's high-water mark on to now, kept with the token once it has moved by more than the
+    /// tolerance (a write at most every five minutes of use), so a date set back while the app runs is seen.
+    private func markSeen(_ token: StoredToken) {
+        let now = configuration.now()
+        guard now.timeIntervalSince(token.lastSeenAt ?? token.validatedAt ?? .distantPast) > StoredToken.clockTolerance else { return }
+        var seen = token
+        seen.lastSeenAt = now
+        let replaced = state.withLock { state -> Bool in
+            guard state.token == token else { return false }
+            state.token = seen
+            return true
+        }
+        if replaced { try? configuration.tokenStore.save(seen) }
     }
 
     /// Sets the state and tells every observer, under the lock, so they see changes in order.

@@ -38,6 +38,21 @@ public struct StoredToken: Codable, Sendable, Hashable, CustomStringConvertible 
         return nil
     }
 
+    /// Equal when the token, user, expiry and last validation are: ``lastSeenAt`` is bookkeeping that
+    /// moves with every use, so a session holding the token keeps recognising it.
+    public static func == (lhs: StoredToken, rhs: StoredToken) -> Bool {
+        lhs.accessToken == rhs.accessToken && lhs.userId == rhs.userId && lhs.expiresAt == rhs.expiresAt
+            && lhs.validatedAt == rhs.validatedAt
+    }
+
+    /// Hashes what ``==(_:_:)`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(accessToken)
+        hasher.combine(userId)
+        hasher.combine(expiresAt)
+        hasher.combine(validatedAt)
+    }
+
     /// The user, never the token.
     public var description: String { "StoredToken(user: \(userId), token: <redacted>)" }
 }

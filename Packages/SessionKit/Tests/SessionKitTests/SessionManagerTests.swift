@@ -62,14 +62,14 @@ import Testing
 
     /// A session over `token` whose server cannot be reached, on the clock `now`.
     static func offlineSession(
-        _ token: StoredToken, now: Locked<Date>
+        _ token: StoredToken, now: Locked<Date>, transport given: RecordingTransport? = nil
     ) -> (SessionManager, InMemoryTokenStore, RecordingParticipant) {
         let store = InMemoryTokenStore(token)
         let caches = UnifiedCacheManager(timeouts: CacheTimeoutPolicy())
         let participant = RecordingParticipant(name: "rest")
         caches.register(participant)
-        let transport = RecordingTransport()
-        transport.stub(.get, "/auth/validate", error: .offline(reason: "airplane mode"))
+        let transport = given ?? RecordingTransport()
+        if given == nil { transport.stub(.get, "/auth/validate", error: .offline(reason: "airplane mode")) }
         let session = SessionManager(
             configuration: .init(
                 baseURL: URL(string: "https://api.example.com")!, transport: transport, tokenStore: store, caches: caches,
@@ -150,6 +150,42 @@ import Testing
         let (corrected, _, _) = Self.offlineSession(kept, now: now)
         await corrected.launch()
         #expect(corrected.current == .offline(SignedInUser(userId: "u1", expiresAt: nil)))
+    }
+
+    /// The second review's attacks on the fix: the clock set back to just after the offline launch, once the
+    /// app has been used for days since, is seen (each use moves the mark on); and a session that stays up
+    /// signed in while the network goes is limited as an offline launch is (the server is asked again).
+    @Test func theMarkMovesWithUseAndASignedInSessionIsLimitedToo() async throws {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let now = Locked(start.addingTimeInterval(60))
+        let (offline, store, _) = Self.offlineSession(
+            StoredToken(accessToken: "t", userId: "u1", expiresAt: nil, validatedAt: start), now: now)
+        await offline.launch()
+        #expect(offline.current == .offline(SignedInUser(userId: "u1", expiresAt: nil)))
+        now.withLock { $0 = start.addingTimeInterval(71 * 3_600) }
+        #expect(await offline.currentCredentials() != nil, "used offline within the grace")
+        #expect(store.token?.lastSeenAt == start.addingTimeInterval(71 * 3_600), "the mark moved with the use, and was kept")
+        now.withLock { $0 = start.addingTimeInterval(120) }
+        #expect(await offline.currentCredentials() == nil)
+        #expect(offline.current == .expired(SessionExpiry(status: 0, path: "", reason: .clockSetBack)))
+
+        // Signed in at the start (the server accepted the token), then the network goes for good.
+        let transport = RecordingTransport()
+        transport.stub(.get, "/auth/validate", status: 200, body: Self.json(#"{"valid":true,"userId":"u1"}"#))
+        transport.stub(.get, "/auth/validate", error: .offline(reason: "airplane mode"))
+        now.withLock { $0 = start }
+        let (running, _, caches) = Self.offlineSession(
+            StoredToken(accessToken: "t", userId: "u1", expiresAt: nil, validatedAt: start), now: now, transport: transport)
+        await running.launch()
+        #expect(running.current == .signedIn(SignedInUser(userId: "u1", expiresAt: nil)))
+        now.withLock { $0 = start.addingTimeInterval(71 * 3_600) }
+        #expect(await running.currentCredentials() != nil, "within the grace, no question asked")
+        #expect(transport.requests.count == 1)
+        now.withLock { $0 = start.addingTimeInterval(73 * 3_600) }
+        #expect(await running.currentCredentials() == nil, "past the grace, the server was asked and could not answer")
+        #expect(transport.requests.count == 2)
+        #expect(running.current == .expired(SessionExpiry(status: 0, path: "", reason: .offlineTooLong)))
+        #expect(caches.calls == [.clearAll])
     }
 
     @Test func launchWithoutATokenOrWithACorruptOneIsSignedOut() async {

@@ -184,9 +184,19 @@ extension APIError: CustomStringConvertible, CustomDebugStringConvertible {
         {
             parts.append("code \(code)")
         }
-        if case .decoding(let path, _) = self { parts.append("at \(path)") }
+        if case .decoding(let path, _) = self { parts.append("at \(Self.redacted(codingPath: path))") }
         if case .transport(let error) = self { parts.append("\(error)") }
         return parts.joined(separator: ", ")
+    }
+
+    /// A coding path with every key that is not a plain word (letters and `_`) replaced by `{key}`: a
+    /// dictionary keyed by ids (`data.byId.acct-4242.balance`) names no id in a log. Indexes are kept.
+    static func redacted(codingPath: String) -> String {
+        codingPath.split(separator: ".", omittingEmptySubsequences: false).map { component -> String in
+            let name = component.prefix { $0 != "[" }
+            let isWord = name.allSatisfy { ($0.isLetter && $0.isASCII) || $0 == "_" }
+            return (isWord ? String(name) : "{key}") + component.dropFirst(name.count)
+        }.joined(separator: ".")
     }
 
     /// Everything the error carries (bodies and messages included): for a debugger, never for a log.

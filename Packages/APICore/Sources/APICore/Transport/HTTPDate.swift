@@ -78,18 +78,26 @@ package enum HTTPDate {
 
         var isAtEnd: Bool { bytes.isEmpty }
 
+        /// Two bytes equal but for the case of an ASCII letter.
+        static func sameLetter(_ a: UInt8, _ b: UInt8) -> Bool {
+            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A)
+        }
+
         mutating func literal(_ text: StaticString) -> Bool {
             let count = text.utf8CodeUnitCount
             guard bytes.count >= count else { return false }
             let expected = UnsafeBufferPointer(start: text.utf8Start, count: count)
-            guard bytes.prefix(count).elementsEqual(expected) else { return false }
+            guard bytes.prefix(count).elementsEqual(expected, by: Self.sameLetter) else { return false }
             bytes = bytes.dropFirst(count)
             return true
         }
 
-        /// The index of the word (case-sensitive, as the grammar's `%s"…"` strings are) that comes next.
+        /// The index of the word that comes next, in any case: the grammar's `%s"…"` strings are
+        /// case-sensitive, but senders get them wrong (`gMT`, `tHU`, `aug`) and caches read them anyway;
+        /// the suite's optimal behaviour is to parse them, and a date that still does not parse is
+        /// "already expired".
         mutating func word(in words: [[UInt8]]) -> Int? {
-            for (index, word) in words.enumerated() where bytes.starts(with: word) {
+            for (index, word) in words.enumerated() where bytes.starts(with: word, by: Self.sameLetter) {
                 bytes = bytes.dropFirst(word.count)
                 return index
             }

@@ -31,6 +31,8 @@ package struct RetryingSender: Sendable {
     /// what a 429's or 503's `Retry-After` asks (through the sleeper, against the clock) or else the policy's
     /// backoff. A `Retry-After` longer than ``RetryPolicy/maxRetryAfter`` is not waited for: that response
     /// is returned at once. The last response (even a 5xx) is returned; the last transport error is thrown.
+    /// - Parameter requester: the user whose session token the request carries, `nil` when it carries none;
+    ///   only a 401 or 403 to a request that carried one is published as an ``AuthEvent``.
     package func send(_ request: TransportRequest, idempotent: Bool, requester: String?, endpoint: String) async throws(APIError)
         -> TransportResponse
     {
@@ -50,9 +52,9 @@ package struct RetryingSender: Sendable {
                     if attempt > 1 {
                         telemetry.recordRetry(endpoint: endpoint, attempt: attempt, outcome: retriable ? .gaveUp : .succeeded)
                     }
-                    // Only an answer to the session's own credential speaks of the session: a 401 from a
-                    // request that carried none (another origin's image) ends nothing.
-                    if request.headerFields[.authorization] != nil {
+                    // Only an answer to the session's own token speaks of the session: a 401 to a request that
+                    // carried none (another origin's image, whatever Authorization of its own it sent) ends nothing.
+                    if let requester {
                         publishAuthEvent(status: response.status, path: request.url.path, requester: requester)
                     }
                     return response

@@ -177,10 +177,7 @@ private final class RedirectDelegate: NSObject, URLSessionTaskDelegate, Sendable
         newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         guard follows, let original = task.originalRequest?.url ?? response.url else { return completionHandler(nil) }
-        completionHandler(
-            RedirectRule.follow(
-                request, from: original,
-                originalHadBody: task.originalRequest?.httpBody != nil || task.originalRequest?.httpBodyStream != nil))
+        completionHandler(RedirectRule.follow(request, from: original))
     }
 }
 
@@ -197,17 +194,15 @@ public enum RedirectRule {
     /// The credentials a redirect to another origin drops.
     public static let credentialFields = ["Authorization", "Proxy-Authorization", "Cookie"]
 
-    /// `redirect` as it may be sent after a request to `original`, or `nil` to stop at the 3xx.
-    /// `originalHadBody` says whether the first request carried a body (Foundation may keep it out of
-    /// the redirected request it shows, and send it all the same).
-    public static func follow(_ redirect: URLRequest, from original: URL, originalHadBody: Bool = false) -> URLRequest? {
+    /// `redirect` as it may be sent after a request to `original`, or `nil` to stop at the 3xx. To another
+    /// origin only a `GET` or `HEAD` without a body goes on (a 307 or 308 keeps the method, so a POST's
+    /// redirect stops here whether or not Foundation shows its body).
+    public static func follow(_ redirect: URLRequest, from original: URL) -> URLRequest? {
         guard let target = redirect.url else { return nil }
         if original.scheme?.lowercased() == "https" && target.scheme?.lowercased() != "https" { return nil }
         guard let targetOrigin = URLOrigin(target), targetOrigin != URLOrigin(original) else { return redirect }
         let method = redirect.httpMethod?.uppercased() ?? "GET"
-        let carriesBody =
-            redirect.httpBody != nil || redirect.httpBodyStream != nil
-            || (originalHadBody && !["GET", "HEAD"].contains(method))
+        let carriesBody = redirect.httpBody != nil || redirect.httpBodyStream != nil
         guard ["GET", "HEAD"].contains(method), !carriesBody else { return nil }
         var stripped = redirect
         for field in credentialFields { stripped.setValue(nil, forHTTPHeaderField: field) }

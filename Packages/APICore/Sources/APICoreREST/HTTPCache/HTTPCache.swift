@@ -33,7 +33,7 @@ final class HTTPCache: CacheClearingParticipant {
             limits: memoryLimits, clock: environment.clock,
             metrics: environment.metrics.metrics(store: "memory", feature: name)
         ) {
-            $0.body.count + 64 * $0.headerFields.count
+            $0.cost
         }
         disk = DiskStore(
             configuration: .init(
@@ -97,9 +97,14 @@ final class HTTPCache: CacheClearingParticipant {
 
     /// The stored response for `key` that `requester` may see and whose `Vary` matches, fresh or not.
     func lookup(_ key: String, requester: String?, requestFields: HTTPFields) -> (response: StoredResponse, metadata: CacheEntryMetadata)? {
-        if let entry = memory.peek(key, requester: requester), entry.value.matchesVary(requestFields, secret: secret) {
-            if entry.metadata.isFresh(at: environment.clock.now()) { _ = memory.get(key, requester: requester) }
-            return (entry.value, entry.metadata)
+        if let entry = memory.peek(key, requester: requester) {
+            if entry.value.matchesVary(requestFields, secret: secret) {
+                if entry.metadata.isFresh(at: environment.clock.now()) { _ = memory.get(key, requester: requester) }
+                return (entry.value, entry.metadata)
+            }
+            if let variant = entry.value.otherVariant(for: requestFields, secret: secret) {
+                return (variant, Self.metadata(of: variant, in: entry.value, entry.metadata))
+            }
         }
         guard let entry = disk.peek(key, requester: requester) else { return nil }
         guard let response = StoredResponse(encoded: entry.value) else {
@@ -109,10 +114,30 @@ final class HTTPCache: CacheClearingParticipant {
             _ = try? disk.remove(key)
             return nil
         }
-        guard response.matchesVary(requestFields, secret: secret) else { return nil }
+        let selected: StoredResponse
+        if response.matchesVary(requestFields, secret: secret) {
+            selected = response
+        } else if let variant = response.otherVariant(for: requestFields, secret: secret) {
+            selected = variant
+        } else {
+            return nil
+        }
         if entry.metadata.isFresh(at: environment.clock.now()) { _ = disk.get(key, requester: requester) }
         memory.set(response, forKey: key, metadata: entry.metadata)
-        return (response, entry.metadata)
+        return selected == response ? (response, entry.metadata) : (selected, Self.metadata(of: selected, in: response, entry.metadata))
+    }
+
+    /// The metadata of `variant`, one of the responses kept in `entry` (whose metadata is `metadata`):
+    /// stored when it was received, and fresh by its own headers, or for the declared timeout from then.
+    static func metadata(of variant: StoredResponse, in entry: StoredResponse, _ metadata: CacheEntryMetadata) -> CacheEntryMetadata {
+        var adjusted = metadata
+        adjusted.storedAt = variant.responseTime
+        if metadata.scope.tags.contains(headerFreshnessTag) {
+            adjusted.expiresAt = variant.headerExpiry
+        } else {
+            adjusted.expiresAt = metadata.expiresAt?.addingTimeInterval(variant.responseTime.timeIntervalSince(entry.responseTime))
+        }
+        return adjusted
     }
 
     /// Stores a response unless a clear, or an invalidation of this key, happened since
@@ -127,6 +152,11 @@ final class HTTPCache: CacheClearingParticipant {
                 metadata: ["key": "\(RedactedKey(key))"])
             return
         }
+        // The URL's other variants stay beside the new response (the user's own entry only).
+        let older =
+            memory.peek(key, requester: metadata.scope.userId)?.value
+            ?? (uplifted ? disk.peek(key, requester: metadata.scope.userId).flatMap { StoredResponse(encoded: $0.value) } : nil)
+        let response = older.map { response.keepingVariants(of: $0) } ?? response
         memory.set(response, forKey: key, metadata: metadata)
         guard uplifted else { return }
         do {

@@ -6,9 +6,11 @@ import HTTPTypes
 /// A response as the HTTP cache keeps it: status, header fields, body, when it was requested and
 /// received (for RFC 9111 age), and a keyed hash of the request's values of the fields its `Vary` names.
 ///
-/// Nothing it keeps can be replayed as a credential (security review, finding 5): a varied value
+/// Nothing it writes to disk can be replayed as a credential (security review, finding 5): a varied value
 /// (`Authorization`, `Cookie`, …) is kept as an HMAC under the installation's ``InstallSecret``, never as
-/// sent, and `Set-Cookie` is never stored (RFC 9111 §3.1 lets a cache omit it).
+/// sent, and `Set-Cookie` lives in the memory tier only: a hit from memory carries it (RFC 9111 §3.1: a
+/// cache stores the header fields it received), ``encoded()`` never writes it, so a hit read back from disk
+/// after a relaunch has none.
 struct StoredResponse: Sendable, Hashable {
     var status: Int
     var headerFields: HTTPFields
@@ -18,17 +20,49 @@ struct StoredResponse: Sendable, Hashable {
     /// Lower-cased field name → the keyed hash of the request's value, for each field `Vary` names; `nil`
     /// without `Vary`. `Vary: *` is stored as `["*": ""]` and never matches.
     var vary: [String: String]?
+    /// The URL's other stored variants (RFC 9111 §4.1: a cache may keep several responses for one URL,
+    /// each selected by its own request values), most recent first, at most
+    /// ``maximumVariants`` − 1; each has none of its own. Empty for a response without `Vary`.
+    var otherVariants: [StoredResponse] = []
+
+    /// How many responses one URL keeps, this one included.
+    static let maximumVariants = 8
 
     init(
         status: Int, headerFields: HTTPFields, body: Data, requestTime: Date, responseTime: Date,
         requestFields: HTTPFields, secret: @autoclosure () -> InstallSecret
     ) {
         self.status = status
-        self.headerFields = headerFields.filter { $0.name != .setCookie }
+        self.headerFields = headerFields
         self.body = body
         self.requestTime = requestTime
         self.responseTime = responseTime
         vary = Self.varyValues(names: headerFields[values: .vary], requestFields: requestFields, secret: secret())
+    }
+
+    /// This response with `older`'s variants kept beside it: `older` itself and its own variants, when
+    /// both vary on the same fields, but not one this response replaces (the same request values), nor
+    /// more than ``maximumVariants`` in all. A response without `Vary`, or with `Vary: *`, keeps none.
+    func keepingVariants(of older: StoredResponse) -> StoredResponse {
+        guard let vary, vary["*"] == nil, let olderVary = older.vary, Set(olderVary.keys) == Set(vary.keys) else { return self }
+        var kept = self
+        var primary = older
+        primary.otherVariants = []
+        kept.otherVariants = Array(([primary] + older.otherVariants).filter { $0.vary != vary }.prefix(Self.maximumVariants - 1))
+        return kept
+    }
+
+    /// The variant stored beside this response that a request with `requestFields` selects, if any
+    /// (this response itself is checked with ``matchesVary(_:secret:)``).
+    func otherVariant(for requestFields: HTTPFields, secret: @autoclosure () -> InstallSecret) -> StoredResponse? {
+        guard !otherVariants.isEmpty else { return nil }
+        let key = secret()
+        return otherVariants.first { $0.matchesVary(requestFields, secret: key) }
+    }
+
+    /// The memory a stored entry takes: its bodies and fields, its variants' included.
+    var cost: Int {
+        otherVariants.reduce(body.count + 64 * headerFields.count) { $0 + $1.body.count + 64 * $1.headerFields.count }
     }
 
     var cacheControl: CacheControl { CacheControl(headerFields) }
@@ -101,12 +135,17 @@ struct StoredResponse: Sendable, Hashable {
     /// The content-negotiation fields whose values are case-insensitive lists.
     private static let negotiationFields: Set<String> = ["accept", "accept-charset", "accept-encoding", "accept-language"]
 
-    /// A request's values of one varied field as compared (RFC 9111 §4.1): the lines joined; for the
-    /// negotiation fields, also normalized as their semantics allow: whitespace removed around the list's
-    /// elements and parameters, case folded, and the elements sorted, so `en-US, fr;q=0.5` matches
-    /// `fr; q=0.5,EN-us`.
+    /// A request's values of one varied field as compared (RFC 9111 §4.1): the lines joined as one list,
+    /// the whitespace around its elements dropped, so `Foo: 1,2`, `Foo:  1, 2 ` and two lines `1` and `2`
+    /// select the same stored response; for the negotiation fields, also normalized as their semantics
+    /// allow: whitespace removed around parameters, case folded, and the elements sorted, so
+    /// `en-US, fr;q=0.5` matches `fr; q=0.5,EN-us`.
     private static func normalized(_ lines: [String], of name: String) -> String {
-        guard negotiationFields.contains(name) else { return lines.joined(separator: ", ") }
+        guard negotiationFields.contains(name) else {
+            return lines.joined(separator: ",").split(separator: ",", omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t")) }
+                .joined(separator: ",")
+        }
         return lines.flatMap { $0.split(separator: ",") }
             .map { element in
                 element.split(separator: ";")
@@ -124,7 +163,8 @@ struct StoredResponse: Sendable, Hashable {
 extension StoredResponse {
     /// How long the response is fresh from the origin's point of view: `max-age`, else
     /// `Expires − Date`, else 10% of `Date − Last-Modified` (capped at a day) as the heuristic the
-    /// RFC allows for a 200 with no explicit expiration, else zero.
+    /// RFC allows (RFC 9111 §4.2.2) for a heuristically cacheable status, or any final status the
+    /// response marks `public` (a 599 included), else zero.
     var freshnessLifetime: TimeInterval {
         if let maxAge = cacheControl.maxAge { return TimeInterval(maxAge) }
         let date = headerFields[.date].flatMap(HTTPDate.parse) ?? responseTime
@@ -133,7 +173,7 @@ extension StoredResponse {
             guard let expires = HTTPDate.parse(expiresField) else { return 0 }
             return max(0, expires.timeIntervalSince(date))
         }
-        if Self.heuristicallyCacheable.contains(status),
+        if Self.heuristicallyCacheable.contains(status) || cacheControl.isPublic,
             let lastModified = headerFields[.lastModified].flatMap(HTTPDate.parse)
         {
             return min(86_400, max(0, date.timeIntervalSince(lastModified)) / 10)
@@ -218,14 +258,16 @@ extension StoredResponse {
         var requestTime: Double
         var responseTime: Double
         var vary: [String: String]?
+        /// The other variants, each encoded as this entry is (without variants of their own).
+        var variants: [Data]?
     }
 
-    /// A length-prefixed JSON head followed by the raw body.
+    /// A length-prefixed JSON head followed by the raw body; `Set-Cookie` is left out (no file holds a cookie).
     func encoded() throws -> Data {
         let head = Head(
-            status: status, fields: headerFields.map { [$0.name.rawName, $0.value] },
+            status: status, fields: headerFields.filter { $0.name != .setCookie }.map { [$0.name.rawName, $0.value] },
             requestTime: requestTime.timeIntervalSince1970, responseTime: responseTime.timeIntervalSince1970,
-            vary: vary)
+            vary: vary, variants: otherVariants.isEmpty ? nil : try otherVariants.map { try $0.encoded() })
         let headData = try JSONEncoder().encode(head)
         var data = Data()
         var length = UInt32(headData.count).bigEndian
@@ -254,5 +296,6 @@ extension StoredResponse {
         requestTime = Date(timeIntervalSince1970: head.requestTime)
         responseTime = Date(timeIntervalSince1970: head.responseTime)
         vary = head.vary
+        otherVariants = (head.variants ?? []).compactMap { StoredResponse(encoded: $0) }
     }
 }

@@ -21,7 +21,7 @@ extension RESTClient {
         let scope = request.cacheable?.scope(forUser: credentials?.userId) ?? CacheScope(userId: credentials?.userId)
         return Prepared(
             urlString: urlString, key: HTTPCache.key(forURL: urlString), requester: credentials?.userId,
-            scope: scope, fields: fields)
+            scope: scope, fields: fields, sentTokenOf: ownOrigin ? credentials?.userId : nil)
     }
 
     /// Whether a request for `path` (sent to `url`) goes to the origin of `base`. A relative path always
@@ -125,7 +125,7 @@ extension RESTClient {
             TransportRequest(
                 method: request.method, url: url, headerFields: fields, body: request.body,
                 timeout: request.timeout ?? configuration.requestTimeout),
-            idempotent: true, requester: prepared.requester, endpoint: EndpointTemplate.of(path: url.path))
+            idempotent: true, requester: prepared.sentTokenOf, endpoint: EndpointTemplate.of(path: url.path))
         let responseTime = environment.clock.now()
         if response.status == 304, let conditional {
             let merged = conditional.merging(
@@ -189,11 +189,12 @@ extension RESTClient {
     func sendUncached<R>(_ request: APIRequest<R>, _ prepared: Prepared) async throws(APIError) -> APIResponse<R> {
         let idempotent = [.head, .put, .delete, .options, .trace].contains(request.method) || request.idempotencyKey != nil
         let url = try prepared.url()
+        let requestTime = environment.clock.now()
         let response = try await sender.send(
             TransportRequest(
                 method: request.method, url: url, headerFields: prepared.fields, body: request.body,
                 timeout: request.timeout ?? configuration.requestTimeout),
-            idempotent: idempotent, requester: prepared.requester, endpoint: EndpointTemplate.of(path: url.path))
+            idempotent: idempotent, requester: prepared.sentTokenOf, endpoint: EndpointTemplate.of(path: url.path))
         if (200..<400).contains(response.status), ![.head, .options, .trace].contains(request.method) {
             cache.invalidate(prepared.key)
             for name in [HTTPField.Name.location, .contentLocation] {
@@ -203,10 +204,31 @@ extension RESTClient {
                 else { continue }
                 cache.invalidate(HTTPCache.key(for: target))
             }
+            storeIfReusable(response, of: request, prepared, url: url, requestTime: requestTime)
         }
         return try self.response(
             from: Exchange(status: response.status, headerFields: response.headerFields, body: response.body, source: .network),
             for: request)
+    }
+
+    /// A POST's response that says it is the representation of its own URL (`Content-Location` equal to
+    /// the request's URL) and has explicit freshness is stored as that URL's response, so a later GET
+    /// may reuse it (RFC 9111 §4, the suite's `method-POST`). Any other unsafe method's response is not.
+    private func storeIfReusable<R>(
+        _ response: TransportResponse, of request: APIRequest<R>, _ prepared: Prepared, url: URL, requestTime: Date
+    ) {
+        guard request.method == .post, (200..<300).contains(response.status),
+            let location = response.headerFields[.contentLocation],
+            URL(string: location, relativeTo: url)?.absoluteURL.absoluteString == url.absoluteString
+        else { return }
+        let stored = StoredResponse(
+            status: response.status, headerFields: response.headerFields, body: response.body, requestTime: requestTime,
+            responseTime: environment.clock.now(), requestFields: prepared.fields, secret: cache.secret)
+        guard stored.hasExplicitFreshness, stored.isStorableByHeaders else { return }
+        cache.store(
+            stored, forKey: prepared.key,
+            metadata: cache.metadata(for: stored, cacheable: nil, feature: request.feature, scope: prepared.scope),
+            uplifted: false, startedIn: cache.generation)
     }
 
     func refreshInBackground<R>(_ request: APIRequest<R>, _ prepared: Prepared, conditional: StoredResponse) {

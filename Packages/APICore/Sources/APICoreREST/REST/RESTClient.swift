@@ -115,6 +115,9 @@ public final class RESTClient: Sendable {
         var requester: String?
         var scope: CacheScope
         var fields: HTTPFields
+        /// The user whose session token the request carries (`nil` for a request to another origin, or with
+        /// nobody signed in): whose session a 401 to it speaks of.
+        var sentTokenOf: String?
 
         /// The URL, for the transport.
         func url() throws(APIError) -> URL {
