@@ -1,7 +1,7 @@
 import CacheKit
 import Foundation
 
-/// Images for tests of ``ImageCache``: whole PNG frames (the signature, an `IHDR` chunk, then the payload,
+/// Images for tests of `ImageCache`: whole PNG frames (the signature, an `IHDR` chunk, then the payload,
 /// then `IEND`) whose payload a test chooses, so it can tell images apart and read back what it stored.
 public enum TestImage {
     /// The bytes before the payload: the signature and an `IHDR` chunk.
