@@ -111,6 +111,8 @@ import Testing
     }
 
     /// What a log line may never carry: personal data, server messages, addresses, paths of the device.
+    /// Configuration and public catalog data do appear in log forms on purpose (a pinned host, a kit's
+    /// name, a funnel's slug), so the samples carry no secret in those fields.
     static let logSecrets = ["alice@example.com", "acct-4242", "10.0.0.7", "Failed to connect", "is short", "/home/"]
 
     /// Security review two, finding 7: every error's log form (`"\(error)"`, what `mib sync --json` and
