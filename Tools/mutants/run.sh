@@ -79,7 +79,8 @@ fi
 
 killed=0; survived=0; stillborn=0; hung=0; stale=0
 for id in "${ids[@]}"; do
-  current=$(python3 Tools/mutants/apply.py apply "$tree" "$id") || { echo "NO LONGER APPLIES  $id"; stale=$((stale + 1)); current=""; continue; }
+  # The list of the copy taken at the start, so a mutant matches the sources it is applied to.
+  current=$(python3 "$pristine/Tools/mutants/apply.py" apply "$tree" "$id") || { echo "NO LONGER APPLIES  $id"; stale=$((stale + 1)); current=""; continue; }
   log="$logs/$id.log"
   started=$(date +%s)
   # A mutant that does not build was never tested: it is neither killed nor survived.
