@@ -20,7 +20,10 @@ import Testing
         let client = URLSessionTransport(followsRedirects: false)
 
         static func start(upstream: URL) async throws -> Fixture {
-            let clock = ManualClock(now: Date())
+            // Ten seconds behind the origin's `Date` (which a server may stamp from a cache up to a second
+            // old, and later under load): a response's apparent age is then always zero, so the ages the
+            // tests read are exactly the time the clock was moved (one TSan run read 121 for 120 before).
+            let clock = ManualClock(now: Date().addingTimeInterval(-10))
             var logger = Logger(label: "proxy")
             logger.logLevel = .warning
             let counting = CountingTransport(ToolTransport.make())
