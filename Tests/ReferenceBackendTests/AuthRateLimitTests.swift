@@ -114,6 +114,25 @@ import Testing
         #expect(limiter.take(limiter.loginKeys(client: "client:10.0.0.1", account: alice)) == nil)
     }
 
+    /// The route's wiring, over HTTP: a client becomes known to an account only by signing in to it. Unknown,
+    /// its failures spend the account's bucket and the right password then waits; known, they do not.
+    @Test func onlyASuccessfulSignInMakesAClientKnownToTheAccount() async throws {
+        let clock = ManualClock()
+        let limits = AuthRateLimits(
+            failedLogins: RateLimit(burst: 100, perSecond: 0.01), failedLoginsPerAccount: RateLimit(burst: 3, perSecond: 0.01))
+        try await withBackend(5, now: { clock.now() }, authRateLimits: limits) { (backend: BackendFixture) async throws in
+            // Alice's account from a client it does not know: three failures empty the account's bucket.
+            for _ in 0..<3 { #expect(try await backend.send(.post, "/auth/login", json: Self.wrongPassword).status == 401) }
+            #expect(try await backend.send(.post, "/auth/login", json: Self.login).status == 429)
+            // Bob's account from a client that signed in to it first: its failures spend only its own bucket.
+            let bob = #"{"email":"bob@example.com","password":"Password2"}"#
+            let bobWrong = #"{"email":"bob@example.com","password":"Wrong1234"}"#
+            #expect(try await backend.send(.post, "/auth/login", json: bob).status == 200)
+            for _ in 0..<3 { #expect(try await backend.send(.post, "/auth/login", json: bobWrong).status == 401) }
+            #expect(try await backend.send(.post, "/auth/login", json: bob).status == 200)
+        }
+    }
+
     @Test func validationPastItsLimitAnswers429() async throws {
         let clock = ManualClock()
         let limits = AuthRateLimits(validation: RateLimit(burst: 2, perSecond: 1))
