@@ -176,7 +176,7 @@ public final class Composition: Sendable {
     public func thumbnail(_ path: String) async throws(ImageCacheError) -> Data {
         guard let user = await session.currentCredentials()?.userId else { throw .loadFailed(reason: "signed out") }
         // A path on the backend only: an address from server data never sends the app elsewhere.
-        guard path.hasPrefix("/"), !path.hasPrefix("//") else { throw .loadFailed(reason: "not a path on the app's server") }
+        guard PathSegments.isServerPath(path) else { throw .loadFailed(reason: "not a path on the app's server") }
         let rest = self.rest
         return try await images.image(forKey: path, user: user) {
             var request = APIRequest<Data>(path: path, feature: "images")

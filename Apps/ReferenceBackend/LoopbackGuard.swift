@@ -25,9 +25,8 @@ public struct LoopbackGuard<Context: RequestContext>: RouterMiddleware {
 
     /// Answers 403 to what the guard refuses, else passes the request on.
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let authority = request.head.authority, Self.isLoopback(authority: authority) else {
-            return Self.refused("This server answers requests for 127.0.0.1 or localhost only.")
-        }
+        if let refusal = Self.refusal(authority: request.head.authority, origin: nil) { return refusal }
+        let authority = request.head.authority ?? ""
         if [.post, .put, .patch, .delete].contains(request.method) {
             if let origin = request.headers[.origin], origin != "http://\(authority)", origin != "https://\(authority)" {
                 return Self.refused("Cross-site requests cannot change this server's state.")

@@ -198,7 +198,7 @@ public final class ContactsClient: Sendable {
     /// URL or a `//host` from server data is refused, so a photo never makes the app call another host.
     static func photoPath(of contact: Contact) throws(ContactsError) -> String? {
         guard let path = contact.photoPath else { return nil }
-        guard path.hasPrefix("/"), !path.hasPrefix("//") else {
+        guard PathSegments.isServerPath(path) else {
             throw .api(.invalidRequest(reason: "The contact's photo is not on the app's server."))
         }
         return path

@@ -14,6 +14,12 @@ public enum PathSegments {
         "/" + segments.map(encode).joined(separator: "/")
     }
 
+    /// Whether `path`, from server data (a photo's address), is a path on the app's own server (`/avatars/c1.png`),
+    /// not an absolute URL, a `//host` one or a relative one: what a kit loads such an address by.
+    public static func isServerPath(_ path: String) -> Bool {
+        path.hasPrefix("/") && !path.hasPrefix("//")
+    }
+
     /// `segment` with every character but RFC 3986's unreserved ones percent-encoded; a segment of dots only
     /// (`.`, `..`) has its dots encoded too, so no URL resolution can read it as a step up.
     public static func encode(_ segment: String) -> String {

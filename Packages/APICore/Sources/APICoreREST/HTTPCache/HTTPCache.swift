@@ -114,17 +114,12 @@ final class HTTPCache: CacheClearingParticipant {
             _ = try? disk.remove(key)
             return nil
         }
-        let selected: StoredResponse
-        if response.matchesVary(requestFields, secret: secret) {
-            selected = response
-        } else if let variant = response.otherVariant(for: requestFields, secret: secret) {
-            selected = variant
-        } else {
-            return nil
-        }
+        let isPrimary = response.matchesVary(requestFields, secret: secret)
+        let variant = isPrimary ? nil : response.otherVariant(for: requestFields, secret: secret)
+        guard isPrimary || variant != nil else { return nil }
         if entry.metadata.isFresh(at: environment.clock.now()) { _ = disk.get(key, requester: requester) }
         memory.set(response, forKey: key, metadata: entry.metadata)
-        return selected == response ? (response, entry.metadata) : (selected, Self.metadata(of: selected, in: response, entry.metadata))
+        return variant.map { ($0, Self.metadata(of: $0, in: response, entry.metadata)) } ?? (response, entry.metadata)
     }
 
     /// The metadata of `variant`, one of the responses kept in `entry` (whose metadata is `metadata`):

@@ -200,7 +200,7 @@ extension RESTClient {
             for name in [HTTPField.Name.location, .contentLocation] {
                 guard let value = response.headerFields[name],
                     let target = URL(string: value, relativeTo: url)?.absoluteURL,
-                    target.scheme == url.scheme, target.host == url.host, target.port == url.port
+                    URLOrigin(target) == URLOrigin(url)
                 else { continue }
                 cache.invalidate(HTTPCache.key(for: target))
             }
