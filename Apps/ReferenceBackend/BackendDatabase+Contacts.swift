@@ -203,9 +203,10 @@ extension BackendDatabase {
         }
     }
 
-    /// Updates a contact's name (and stamps the change), or deletes it; `nil` when it does not exist.
+    /// Changes a contact with `edit` (and stamps the change), or deletes it; `nil` when it does not exist.
     static func editContact(
-        _ db: Database, userId: String, id: String, displayName: String?, delete: Bool, seq: () throws -> Int, now: Date
+        _ db: Database, userId: String, id: String, delete: Bool, seq: () throws -> Int, now: Date,
+        _ edit: (inout ContactRecord) -> Void = { _ in }
     ) throws -> ContactRecord? {
         guard
             let body = try String.fetchOne(
@@ -214,7 +215,7 @@ extension BackendDatabase {
             return nil
         }
         var contact = try decoder.decode(ContactRecord.self, from: Data(body.utf8))
-        if let displayName { contact.displayName = displayName }
+        edit(&contact)
         contact.updatedAt = now
         try db.execute(
             sql: "UPDATE contact SET body = ?, changeSeq = ?, deleted = ? WHERE userId = ? AND id = ?",

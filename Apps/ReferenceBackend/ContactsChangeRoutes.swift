@@ -7,8 +7,13 @@ import Hummingbird
 ///
 /// - `POST /contacts/import` `{"contacts": [{"id", "displayName", "phones", "emails"}]}`: device contacts,
 ///   with ids the device chose (one already there is left as it is).
-/// - `POST /circles` `{"id", "name", "emoji"?, "color"?}`, `PATCH /circles/:id` `{"name"?, "accessPolicies"?}`,
-///   `DELETE /circles/:id` (a custom circle; a mandatory one is `409 CIRCLE_REQUIRED`).
+/// - `POST /contacts` `{"id", "displayName", "phones", "emails"}`: a contact created on the device, with the id
+///   it chose (201; one already there is left as it is).
+/// - `POST /circles` `{"id", "name", "emoji"?, "color"?}`, `PATCH /circles/:id` `{"name"?, "accessPolicies"?,
+///   "emoji"? (null removes it), "color"?}`, `DELETE /circles/:id` (a custom circle; a mandatory one is
+///   `409 CIRCLE_REQUIRED`).
+/// - `PUT /circles/:id/members/:contactId`, `DELETE /circles/:id/members/:contactId`: a contact added to a
+///   circle or removed from it; the circle's member count follows (404 for an unknown circle or contact).
 /// - `POST /disputes` `{"id", "reason"}`: a dispute of the score; `GET /disputes` lists their reasons.
 /// - `PUT /profile/active` `{"id"}`: switches to a shadow profile (`personal` or `work`).
 extension ContactsRoutes {
@@ -26,6 +31,19 @@ extension ContactsRoutes {
     private struct CircleEdit: Decodable {
         var name: String?
         var accessPolicies: [String: String]?
+        /// Absent: kept; `null`: removed.
+        var emoji: String??
+        var color: String?
+
+        private enum CodingKeys: String, CodingKey { case name, accessPolicies, emoji, color }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decodeIfPresent(String.self, forKey: .name)
+            accessPolicies = try container.decodeIfPresent([String: String].self, forKey: .accessPolicies)
+            color = try container.decodeIfPresent(String.self, forKey: .color)
+            if container.contains(.emoji) { emoji = .some(try container.decodeIfPresent(String.self, forKey: .emoji)) }
+        }
     }
 
     private struct ProfileSwitch: Decodable {
@@ -48,6 +66,24 @@ extension ContactsRoutes {
                 return (200, try Self.body(["imported": added]))
             }
         }
+        router.post("contacts") { request, context in
+            guard let body = try? await request.decode(as: BackendDatabase.ImportedContact.self, context: context), !body.id.isEmpty else {
+                return Self.invalid("Send {id, displayName, phones, emails}.")
+            }
+            let now = database.now()
+            return try change(request) { user, db, seq in
+                _ = try BackendDatabase.importContacts(db, userId: user, [body], seq: seq, now: now)
+                return (201, try Self.body(["id": body.id]))
+            }
+        }
+        router.put("circles/:id/members/:contactId") { request, context in
+            try membership(
+                request, circleId: context.parameters.get("id") ?? "", contactId: context.parameters.get("contactId") ?? "", add: true)
+        }
+        router.delete("circles/:id/members/:contactId") { request, context in
+            try membership(
+                request, circleId: context.parameters.get("id") ?? "", contactId: context.parameters.get("contactId") ?? "", add: false)
+        }
         router.post("circles") { request, context in
             guard let body = try? await request.decode(as: NewCircle.self, context: context), !body.id.isEmpty, !body.name.isEmpty else {
                 return Self.invalid("Send {id, name, emoji?, color?}.")
@@ -67,6 +103,8 @@ extension ContactsRoutes {
             return try circles(request) { circles in
                 guard let index = circles.firstIndex(where: { $0.id == id }) else { return false }
                 if let name = edit?.name { circles[index].name = name }
+                if let emoji = edit?.emoji { circles[index].emoji = emoji }
+                if let color = edit?.color { circles[index].color = color }
                 for (field, audience) in edit?.accessPolicies ?? [:] { circles[index].accessPolicies[field] = audience }
                 return true
             }
@@ -102,6 +140,36 @@ extension ContactsRoutes {
                 try BackendDatabase.fileDispute(db, userId: user, id: body.id, reason: body.reason, now: now)
                 return (201, try Self.body(["id": body.id]))
             }
+        }
+    }
+
+    /// Adds the contact to the circle or removes it, the circle's member count following; the answer is the
+    /// contact.
+    private func membership(_ request: Request, circleId: String, contactId: String, add: Bool) throws -> Response {
+        let now = database.now()
+        return try change(request) { user, db, seq in
+            guard try BackendDatabase.changeCircles(db, userId: user, { $0.contains { $0.id == circleId } }) != nil else {
+                return (404, Envelope.failureBody(code: "NOT_FOUND", message: "No such circle."))
+            }
+            var delta = 0
+            let contact = try BackendDatabase.editContact(db, userId: user, id: contactId, delete: false, seq: seq, now: now) { contact in
+                let member = contact.circles.contains(circleId)
+                if add, !member {
+                    contact.circles.append(circleId)
+                    delta = 1
+                } else if !add, member {
+                    contact.circles.removeAll { $0 == circleId }
+                    delta = -1
+                }
+            }
+            guard let contact else { return (404, Envelope.failureBody(code: "NOT_FOUND", message: "No such contact.")) }
+            if delta != 0 {
+                _ = try BackendDatabase.changeCircles(db, userId: user) { circles in
+                    for index in circles.indices where circles[index].id == circleId { circles[index].memberCount += delta }
+                    return true
+                }
+            }
+            return (200, try Self.body(contact))
         }
     }
 

@@ -18,7 +18,7 @@ import Hummingbird
 /// - `GET /contacts/:id`, `GET /contacts/:id/enrichment` (company, title, public profiles), `GET /circles`, `GET /score` (30 days of history), `GET /suggestions?status=pending`,
 ///   and `GET /contacts/summary`: the circles, the score, the pending suggestions and the profile (with its
 ///   shadow profiles) in one answer (what a sync fetches after the contacts).
-/// - `PATCH /contacts/:id` `{"displayName"}`, `DELETE /contacts/:id`, `POST /suggestions/:id/resolve|dismiss`,
+/// - `PATCH /contacts/:id` `{"displayName"?, "phones"?, "emails"?}`, `DELETE /contacts/:id`, `POST /suggestions/:id/resolve|dismiss`,
 ///   `POST /premium/subscribe`: each honours `Idempotency-Key` (the same request again gets the first
 ///   answer, with `Idempotent-Replayed: true`, and changes nothing; the key with another method, path or
 ///   body gets 422 `IDEMPOTENCY_KEY_REUSED` and changes nothing). Imports, circles and disputes: ``registerChanges(on:)``.
@@ -49,6 +49,8 @@ struct ContactsRoutes {
 
     private struct Edit: Decodable {
         var displayName: String?
+        var phones: [String]?
+        var emails: [String]?
     }
 
     func register(on router: Router<BackendContext>) {
@@ -137,11 +139,17 @@ struct ContactsRoutes {
             }
         }
         router.patch("contacts/:id") { request, context in
-            let edit = try? await request.decode(as: Edit.self, context: context)
-            return try editContact(request, id: context.parameters.get("id") ?? "", displayName: edit?.displayName, delete: false)
+            guard let edit = try? await request.decode(as: Edit.self, context: context) else {
+                return Self.invalid("Send {displayName?, phones?, emails?}.")
+            }
+            return try editContact(request, id: context.parameters.get("id") ?? "", delete: false) { contact in
+                if let name = edit.displayName { contact.displayName = name }
+                if let phones = edit.phones { contact.phones = phones }
+                if let emails = edit.emails { contact.emails = emails }
+            }
         }
         router.delete("contacts/:id") { request, context in
-            try editContact(request, id: context.parameters.get("id") ?? "", displayName: nil, delete: true)
+            try editContact(request, id: context.parameters.get("id") ?? "", delete: true)
         }
         router.post("suggestions/:id/:action") { request, context in
             let action = context.parameters.get("action") ?? ""
@@ -162,13 +170,12 @@ struct ContactsRoutes {
         registerChanges(on: router)
     }
 
-    private func editContact(_ request: Request, id: String, displayName: String?, delete: Bool) throws -> Response {
+    private func editContact(
+        _ request: Request, id: String, delete: Bool, _ edit: @escaping @Sendable (inout ContactRecord) -> Void = { _ in }
+    ) throws -> Response {
         let now = database.now()
         return try change(request) { user, db, seq in
-            guard
-                let contact = try BackendDatabase.editContact(
-                    db, userId: user, id: id, displayName: displayName, delete: delete, seq: seq, now: now)
-            else {
+            guard let contact = try BackendDatabase.editContact(db, userId: user, id: id, delete: delete, seq: seq, now: now, edit) else {
                 return (404, Envelope.failureBody(code: "NOT_FOUND", message: "No such contact."))
             }
             return (200, try Self.body(contact))

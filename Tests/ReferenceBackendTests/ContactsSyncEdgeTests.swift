@@ -291,7 +291,7 @@ import Testing
             device.hook.before { request, _ in
                 guard request.url.path == "/contacts/changes", !renamed.withLock({ $0 }) else { return nil }
                 renamed.withLock { $0 = true }
-                try? await contacts.rename(contactId: "c4", to: "Mine, meanwhile")
+                _ = try? await contacts.rename(contactId: "c4", to: "Mine, meanwhile")
                 return nil
             }
             #expect(await device.contacts.syncNow().outcome == .completed)

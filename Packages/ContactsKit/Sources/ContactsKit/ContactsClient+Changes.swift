@@ -12,21 +12,79 @@ import HTTPTypes
 extension ContactsClient {
     /// Renames a contact: shown at once on the device, sent through the queue once and in order
     /// ("Will sync when online").
-    public func rename(contactId: String, to name: String) async throws(ContactsError) {
-        let body = JSONValue.object(["displayName": .string(name)]).serialized()
+    @discardableResult
+    public func rename(contactId: String, to name: String) async throws(ContactsError) -> ContactsChange {
+        try await editContact(id: contactId, ContactEdit(displayName: name))
+    }
+
+    /// Edits a contact's name, phone numbers or e-mail addresses (the fields the edit gives), queued.
+    @discardableResult
+    public func editContact(id: String, _ edit: ContactEdit) async throws(ContactsError) -> ContactsChange {
+        var fields: [String: JSONValue] = [:]
+        if let name = edit.displayName { fields["displayName"] = .string(name) }
+        if let phones = edit.phones { fields["phones"] = .array(phones.map(JSONValue.string)) }
+        if let emails = edit.emails { fields["emails"] = .array(emails.map(JSONValue.string)) }
+        return try await change(
+            .editContact(contactId: id, edit: edit), .patch, PathSegments.path("contacts", id), body: JSONValue.object(fields).serialized(),
+            name: Mutation.edit, recordId: id)
+    }
+
+    /// Creates a contact: shown at once (its id chosen on the device), queued. The handle's
+    /// ``ContactsChange/recordId`` is the new contact's id.
+    @discardableResult
+    public func createContact(name: String, phones: [String] = [], emails: [String] = []) async throws(ContactsError) -> ContactsChange {
+        let contact = Contact(id: "contact-\(UUID().uuidString)", displayName: name, phones: phones, emails: emails, updatedAt: clock.now())
+        let body = JSONValue.object([
+            "id": .string(contact.id), "displayName": .string(name), "phones": .array(phones.map(JSONValue.string)),
+            "emails": .array(emails.map(JSONValue.string)),
+        ])
+        return try await change(
+            .createContact(contact), .post, "/contacts", body: body.serialized(), name: Mutation.createContact, recordId: contact.id)
+    }
+
+    /// Deletes a contact: gone from the device at once, queued.
+    @discardableResult
+    public func deleteContact(id: String) async throws(ContactsError) -> ContactsChange {
         try await change(
-            .rename(contactId: contactId, name: name), .patch, PathSegments.path("contacts", contactId), body: body, name: Mutation.edit)
+            .deleteContact(id: id), .delete, PathSegments.path("contacts", id), body: Data(), name: Mutation.deleteContact, recordId: id)
+    }
+
+    /// Adds a contact to a circle, queued.
+    @discardableResult
+    public func addContact(_ contactId: String, toCircle circleId: String) async throws(ContactsError) -> ContactsChange {
+        try await change(
+            .addToCircle(contactId: contactId, circleId: circleId), .put, PathSegments.path("circles", circleId, "members", contactId),
+            body: Data(), name: Mutation.editMembers, recordId: contactId)
+    }
+
+    /// Removes a contact from a circle, queued.
+    @discardableResult
+    public func removeContact(_ contactId: String, fromCircle circleId: String) async throws(ContactsError) -> ContactsChange {
+        try await change(
+            .removeFromCircle(contactId: contactId, circleId: circleId), .delete,
+            PathSegments.path("circles", circleId, "members", contactId), body: Data(), name: Mutation.editMembers, recordId: contactId)
+    }
+
+    /// Sets a circle's emoji (`nil`: none) and colour (`#RRGGBB`), queued.
+    @discardableResult
+    public func restyleCircle(id: String, emoji: String?, color: String) async throws(ContactsError) -> ContactsChange {
+        let body = JSONValue.object(["emoji": emoji.map(JSONValue.string) ?? .null, "color": .string(color)])
+        return try await change(
+            .restyleCircle(id: id, emoji: emoji, color: color), .patch, PathSegments.path("circles", id), body: body.serialized(),
+            name: Mutation.editCircle, recordId: id)
     }
 
     /// Confirms a duplicate suggestion (the two contacts are one person), queued.
-    public func resolveSuggestion(id: String) async throws(ContactsError) {
+    @discardableResult
+    public func resolveSuggestion(id: String) async throws(ContactsError) -> ContactsChange {
         try await change(
             .settle(suggestionId: id, status: "resolved"), .post, PathSegments.path("suggestions", id, "resolve"), body: Data("{}".utf8),
             name: Mutation.resolveSuggestion)
     }
 
     /// Dismisses a duplicate suggestion, queued.
-    public func dismissSuggestion(id: String) async throws(ContactsError) {
+    @discardableResult
+    public func dismissSuggestion(id: String) async throws(ContactsError) -> ContactsChange {
         try await change(
             .settle(suggestionId: id, status: "dismissed"), .post, PathSegments.path("suggestions", id, "dismiss"), body: Data("{}".utf8),
             name: Mutation.dismissSuggestion)
@@ -89,7 +147,7 @@ extension ContactsClient {
         "imported-" + StableHash.hex(deviceId)
     }
 
-    /// Creates a custom circle, queued; returns it as shown.
+    /// Creates a custom circle, queued; returns it as shown (its change: ``ContactsChange/recordId`` is its id).
     @discardableResult
     public func createCircle(name: String, emoji: String? = nil, color: String = "#888888") async throws(ContactsError) -> ContactCircle {
         let circle = ContactCircle(
@@ -101,7 +159,8 @@ extension ContactsClient {
     }
 
     /// Renames a circle, queued.
-    public func renameCircle(id: String, to name: String) async throws(ContactsError) {
+    @discardableResult
+    public func renameCircle(id: String, to name: String) async throws(ContactsError) -> ContactsChange {
         try await change(
             .renameCircle(id: id, name: name), .patch, PathSegments.path("circles", id),
             body: JSONValue.object(["name": .string(name)]).serialized(),
@@ -109,20 +168,23 @@ extension ContactsClient {
     }
 
     /// Changes who may see one field of a circle's members (`phone` → `nobody`), queued.
-    public func setAccessPolicy(circleId: String, field: String, audience: String) async throws(ContactsError) {
+    @discardableResult
+    public func setAccessPolicy(circleId: String, field: String, audience: String) async throws(ContactsError) -> ContactsChange {
         let body = JSONValue.object(["accessPolicies": .object([field: .string(audience)])])
-        try await change(
+        return try await change(
             .setAccessPolicy(circleId: circleId, field: field, audience: audience), .patch, PathSegments.path("circles", circleId),
             body: body.serialized(), name: Mutation.editCircle)
     }
 
     /// Deletes a custom circle, queued.
-    public func deleteCircle(id: String) async throws(ContactsError) {
+    @discardableResult
+    public func deleteCircle(id: String) async throws(ContactsError) -> ContactsChange {
         try await change(.deleteCircle(id: id), .delete, PathSegments.path("circles", id), body: Data(), name: Mutation.deleteCircle)
     }
 
     /// Switches to another shadow profile: shown at once, queued.
-    public func switchProfile(to profileId: String) async throws(ContactsError) {
+    @discardableResult
+    public func switchProfile(to profileId: String) async throws(ContactsError) -> ContactsChange {
         try await change(
             .switchProfile(id: profileId), .put, "/profile/active", body: JSONValue.object(["id": .string(profileId)]).serialized(),
             name: Mutation.switchProfile)
@@ -139,25 +201,29 @@ extension ContactsClient {
 
     /// Applies `local` on the device and keeps it, then queues the request with the same key; the kept
     /// change is forgotten when the server confirms it and undone when the server refuses it.
+    @discardableResult
     func change(
-        _ local: LocalChange, _ method: HTTPRequest.Method, _ path: String, body: Data, name: String, key: String = UUID().uuidString
-    ) async throws(ContactsError) {
+        _ local: LocalChange, _ method: HTTPRequest.Method, _ path: String, body: Data, name: String, key: String = UUID().uuidString,
+        recordId: String? = nil
+    ) async throws(ContactsError) -> ContactsChange {
+        let handle = ContactsChange(id: key, mutation: name, recordId: recordId ?? local.contactIds.first ?? local.circleIds.first)
         guard let queue else { throw .noQueue }
         let lease = try await currentLease()
         try storage { try store.record(local, key: key, lease: lease) }
         // The same change asked again (an import run again after an interruption) is queued once.
         if let queued = await queue.pending().first(where: { $0.idempotencyKey == key }) {
             try? store.markQueued(key: key, mutationId: queued.id, lease: lease)
-            return
+            return handle
         }
         let mutation: QueuedMutation
         do {
             mutation = try await enqueue(method, path, body: body, name: name, key: key)
         } catch {
-            try? store.forget(key: key, lease: lease)
+            try? store.forget(key: key, as: nil, lease: lease)
             throw error
         }
         try? store.markQueued(key: key, mutationId: mutation.id, lease: lease)
+        return handle
     }
 
     @discardableResult

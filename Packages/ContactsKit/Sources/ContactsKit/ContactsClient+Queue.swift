@@ -59,7 +59,7 @@ extension ContactsClient {
                 if let id = inQueue[change.key] {
                     try? store.markQueued(key: change.key, mutationId: id, lease: lease)
                 } else if atLaunch {
-                    try? store.forget(key: change.key, lease: lease)
+                    try? store.forget(key: change.key, as: nil, lease: lease)
                 }
                 continue
             }
@@ -68,7 +68,7 @@ extension ContactsClient {
                 let event = ContactsEvent.changeRefused(mutation: failure.mutation.name, error: failure.error)
                 for observer in observers.withLock({ Array($0.values) }) { observer.yield(event) }
             } else if inQueue[change.key] == nil {
-                try? store.forget(key: change.key, lease: lease)
+                try? store.forget(key: change.key, as: .sent, lease: lease)
             }
         }
     }
@@ -87,8 +87,8 @@ extension ContactsClient {
                 guard case .server(let answer) = error, answer.status == 404 else { return false }
                 server.contacts[id] = .some(nil)
             }
-        } else if case .importContacts = kept.change {
-        } else {
+        }
+        if kept.change.restoresSummary {
             var request = APIRequest<ContactsSummary>(path: "/contacts/summary", feature: "contacts.sync", decode: Self.decodeEnvelope)
             request.owner = lease.userId
             guard let summary = try? await rest.send(request, policy: .fetchIgnoringCacheCompletely).value else { return false }

@@ -3,6 +3,7 @@ import APICoreOffline
 import APICoreREST
 import CacheKit
 import Foundation
+import GRDB
 import HTTPTypes
 
 /// The contacts app's use cases, offline first: the address book, circles, score and suggestions are read
@@ -56,11 +57,17 @@ public final class ContactsClient: Sendable {
         public static let fileDispute = "FileDispute"
         /// Another shadow profile made active.
         public static let switchProfile = "SwitchProfile"
+        /// A contact created on the device.
+        public static let createContact = "CreateContact"
+        /// A contact deleted.
+        public static let deleteContact = "DeleteContact"
+        /// A contact added to a circle or removed from one.
+        public static let editMembers = "EditCircleMembers"
 
         /// Every change the kit queues.
         public static let queueable = [
             edit, resolveSuggestion, dismissSuggestion, importContacts, createCircle, editCircle, deleteCircle, fileDispute,
-            switchProfile,
+            switchProfile, createContact, deleteContact, editMembers,
         ]
     }
 
@@ -117,38 +124,39 @@ public final class ContactsClient: Sendable {
 
     /// A page of the contacts, in name order.
     public func contacts(offset: Int = 0, limit: Int = 50) async throws(ContactsError) -> ContactsReading<ContactsPage> {
-        let user = try await currentUser()
-        return try reading(Feature.list, user) { try store.contacts(userId: user, offset: offset, limit: limit) }
+        try reading(Feature.list, try await currentUser(), empty: ContactsPage(contacts: [], total: 0)) { db in
+            try ContactsStore.contacts(db, offset: offset, limit: limit)
+        }
     }
 
     /// One contact, `nil` when the device does not have it; labelled "Last updated X ago" past 24 h.
     public func contact(id: String) async throws(ContactsError) -> ContactsReading<Contact?> {
-        let user = try await currentUser()
-        return try reading(Feature.detail, user) { try store.contact(userId: user, id: id) }
+        try reading(Feature.detail, try await currentUser(), empty: nil) { db in try ContactsStore.contact(db, id: id) }
     }
 
     /// The circles.
     public func circles() async throws(ContactsError) -> ContactsReading<[ContactCircle]> {
-        let user = try await currentUser()
-        return try reading(Feature.circles, user) { try store.circles(userId: user) }
+        try reading(Feature.circles, try await currentUser(), empty: []) { db in try ContactsStore.circles(db) }
+    }
+
+    /// The contacts in a circle, in name order (offline too).
+    public func members(ofCircle circleId: String) async throws(ContactsError) -> ContactsReading<[Contact]> {
+        try reading(Feature.circles, try await currentUser(), empty: []) { db in try ContactsStore.members(db, circleId: circleId) }
     }
 
     /// The score with its 30-day history; labelled "Estimated" past 24 h.
     public func score() async throws(ContactsError) -> ContactsReading<ContactScore?> {
-        let user = try await currentUser()
-        return try reading(Feature.score, user) { try store.score(userId: user) }
+        try reading(Feature.score, try await currentUser(), empty: nil) { db in try ContactsStore.document("score", db) }
     }
 
     /// The pending duplicate suggestions.
     public func suggestions() async throws(ContactsError) -> ContactsReading<[DuplicateSuggestion]> {
-        let user = try await currentUser()
-        return try reading(Feature.suggestions, user) { try store.suggestions(userId: user) }
+        try reading(Feature.suggestions, try await currentUser(), empty: []) { db in try ContactsStore.suggestions(db) }
     }
 
     /// The user's profile with the shadow profiles they can switch between.
     public func profile() async throws(ContactsError) -> ContactsReading<ContactProfile?> {
-        let user = try await currentUser()
-        return try reading(Feature.profile, user) { try store.profile(userId: user) }
+        try reading(Feature.profile, try await currentUser(), empty: nil) { db in try ContactsStore.document("profile", db) }
     }
 
     /// The contacts matching `query` on the device, best first: a prefix of any word of the name or an
@@ -204,15 +212,22 @@ public final class ContactsClient: Sendable {
         return path
     }
 
-    private func reading<T>(_ feature: String, _ user: String, _ read: () throws -> T) throws(ContactsError) -> ContactsReading<T> {
+    private func reading<T: Sendable>(_ feature: String, _ user: String, empty: T, _ read: (Database) throws -> T) throws(ContactsError)
+        -> ContactsReading<T>
+    {
         try storage {
-            let value = try read()
-            let syncedAt = try store.checkpoint(userId: user)?.lastCompletedAt
-            let label = syncedAt.flatMap { date in
-                Self.staleIndicators[feature]?.label(for: Freshness(.stale, storedAt: date, now: clock.now()))
+            try store.read(user, else: ContactsReading(value: empty, syncedAt: nil, label: nil)) { db in
+                try Self.reading(feature, db, now: clock.now(), read)
             }
-            return ContactsReading(value: value, syncedAt: syncedAt, label: label)
         }
+    }
+
+    /// The value `read` reads, with when the last sync completed and the label the feature's age calls for.
+    static func reading<T>(_ feature: String, _ db: Database, now: Date, _ read: (Database) throws -> T) throws -> ContactsReading<T> {
+        let value = try read(db)
+        let syncedAt = try SyncCheckpoint.fetch(db, sync: ContactsStore.syncName)?.lastCompletedAt
+        let label = syncedAt.flatMap { date in staleIndicators[feature]?.label(for: Freshness(.stale, storedAt: date, now: now)) }
+        return ContactsReading(value: value, syncedAt: syncedAt, label: label)
     }
 
     func storage<T>(_ body: () throws -> T) throws(ContactsError) -> T {

@@ -21,6 +21,13 @@ public struct Contact: Codable, Sendable, Hashable, Identifiable {
     public var enrichmentBadges: [String]
     /// When it last changed on the server.
     public var updatedAt: Date
+    /// Whether a change of it made on the device waits for the server ("Will sync when online"). Set by
+    /// the device's reads; never stored nor sent.
+    public var hasPendingChange = false
+
+    private enum CodingKeys: String, CodingKey {
+        case id, displayName, phones, emails, photoPath, circles, profileClass, enrichmentBadges, updatedAt
+    }
 
     /// Creates a contact.
     public init(
@@ -55,6 +62,13 @@ public struct ContactCircle: Codable, Sendable, Hashable, Identifiable {
     public var memberCount: Int
     /// Who may see what (`phone: circle`).
     public var accessPolicies: [String: String]
+    /// Whether a change of it made on the device waits for the server ("Will sync when online"). Set by
+    /// the device's reads; never stored nor sent.
+    public var hasPendingChange = false
+
+    private enum CodingKeys: String, CodingKey {
+        case id, name, emoji, color, type, memberCount, accessPolicies
+    }
 }
 
 /// The user's score with its last 30 days.
@@ -145,6 +159,9 @@ public struct ContactsReading<Value: Sendable>: Sendable {
     /// "Last updated 2 d ago", "Estimated", or `nil`.
     public var label: String?
 }
+
+extension ContactsReading: Equatable where Value: Equatable {}
+extension ContactsReading: Hashable where Value: Hashable {}
 
 /// A page of contacts.
 public struct ContactsPage: Sendable, Hashable {

@@ -2,25 +2,6 @@ import CacheKit
 import Foundation
 import GRDB
 
-/// A change made on the device, shown at once and kept with its effect until the server confirms it (sent)
-/// or refuses it: a sync applies the kept ones again over every page it stores, so the user's pending
-/// changes always win over older server data.
-enum LocalChange: Codable, Sendable, Hashable {
-    case rename(contactId: String, name: String)
-    case settle(suggestionId: String, status: String)
-    case importContacts([Contact])
-    case createCircle(ContactCircle)
-    case renameCircle(id: String, name: String)
-    case setAccessPolicy(circleId: String, field: String, audience: String)
-    case deleteCircle(id: String)
-    case switchProfile(id: String)
-
-    /// The contact a refusal restores from the server, if the change is a contact's own.
-    var contactId: String? {
-        if case .rename(let id, _) = self { id } else { nil }
-    }
-}
-
 /// A change kept on the device until the server confirms or refuses it.
 struct PendingChange: Sendable, Hashable {
     /// The queued mutation's idempotency key.
@@ -63,11 +44,27 @@ extension ContactsStore {
         try read(userId, else: []) { db in try Self.pendingChanges(db) }
     }
 
-    /// Forgets a change: the server confirmed it (its effect stays), or it never reached the queue.
-    func forget(key: String, lease: UserDatabases.Lease) throws {
+    /// Forgets a change: the server confirmed it (`sent`: its effect stays), or it never reached the queue
+    /// (`nil`: a kill between keeping and queueing it).
+    func forget(key: String, as outcome: ContactsChange.State?, lease: UserDatabases.Lease) throws {
         try files.database(for: lease).write { db in
             try db.execute(sql: "DELETE FROM pending_change WHERE key = ?", arguments: [key])
+            if let outcome { try Self.settle(key: key, as: outcome, db) }
         }
+    }
+
+    /// Where the change `key` stands: kept (pending), settled (sent or refused), or `nil` when the device
+    /// no longer knows it (cleared since, or never queued).
+    static func state(ofChange key: String, _ db: Database) throws -> ContactsChange.State? {
+        if try Bool.fetchOne(db, sql: "SELECT 1 FROM pending_change WHERE key = ?", arguments: [key]) == true { return .pending }
+        return try String.fetchOne(db, sql: "SELECT state FROM settled_change WHERE key = ?", arguments: [key])
+            .flatMap(ContactsChange.State.init(rawValue:))
+    }
+
+    /// Records how a change ended, keeping the last thousand.
+    static func settle(key: String, as outcome: ContactsChange.State, _ db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO settled_change (key, state) VALUES (?, ?)", arguments: [key, outcome.rawValue])
+        try db.execute(sql: "DELETE FROM settled_change WHERE rowid <= (SELECT MAX(rowid) FROM settled_change) - 1000")
     }
 
     /// Undoes a refused change: it is forgotten, the server's values given are stored in its place (a
@@ -83,11 +80,10 @@ extension ContactsStore {
                 let change = try? Self.decoder.decode(LocalChange.self, from: body)
             else { return }
             try db.execute(sql: "DELETE FROM pending_change WHERE key = ?", arguments: [key])
-            if case .importContacts(let contacts) = change {
-                for contact in contacts {
-                    try ContactRow.deleteOne(db, key: contact.id)
-                    index.remove(id: contact.id, in: db)
-                }
+            try Self.settle(key: key, as: .refused, db)
+            for contact in change.addedContacts {
+                try ContactRow.deleteOne(db, key: contact.id)
+                index.remove(id: contact.id, in: db)
             }
             if let id = change.contactId {
                 if let contact = server.contacts[id] ?? nil {
@@ -132,10 +128,11 @@ extension ContactsStore {
     static func apply(_ change: LocalChange, _ db: Database, index: SearchIndex) throws {
         switch change {
         case .rename(let contactId, let name):
-            guard let row = try ContactRow.fetchOne(db, key: contactId), var contact = try? row.contact() else { return }
-            contact.displayName = name
-            try ContactRow(contact, seen: row.seen).save(db)
-            index.upsert(contact.searchDocument, in: db)
+            try changeContact(contactId, db, index: index) { contact in
+                var contact = contact
+                contact.displayName = name
+                return contact
+            }
         case .settle(let suggestionId, let status):
             var suggestions: [DuplicateSuggestion] = try document("suggestions", db) ?? []
             for position in suggestions.indices where suggestions[position].id == suggestionId { suggestions[position].status = status }
@@ -166,7 +163,45 @@ extension ContactsStore {
             guard var profile: ContactProfile = try document("profile", db) else { return }
             profile.activeProfile = id
             try save(profile, as: "profile", db)
+        case .editContact(let contactId, let edit):
+            try changeContact(contactId, db, index: index) { edit.applied(to: $0) }
+        case .createContact(let contact):
+            if try ContactRow.fetchOne(db, key: contact.id) == nil {
+                try ContactRow(contact, seen: true).save(db)
+                index.upsert(contact.searchDocument, in: db)
+            } else {
+                try db.execute(sql: "UPDATE contact SET seen = 1 WHERE id = ?", arguments: [contact.id])
+            }
+        case .deleteContact(let id):
+            try ContactRow.deleteOne(db, key: id)
+            index.remove(id: id, in: db)
+        case .addToCircle(let contactId, let circleId):
+            try changeContact(contactId, db, index: index) { contact in
+                var contact = contact
+                if !contact.circles.contains(circleId) { contact.circles.append(circleId) }
+                return contact
+            }
+        case .removeFromCircle(let contactId, let circleId):
+            try changeContact(contactId, db, index: index) { contact in
+                var contact = contact
+                contact.circles.removeAll { $0 == circleId }
+                return contact
+            }
+        case .restyleCircle(let id, let emoji, let color):
+            try changeCircles(db) { circles in
+                for position in circles.indices where circles[position].id == id {
+                    circles[position].emoji = emoji
+                    circles[position].color = color
+                }
+            }
         }
+    }
+
+    private static func changeContact(_ id: String, _ db: Database, index: SearchIndex, _ change: (Contact) -> Contact) throws {
+        guard let row = try ContactRow.fetchOne(db, key: id), let contact = try? row.contact() else { return }
+        let changed = change(contact)
+        try ContactRow(changed, seen: row.seen).save(db)
+        index.upsert(changed.searchDocument, in: db)
     }
 
     private static func changeCircles(_ db: Database, _ change: (inout [ContactCircle]) -> Void) throws {

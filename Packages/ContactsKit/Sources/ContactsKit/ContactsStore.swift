@@ -41,28 +41,27 @@ public final class ContactsStore: CacheClearingParticipant {
 
     /// A page of the user's contacts in name order (a row that no longer decodes is left out).
     public func contacts(userId: String, offset: Int = 0, limit: Int = 50) throws -> ContactsPage {
-        try read(userId, else: ContactsPage(contacts: [], total: 0)) { db in
-            let rows = try ContactRow.order(Column("sortKey"), Column("id")).limit(limit, offset: offset).fetchAll(db)
-            return ContactsPage(contacts: rows.compactMap { try? $0.contact() }, total: try ContactRow.fetchCount(db))
-        }
+        try read(userId, else: ContactsPage(contacts: [], total: 0)) { db in try Self.contacts(db, offset: offset, limit: limit) }
     }
 
     /// One contact, if the device has it.
     public func contact(userId: String, id: String) throws -> Contact? {
-        try read(userId, else: nil) { db in try? ContactRow.fetchOne(db, key: id)?.contact() }
+        try read(userId, else: nil) { db in try Self.contact(db, id: id) }
     }
 
     /// The contacts with these ids, in that order (the ones the device has).
     public func contacts(userId: String, ids: [String]) throws -> [Contact] {
-        try read(userId, else: []) { db in
-            let rows = Dictionary(try ContactRow.fetchAll(db, keys: ids).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            return ids.compactMap { try? rows[$0]?.contact() }
-        }
+        try read(userId, else: []) { db in try Self.contacts(db, ids: ids) }
+    }
+
+    /// The contacts in the circle `circleId`, in name order.
+    public func members(userId: String, circleId: String) throws -> [Contact] {
+        try read(userId, else: []) { db in try Self.members(db, circleId: circleId) }
     }
 
     /// The user's circles.
     public func circles(userId: String) throws -> [ContactCircle] {
-        try document(userId: userId, name: "circles") ?? []
+        try read(userId, else: []) { db in try Self.circles(db) }
     }
 
     /// The user's score, if synced.
@@ -72,7 +71,7 @@ public final class ContactsStore: CacheClearingParticipant {
 
     /// The user's pending duplicate suggestions.
     public func suggestions(userId: String) throws -> [DuplicateSuggestion] {
-        (try document(userId: userId, name: "suggestions") ?? [DuplicateSuggestion]()).filter { $0.status == "pending" }
+        try read(userId, else: []) { db in try Self.suggestions(db) }
     }
 
     /// The user's profile with its shadow profiles, if synced.
@@ -90,6 +89,17 @@ public final class ContactsStore: CacheClearingParticipant {
     public func searchIndex(userId: String) throws -> SearchIndex {
         guard let database = try files.existingDatabase(for: userId) else { return SearchIndex(name: "contacts.search") }
         return try index(of: database, userId: userId)
+    }
+
+    /// Where the queued change `id` (a ``ContactsChange/id``) stands for the user: pending, sent or refused;
+    /// `nil` when the device does not know it.
+    public func changeState(userId: String, id: String) throws -> ContactsChange.State? {
+        try read(userId, else: nil) { db in try Self.state(ofChange: id, db) }
+    }
+
+    /// The index built for the user's open file, if any (never builds one: safe inside a read).
+    func builtIndex(userId: String) -> SearchIndex? {
+        indexes.withLock { $0[userId] }
     }
 
     private func document<T: Decodable>(userId: String, name: String) throws -> T? {
@@ -138,6 +148,7 @@ public final class ContactsStore: CacheClearingParticipant {
             if let queue = page.queue {
                 for key in queue.keptBefore.subtracting(queue.stillQueued) {
                     try db.execute(sql: "DELETE FROM pending_change WHERE key = ?", arguments: [key])
+                    try Self.settle(key: key, as: .sent, db)
                 }
             }
             try Self.reapplyPendingChanges(db, index: index)
@@ -226,48 +237,6 @@ public final class ContactsStore: CacheClearingParticipant {
             return index
         }
     }
-
-    /// Every schema version, from the first. A migration is never edited once shipped; a new one is added,
-    /// with a fixture of the version before it in `ContactsKitTesting`.
-    static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE contact (id TEXT PRIMARY KEY NOT NULL, sortKey TEXT NOT NULL, body BLOB NOT NULL,
-                                          seen INTEGER NOT NULL DEFAULT 1);
-                    CREATE INDEX contact_by_name ON contact (sortKey, id);
-                    CREATE TABLE document (name TEXT PRIMARY KEY NOT NULL, body BLOB NOT NULL);
-                    """)
-            try SyncCheckpoint.createTable(db)
-        }
-        migrator.registerMigration("v2: pending changes, the run's pending token") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE pending_change (key TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL, body BLOB NOT NULL,
-                                                 queued INTEGER NOT NULL DEFAULT 0, mutation_id INTEGER);
-                    """)
-            try SyncCheckpoint.createTable(db)
-        }
-        return migrator
-    }
-
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }()
-    /// ISO 8601 dates with or without fractional seconds.
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let text = try decoder.singleValueContainer().decode(String.self)
-            // Foundation's ISO 8601 style reads fractional seconds too (JSONDecoder's `.iso8601` does not).
-            if let date = try? Date(text, strategy: .iso8601) { return date }
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "Not an ISO 8601 date: \(text)"))
-        }
-        return decoder
-    }()
 }
 
 /// A contact as a row: its JSON, and the folded name it sorts by.

@@ -42,4 +42,28 @@ public enum ContactsFixtures {
         }
         try database.close()
     }
+
+    /// A file as version 2 wrote it: version 1's, with the sync's pending token and one change kept on the
+    /// device (Zoë Martin renamed "Zoë M.", queued as mutation 1 with the key `rename-c1`).
+    public static func writeVersion2(at url: URL) throws {
+        try writeVersion1(at: url)
+        let database = try DatabaseQueue(path: url.path)
+        try database.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO grdb_migrations (identifier) VALUES ('v2: pending changes, the run''s pending token');
+                    ALTER TABLE sync_checkpoint ADD COLUMN pending_changes_token TEXT;
+                    CREATE TABLE pending_change (key TEXT PRIMARY KEY NOT NULL, seq INTEGER NOT NULL, body BLOB NOT NULL,
+                                                 queued INTEGER NOT NULL DEFAULT 0, mutation_id INTEGER);
+                    """)
+            let body = #"{"rename":{"contactId":"c1","name":"Zoë M."}}"#
+            try db.execute(
+                sql: "INSERT INTO pending_change (key, seq, body, queued, mutation_id) VALUES ('rename-c1', 1, ?, 1, 1)",
+                arguments: [Data(body.utf8)])
+            let renamed =
+                #"{"id":"c1","displayName":"Zoë M.","phones":["+1 (555) 010-2030"],"emails":["zoe@example.com"],"photoPath":"/avatars/c1.png","circles":["circle-1"],"profileClass":"person","enrichmentBadges":["verified"],"updatedAt":"2026-01-15T09:00:00Z"}"#
+            try db.execute(sql: "UPDATE contact SET body = ?, sortKey = 'zoe m.' WHERE id = 'c1'", arguments: [Data(renamed.utf8)])
+        }
+        try database.close()
+    }
 }

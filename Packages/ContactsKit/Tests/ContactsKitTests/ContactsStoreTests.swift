@@ -22,6 +22,18 @@ import Testing
         #expect(try store.searchIndex(userId: "u1").search("612 345").ids == ["c2"])
     }
 
+    @Test func aVersion2FileOpensWithItsKeptChangeStillPending() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let store = ContactsStore(directory: folder.url)
+        try ContactsFixtures.writeVersion2(at: store.fileURL(for: "u1"))
+        let zoe = try #require(try store.contact(userId: "u1", id: "c1"))
+        #expect(zoe.displayName == "Zoë M." && zoe.hasPendingChange, "the kept rename, still waiting for the server")
+        #expect(try store.contact(userId: "u1", id: "c2")?.hasPendingChange == false)
+        #expect(try store.changeState(userId: "u1", id: "rename-c1") == .pending)
+        #expect(try store.changeState(userId: "u1", id: "unknown") == nil)
+    }
+
     @Test func usersNeverShareAFileAndErasingOneLeavesNoFileOfIt() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

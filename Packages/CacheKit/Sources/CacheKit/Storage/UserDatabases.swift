@@ -36,6 +36,7 @@ public final class UserDatabases: Sendable {
         var open: [String: DatabaseQueue] = [:]
         var secret: InstallSecret?
         var generation = 0
+        var watchers: [ObjectIdentifier: any UserDatabaseWatcher] = [:]
     }
 
     /// The folder of the files.
@@ -70,19 +71,23 @@ public final class UserDatabases: Sendable {
     /// - Throws: ``CacheError/cleared`` when the files were cleared since the lease was taken; GRDB's
     ///   error when the file cannot be created, opened or migrated.
     public func database(for lease: Lease) throws -> DatabaseQueue {
-        try state.withLock { state in
+        let (database, watchers) = try state.withLock { state in
             guard state.generation == lease.generation,
-                let database = try open(lease.userId, creating: true, in: &state)
+                let opened = try open(lease.userId, creating: true, in: &state)
             else { throw CacheError.cleared }
-            return database
+            return opened
         }
+        for watcher in watchers { watcher.attach(database) }
+        return database
     }
 
     /// The user's database if its file exists (opened and migrated on first use), else `nil`: a read
     /// never creates a file.
     /// - Throws: when the file cannot be opened or migrated.
     public func existingDatabase(for userId: String) throws -> DatabaseQueue? {
-        try state.withLock { state in try open(userId, creating: false, in: &state) }
+        guard let (database, watchers) = try state.withLock({ state in try open(userId, creating: false, in: &state) }) else { return nil }
+        for watcher in watchers { watcher.attach(database) }
+        return database
     }
 
     /// The databases open now, for statistics.
@@ -93,8 +98,15 @@ public final class UserDatabases: Sendable {
     /// Closes and deletes the user's file (account deletion), and the key naming the files once no file
     /// of any user is left. Leases taken before are refused from now on.
     public func erase(userId: String) throws {
+        var retired: [any UserDatabaseWatcher] = []
+        defer { for watcher in retired { watcher.announceCleared() } }
         try state.withLock { state in
             state.generation += 1
+            for (key, watcher) in state.watchers where watcher.userId == userId {
+                state.watchers.removeValue(forKey: key)
+                watcher.retire()
+                retired.append(watcher)
+            }
             try state.open.removeValue(forKey: userId)?.close()
             guard FileManager.default.fileExists(atPath: directory.path) else { return }
             let url = fileURL(for: userId, in: &state)
@@ -112,8 +124,13 @@ public final class UserDatabases: Sendable {
 
     /// Closes every file and deletes the folder (logout). Leases taken before are refused from now on.
     public func removeAll() throws {
+        var retired: [any UserDatabaseWatcher] = []
+        defer { for watcher in retired { watcher.announceCleared() } }
         try state.withLock { state in
             state.generation += 1
+            retired = Array(state.watchers.values)
+            state.watchers = [:]
+            for watcher in retired { watcher.retire() }
             let databases = Array(state.open.values)
             state.open = [:]
             state.secret = nil
@@ -121,6 +138,53 @@ public final class UserDatabases: Sendable {
             guard FileManager.default.fileExists(atPath: directory.path) else { return }
             try FileManager.default.removeItem(at: directory)
         }
+    }
+
+    // MARK: Observing
+
+    /// The value `read` reads from the user's file, now and after every change to it: a screen's live query
+    /// (GRDB's `ValueObservation`, Apollo's `watch`, SwiftData's `@Query`).
+    ///
+    /// - Before the user's file exists it yields `empty`, and the value read once a first write creates it.
+    /// - After each commit that touches `tables` (every table when empty) it reads again, after the
+    ///   commit and everything it did (a `SearchIndex` updated by the same transaction included), and yields
+    ///   the value when it differs from the last. A burst of commits may yield only the latest value.
+    /// - A clearing of the file (logout, account deletion) yields `empty` and finishes the sequence: an
+    ///   observation never outlives its user's data, and never sees another user's.
+    /// - A read that fails finishes the sequence with its error. Dropping the sequence, or cancelling the
+    ///   task iterating it, stops the observation.
+    ///
+    /// ```swift
+    /// for try await notes in files.observe(userId: user, tables: ["note"], empty: []) { db in
+    ///     try Note.order(Column("title")).fetchAll(db)
+    /// } {
+    ///     screen.show(notes)
+    /// }
+    /// ```
+    public func observe<Value: Sendable & Equatable>(
+        userId: String, tables: [String] = [], empty: Value, _ read: @escaping @Sendable (Database) throws -> Value
+    ) -> AsyncThrowingStream<Value, any Error> {
+        let (stream, output) = AsyncThrowingStream.makeStream(
+            of: Value.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(1))
+        let watcher = DatabaseWatcher(userId: userId, tables: tables, empty: empty, read: read, output: output)
+        let key = ObjectIdentifier(watcher)
+        state.withLock { $0.watchers[key] = watcher }
+        output.onTermination = { [weak self] _ in
+            watcher.stop()
+            _ = self?.state.withLock { $0.watchers.removeValue(forKey: key) }
+        }
+        do {
+            watcher.start(with: try existingDatabase(for: userId))
+        } catch {
+            watcher.stop()
+            output.finish(throwing: error)
+        }
+        return stream
+    }
+
+    /// Observations running now (for tests of their ending).
+    package var observationCount: Int {
+        state.withLock { $0.watchers.count }
     }
 
     // MARK: Steps (under the lock)
@@ -131,8 +195,9 @@ public final class UserDatabases: Sendable {
         return directory.appendingPathComponent("\(prefix)-\(key.fileNameHash(userId)).sqlite")
     }
 
-    private func open(_ userId: String, creating: Bool, in state: inout State) throws -> DatabaseQueue? {
-        if let database = state.open[userId] { return database }
+    /// The user's database, and the observations to attach to it when this call opened it.
+    private func open(_ userId: String, creating: Bool, in state: inout State) throws -> (DatabaseQueue, [any UserDatabaseWatcher])? {
+        if let database = state.open[userId] { return (database, []) }
         if !creating {
             // Without its key the folder names no file yet; asking for the name would create the key.
             guard state.secret != nil || InstallSecret.exists(in: directory) else { return nil }
@@ -144,6 +209,6 @@ public final class UserDatabases: Sendable {
         try ProtectedFiles.protectFile(url)
         try migrator.migrate(database)
         state.open[userId] = database
-        return database
+        return (database, state.watchers.values.filter { $0.userId == userId })
     }
 }

@@ -29,6 +29,8 @@ public final class SyncRunner: Sendable {
     private let clock: any CacheClock
     private let current = Locked<SharedSyncRun?>(nil)
     private let stoppingGrace: Duration
+    private let status = SyncStatus()
+    private let lastCompletedNow: @Sendable () async -> Date?
 
     /// A runner for `source`.
     ///
@@ -46,8 +48,30 @@ public final class SyncRunner: Sendable {
         name = source.name
         self.clock = clock
         self.stoppingGrace = stoppingGrace
-        body = { run in await Self.run(source, in: run, clock: clock, logger: logger) }
+        let status = self.status
+        body = { run in await Self.run(source, in: run, clock: clock, logger: logger, status: status) }
         ownerNow = { (try? await source.owner()).map { RunOwner($0) } }
+        lastCompletedNow = {
+            guard let owner = try? await source.owner() else { return nil }
+            return (try? await source.checkpoint(for: owner))??.lastCompletedAt
+        }
+    }
+
+    /// Where the sync stands now (see ``states()``).
+    public var state: SyncState { status.value }
+
+    /// Where the sync stands, now and after each change: a run starting, each page stored, its end (idle,
+    /// or failed with why). ``SyncState/lastCompletedAt`` is the signed-in user's, read from the
+    /// checkpoint when first asked; a clearing resets it. Ends when the caller drops it.
+    public func states() -> AsyncStream<SyncState> {
+        let states = status.follow()
+        if !status.isLoaded {
+            Task { [status, lastCompletedNow] in
+                let completed = await lastCompletedNow()
+                status.update { state in if state.lastCompletedAt == nil { state.lastCompletedAt = completed } }
+            }
+        }
+        return states
     }
 
     /// Runs the sync, or joins the run going, until its last page, `deadline` (by the runner's clock) or
@@ -84,23 +108,29 @@ public final class SyncRunner: Sendable {
     /// ``SyncOutcome/cancelled``, and the request in flight is cancelled.
     public func cancel() {
         current.withLock { $0 }?.stop()
+        status.update(loaded: false) { $0 = SyncState() }
     }
 
-    private static func run<Source: SyncSource>(_ source: Source, in run: SharedSyncRun, clock: any CacheClock, logger: Logger) async
-        -> SyncReport
-    {
+    private static func run<Source: SyncSource>(
+        _ source: Source, in run: SharedSyncRun, clock: any CacheClock, logger: Logger, status: SyncStatus
+    ) async -> SyncReport {
         let started = clock.now()
         var report = SyncReport(name: source.name)
         var owner: Source.Owner?
+        var lastCompleted: Date?
         do {
             let runOwner = try await source.owner()
             owner = runOwner
             var checkpoint = try await source.checkpoint(for: runOwner)
+            lastCompleted = checkpoint?.lastCompletedAt
             var request = SyncCheckpoint.nextRequest(
                 after: checkpoint, now: started, maximumOfflineDuration: source.maximumOfflineDuration)
             report.mode = request.mode
             report.resumed = request.pageCursor != nil
             run.publish(report)
+            status.update(loaded: true) { [lastCompleted] state in
+                state = SyncState(activity: .running(pages: 0, items: 0, total: nil), lastCompletedAt: lastCompleted)
+            }
             while true {
                 if Task.isCancelled {
                     report.outcome = .cancelled
@@ -133,10 +163,12 @@ public final class SyncRunner: Sendable {
                 // takes milliseconds), so the next run does not fetch it again. A clearing still refuses it.
                 try await Task { try await source.store(page, checkpoint: next, for: runOwner) }.value
                 checkpoint = next
+                lastCompleted = next.lastCompletedAt
                 report.pages += 1
                 report.requests += page.requests
                 report.counts.merge(page.counts, uniquingKeysWith: +)
                 run.publish(report)
+                status.update { [report] in $0.activity = .running(pages: report.pages, items: report.items, total: page.total) }
                 guard let cursor = page.nextPageCursor else {
                     report.outcome = .completed
                     break
@@ -155,6 +187,18 @@ public final class SyncRunner: Sendable {
             }
         }
         report.duration = clock.now().timeIntervalSince(started)
+        status.update(loaded: report.outcome == .sessionEnded ? false : nil) { [report, lastCompleted] state in
+            switch report.outcome {
+            case .completed:
+                state = SyncState(activity: .idle, lastCompletedAt: lastCompleted)
+            case .failed:
+                state.activity = .failed(SyncFailure(report.error ?? SyncError.sessionEnded))
+            case .sessionEnded:
+                state = SyncState()
+            case .cancelled, .budgetExhausted:
+                state.activity = .idle
+            }
+        }
         return report
     }
 

@@ -118,6 +118,9 @@ public struct SyncPage<Content: Sendable>: Sendable {
     public var changesToken: String?
     /// How many requests fetching it took, for reports.
     public var requests: Int
+    /// How many records the whole run brings, when the server says so (a full sync's first page often
+    /// does): a screen's "1,500 of 10,000" (``SyncState/Activity/running(pages:items:total:)``).
+    public var total: Int?
 
     /// Creates a page.
     ///
@@ -127,7 +130,11 @@ public struct SyncPage<Content: Sendable>: Sendable {
     ///   - nextPageCursor: where the next page starts; `nil` on the run's last page.
     ///   - changesToken: what a later incremental sync asks changes since; `nil` keeps the one held.
     ///   - requests: how many requests fetching it took.
-    public init(content: Content, counts: [String: Int], nextPageCursor: String?, changesToken: String?, requests: Int = 1) {
+    ///   - total: how many records the whole run brings, when the server says so.
+    public init(
+        content: Content, counts: [String: Int], nextPageCursor: String?, changesToken: String?, requests: Int = 1, total: Int? = nil
+    ) {
+        self.total = total
         self.content = content
         self.counts = counts
         self.nextPageCursor = nextPageCursor

@@ -1,0 +1,133 @@
+import Foundation
+import GRDB
+
+/// What ``UserDatabases`` tells an observation of one user's file: the file is open (at once, or when a
+/// first write creates it), or the files were cleared.
+protocol UserDatabaseWatcher: AnyObject, Sendable {
+    /// Whose file it reads.
+    var userId: String { get }
+    /// The user's file is open: follow its commits and read the value.
+    func attach(_ database: DatabaseQueue)
+    /// The file is about to be deleted (logout, account deletion): nothing more is read or yielded. Called
+    /// under the files' lock, so it never calls out.
+    func retire()
+    /// The file was deleted: yield the empty value and finish. Called once the files' lock is released
+    /// (finishing runs the stream's termination handler, which takes that lock).
+    func announceCleared()
+}
+
+/// One observation of a value read from a user's file: the value now, then again after every commit that
+/// touches the tables it reads, each read taken after the commit (and whatever the commit's own callbacks
+/// did, such as a search index's update) and yielded only when it differs from the last.
+final class DatabaseWatcher<Value: Sendable & Equatable>: UserDatabaseWatcher {
+    private struct State {
+        var database: DatabaseQueue?
+        var observation: AnyDatabaseCancellable?
+        var last: Value?
+        var finished = false
+    }
+
+    let userId: String
+    private let region: DatabaseRegionObservation
+    private let empty: Value
+    private let read: @Sendable (Database) throws -> Value
+    private let output: AsyncThrowingStream<Value, any Error>.Continuation
+    /// Reads asked for; at most one waits, so a burst of commits costs one read.
+    private let triggers: AsyncStream<Void>.Continuation
+    private let state = Locked(State())
+
+    init(
+        userId: String, tables: [String], empty: Value, read: @escaping @Sendable (Database) throws -> Value,
+        output: AsyncThrowingStream<Value, any Error>.Continuation
+    ) {
+        self.userId = userId
+        region = DatabaseRegionObservation(tracking: tables.isEmpty ? [DatabaseRegion.fullDatabase] : tables.map { Table($0) })
+        self.empty = empty
+        self.read = read
+        self.output = output
+        let (requests, triggers) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        self.triggers = triggers
+        Task { [weak self] in
+            for await _ in requests {
+                guard let self else { return }
+                await self.readAndPublish()
+            }
+        }
+    }
+
+    /// Before the file exists the value is the empty one (unless a first write opened it meanwhile).
+    func start(with database: DatabaseQueue?) {
+        if let database { return attach(database) }
+        state.withLock { state in
+            guard !state.finished, state.database == nil, state.last == nil else { return }
+            state.last = empty
+            output.yield(empty)
+        }
+    }
+
+    func attach(_ database: DatabaseQueue) {
+        let fresh = state.withLock { state in
+            guard !state.finished, state.database !== database else { return false }
+            state.database = database
+            return true
+        }
+        guard fresh else { return }
+        let triggers = self.triggers
+        // Starting waits for a write in progress; the first read follows it.
+        let observation = region.start(in: database, onError: { _ in triggers.yield() }, onChange: { _ in triggers.yield() })
+        let kept = state.withLock { state in
+            guard !state.finished, state.database === database else { return false }
+            state.observation = observation
+            return true
+        }
+        if !kept { observation.cancel() }
+        triggers.yield()
+    }
+
+    func retire() {
+        let observation = state.withLock { state -> AnyDatabaseCancellable? in
+            state.finished = true
+            state.database = nil
+            defer { state.observation = nil }
+            return state.observation
+        }
+        observation?.cancel()
+        triggers.finish()
+    }
+
+    func announceCleared() {
+        if state.withLock({ $0.last }) != empty { output.yield(empty) }
+        output.finish()
+    }
+
+    /// The stream was dropped or its task cancelled.
+    func stop() {
+        retire()
+    }
+
+    private func readAndPublish() async {
+        guard let database = state.withLock({ $0.database }) else { return }
+        do {
+            publish(try await database.read(read))
+        } catch {
+            // A clearing closed the file during the read: the clearing has said so. Otherwise the read failed.
+            let failed = state.withLock { state in
+                guard !state.finished, state.database === database else { return false }
+                state.finished = true
+                return true
+            }
+            if failed {
+                output.finish(throwing: error)
+                stop()
+            }
+        }
+    }
+
+    private func publish(_ value: Value) {
+        state.withLock { state in
+            guard !state.finished, state.last != value else { return }
+            state.last = value
+            output.yield(value)
+        }
+    }
+}

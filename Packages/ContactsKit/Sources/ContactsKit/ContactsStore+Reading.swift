@@ -1,0 +1,65 @@
+import CacheKit
+import Foundation
+import GRDB
+
+// The reads, each one function of a database connection: what a one-shot read and an observation both run.
+extension ContactsStore {
+    static func contacts(_ db: Database, offset: Int, limit: Int) throws -> ContactsPage {
+        let rows = try ContactRow.order(Column("sortKey"), Column("id")).limit(limit, offset: offset).fetchAll(db)
+        return ContactsPage(contacts: try marked(rows.compactMap { try? $0.contact() }, db), total: try ContactRow.fetchCount(db))
+    }
+
+    static func contact(_ db: Database, id: String) throws -> Contact? {
+        guard let contact = try? ContactRow.fetchOne(db, key: id)?.contact() else { return nil }
+        return try marked([contact], db).first
+    }
+
+    static func contacts(_ db: Database, ids: [String]) throws -> [Contact] {
+        let rows = Dictionary(try ContactRow.fetchAll(db, keys: ids).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return try marked(ids.compactMap { try? rows[$0]?.contact() }, db)
+    }
+
+    static func members(_ db: Database, circleId: String) throws -> [Contact] {
+        let rows = try ContactRow.fetchAll(
+            db,
+            sql: """
+                SELECT * FROM contact
+                WHERE EXISTS (SELECT 1 FROM json_each(CAST(contact.body AS TEXT), '$.circles') WHERE value = ?)
+                ORDER BY sortKey, id
+                """, arguments: [circleId])
+        return try marked(rows.compactMap { try? $0.contact() }, db)
+    }
+
+    /// The circles, each marked when a change of it waits, its member count with the waiting changes of
+    /// membership counted.
+    static func circles(_ db: Database) throws -> [ContactCircle] {
+        let circles: [ContactCircle] = try document("circles", db) ?? []
+        let pending = try pendingChanges(db).map(\.change)
+        return circles.map { circle in
+            var circle = circle
+            circle.hasPendingChange = pending.contains { $0.circleIds.contains(circle.id) }
+            circle.memberCount = max(0, circle.memberCount + pending.reduce(0) { $0 + $1.memberDelta(of: circle.id) })
+            return circle
+        }
+    }
+
+    static func suggestions(_ db: Database) throws -> [DuplicateSuggestion] {
+        (try document("suggestions", db) ?? [DuplicateSuggestion]()).filter { $0.status == "pending" }
+    }
+
+    /// The contacts, each marked when a change of it waits for the server.
+    private static func marked(_ contacts: [Contact], _ db: Database) throws -> [Contact] {
+        let pending = try pendingContacts(db)
+        guard !pending.isEmpty else { return contacts }
+        return contacts.map { contact in
+            var contact = contact
+            contact.hasPendingChange = pending.contains(contact.id)
+            return contact
+        }
+    }
+
+    /// The contacts that kept changes touch.
+    private static func pendingContacts(_ db: Database) throws -> Set<String> {
+        Set(try pendingChanges(db).flatMap(\.change.contactIds))
+    }
+}
