@@ -64,7 +64,9 @@ extension EndToEnd {
             _ = try await syncedContacts(app)
             app.clock.advance(by: 25 * 3_600)
             let score = try await whileOffline(app) { try await app.contacts.score() }
-            try require(score.value != nil && score.syncedAt != nil && score.label == "Estimated", "score label \(score.label ?? "none")")
+            try require(
+                score.value != nil && score.syncedAt != nil && score.label == "Estimated · last updated 1 d ago",
+                "score label \(score.label ?? "none")")
             return "score \(score.value?.value ?? 0), synced 25 h ago: \"\(score.label ?? "")\""
         },
         Scenario(kit: "contacts", name: "offline: view score history, the cached 30-day sparkline") { app in

@@ -18,7 +18,7 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct ContactsKitAgainstBackendTests {
     /// The kit on one "device", whose network can be cut.
     struct Device {
-        let clock = ManualClock()
+        let clock: ManualClock
         let network: SwitchableTransport
         /// Where a test steps in: before a request leaves, and on its answer.
         let hook: HookTransport
@@ -29,11 +29,15 @@ import Testing
         let images: ImageCache
         let contacts: ContactsClient
 
-        init(_ backend: ReferenceBackend, directory: URL, credentials: Credentials, syncPageSize: Int = 50) {
-            self.init(baseURL: backend.baseURL, directory: directory, credentials: credentials, syncPageSize: syncPageSize)
+        init(
+            _ backend: ReferenceBackend, directory: URL, credentials: Credentials, syncPageSize: Int = 50,
+            clock: ManualClock = ManualClock()
+        ) {
+            self.init(baseURL: backend.baseURL, directory: directory, credentials: credentials, syncPageSize: syncPageSize, clock: clock)
         }
 
-        init(baseURL: URL, directory: URL, credentials: Credentials, syncPageSize: Int = 50) {
+        init(baseURL: URL, directory: URL, credentials: Credentials, syncPageSize: Int = 50, clock: ManualClock = ManualClock()) {
+            self.clock = clock
             var logger = Logger(label: "contacts-test")
             logger.logLevel = .critical
             network = SwitchableTransport(URLSessionTransport())
@@ -53,13 +57,19 @@ import Testing
         }
     }
 
-    /// Runs `body` with a fresh backend, Alice signed in, and a device of hers in a temporary folder.
-    func withDevice(_ body: (BackendFixture, Credentials, Device) async throws -> Void) async throws {
-        try await withBackend(5) { fixture in
+    /// Runs `body` with a fresh backend, Alice signed in, and a device of hers in a temporary folder. With
+    /// `sharedClock` the backend's clock is the device's (its dates, such as the score's `computedAt`, on the
+    /// same time line; its tokens then expire an hour after sign-in by that clock).
+    func withDevice(sharedClock: Bool = false, _ body: (BackendFixture, Credentials, Device) async throws -> Void) async throws {
+        let clock = ManualClock()
+        let deviceTime: @Sendable () -> Date = { clock.now() }
+        let realTime: @Sendable () -> Date = { Date() }
+        let now = sharedClock ? deviceTime : realTime
+        try await withBackend(5, now: now) { fixture in
             let alice = try await fixture.credentials()
             let folder = try TemporaryDirectory()
             defer { folder.remove() }
-            try await body(fixture, alice, Device(fixture.backend, directory: folder.url, credentials: alice))
+            try await body(fixture, alice, Device(fixture.backend, directory: folder.url, credentials: alice, clock: clock))
         }
     }
 
@@ -129,7 +139,7 @@ import Testing
     }
 
     @Test func oldDataIsLabelledAsTheSpecificationSays() async throws {
-        try await withDevice { (fixture, alice, device) async throws in
+        try await withDevice(sharedClock: true) { (fixture, alice, device) async throws in
             await device.contacts.syncNow()
             #expect(try await device.contacts.contact(id: "c1").label == nil)
             #expect(try await device.contacts.score().label == nil)
@@ -140,7 +150,7 @@ import Testing
             #expect(try await device.contacts.contact(id: "c1").label == "Last updated 1 d ago")
             device.clock.advance(by: 3_600)
             #expect(try await device.contacts.contact(id: "c1").label == "Last updated 1 d ago")
-            #expect(try await device.contacts.score().label == "Estimated")
+            #expect(try await device.contacts.score().label == "Estimated · last updated 1 d ago", "measured from the score's computedAt")
             #expect(try await device.contacts.contacts().label == nil, "a stale list refreshes silently")
         }
     }

@@ -79,7 +79,7 @@ struct StaleReadTests {
             (StaleIndicator.lastUpdated(after: 86_400), 86_400.0, nil as String?),
             (StaleIndicator.lastUpdated(after: 86_400), 86_401.0, "Last updated 1 d ago"),
             (StaleIndicator.lastUpdated(after: 86_400), 2 * 86_400.0, "Last updated 2 d ago"),
-            (StaleIndicator.estimated(after: 86_400), 90_000.0, "Estimated"),
+            (StaleIndicator.estimated(after: 86_400), 90_000.0, "Estimated · last updated 1 d ago"),
             (StaleIndicator.none, 9e9, nil),
         ])
     func labels(indicator: StaleIndicator, age: TimeInterval, label: String?) {

@@ -21,14 +21,14 @@ extension ContactsClient {
             response = try await rest.send(request, policy: .fetchIgnoringCacheCompletely)
         } catch .transport {
             let kept = try storage { try store.enrichment(of: contactId, userId: user) }
-            guard let kept else { return ContactsReading(value: nil, syncedAt: nil, label: "Offline") }
-            let label = StaleIndicator.none.label(for: Freshness(.offline, storedAt: kept.savedAt, now: clock.now()))
-            return ContactsReading(value: kept.value, syncedAt: kept.savedAt, label: label)
+            guard let kept else { return ContactsReading(value: nil, syncedAt: nil, staleLabel: .offlineNeverSeen) }
+            let label = StaleIndicator.none.staleLabel(for: Freshness(.offline, storedAt: kept.savedAt, now: clock.now()))
+            return ContactsReading(value: kept.value, syncedAt: kept.savedAt, staleLabel: label)
         } catch {
             throw .api(error)
         }
         let now = clock.now()
         try storage { try store.saveEnrichment(response.value, at: now, lease: lease) }
-        return ContactsReading(value: response.value, syncedAt: now, label: nil)
+        return ContactsReading(value: response.value, syncedAt: now, staleLabel: nil)
     }
 }

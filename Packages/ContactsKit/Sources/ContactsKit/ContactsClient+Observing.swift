@@ -26,7 +26,10 @@ extension ContactsClient {
 
     /// One contact as it changes (`nil` while the device does not have it).
     public func observeContact(id: String) async throws(ContactsError) -> Updates<Contact?> {
-        observing(Feature.detail, try await currentUser(), empty: nil) { db in try ContactsStore.contact(db, id: id) }
+        observing(Feature.detail, try await currentUser(), empty: nil, refreshed: ContactsStore.refreshKey(contact: id), contactId: id) {
+            db in
+            try ContactsStore.contact(db, id: id)
+        }
     }
 
     /// The circles as they change.
@@ -51,7 +54,9 @@ extension ContactsClient {
 
     /// The profile as it changes.
     public func observeProfile() async throws(ContactsError) -> Updates<ContactProfile?> {
-        observing(Feature.profile, try await currentUser(), empty: nil) { db in try ContactsStore.document("profile", db) }
+        observing(Feature.profile, try await currentUser(), empty: nil, refreshed: ContactsStore.profileRefreshKey) {
+            db -> ContactProfile? in try ContactsStore.document("profile", db)
+        }
     }
 
     /// The contacts matching `query` (as ``search(_:offset:limit:)`` finds them) as the address book changes:
@@ -84,12 +89,18 @@ extension ContactsClient {
         }
     }
 
+    /// The observation, and the refresh the data's age calls for when it starts (as a one-shot read's).
     private func observing<T: Sendable & Equatable>(
-        _ feature: String, _ user: String, empty: T, _ read: @escaping @Sendable (Database) throws -> T
+        _ feature: String, _ user: String, empty: T, refreshed: String? = nil, contactId: String? = nil,
+        _ read: @escaping @Sendable (Database) throws -> T
     ) -> Updates<T> {
         let clock = self.clock
-        return store.files.observe(userId: user, empty: ContactsReading(value: empty, syncedAt: nil, label: nil)) { db in
-            try Self.reading(feature, db, now: clock.now(), read)
+        let syncedAt = try? store.read(user, else: nil) { db in
+            try Self.reading(feature, db, now: clock.now(), refreshed: refreshed) { _ in () }.syncedAt
+        }
+        refreshIfStale(feature, syncedAt: syncedAt ?? nil, contactId: contactId)
+        return store.files.observe(userId: user, empty: ContactsReading(value: empty, syncedAt: nil, staleLabel: nil)) { db in
+            try Self.reading(feature, db, now: clock.now(), refreshed: refreshed, read)
         }
     }
 }

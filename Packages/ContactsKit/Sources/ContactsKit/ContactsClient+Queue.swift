@@ -78,20 +78,11 @@ extension ContactsClient {
     private func undo(_ kept: PendingChange, lease: UserDatabases.Lease) async -> Bool {
         var server = ContactsStore.ServerValues()
         if let id = kept.change.contactId {
-            var request = APIRequest<Contact>(
-                path: PathSegments.path("contacts", id), feature: "contacts.detail", decode: Self.decodeEnvelope)
-            request.owner = lease.userId
-            do {
-                server.contacts[id] = try await rest.send(request, policy: .fetchIgnoringCacheCompletely).value
-            } catch {
-                guard case .server(let answer) = error, answer.status == 404 else { return false }
-                server.contacts[id] = .some(nil)
-            }
+            guard let fetched = await fetchContact(id, for: lease.userId) else { return false }
+            server.contacts[id] = fetched
         }
         if kept.change.restoresSummary {
-            var request = APIRequest<ContactsSummary>(path: "/contacts/summary", feature: "contacts.sync", decode: Self.decodeEnvelope)
-            request.owner = lease.userId
-            guard let summary = try? await rest.send(request, policy: .fetchIgnoringCacheCompletely).value else { return false }
+            guard let summary = await fetchSummary(for: lease.userId) else { return false }
             server.circles = summary.circles
             server.suggestions = summary.suggestions
             server.profile = summary.profile

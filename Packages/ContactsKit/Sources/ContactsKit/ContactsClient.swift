@@ -27,7 +27,7 @@ public final class ContactsClient: Sendable {
         public static let detail = "contacts.detail"
         /// Circles: fresh 24 h, no label.
         public static let circles = "contacts.circles"
-        /// The score: fresh 24 h, "Estimated" past 24 h.
+        /// The score: fresh 24 h, "Estimated · last updated X ago" past 24 h of its `computedAt`.
         public static let score = "contacts.score"
         /// Duplicate suggestions: refreshed by each sync.
         public static let suggestions = "contacts.suggestions"
@@ -87,6 +87,8 @@ public final class ContactsClient: Sendable {
     let environment: CacheEnvironment
     let observers = Locked<[UUID: AsyncStream<ContactsEvent>.Continuation]>([:])
     let follower = Locked<Task<Void, Never>?>(nil)
+    /// When each background refresh last started (``FreshnessWindow/retry``).
+    let refreshAttempts = Locked<[String: Date]>([:])
 
     /// Creates the use cases.
     ///
@@ -124,19 +126,27 @@ public final class ContactsClient: Sendable {
 
     /// A page of the contacts, in name order.
     public func contacts(offset: Int = 0, limit: Int = 50) async throws(ContactsError) -> ContactsReading<ContactsPage> {
-        try reading(Feature.list, try await currentUser(), empty: ContactsPage(contacts: [], total: 0)) { db in
+        let reading = try reading(Feature.list, try await currentUser(), empty: ContactsPage(contacts: [], total: 0)) { db in
             try ContactsStore.contacts(db, offset: offset, limit: limit)
         }
+        refreshIfStale(Feature.list, syncedAt: reading.syncedAt)
+        return reading
     }
 
     /// One contact, `nil` when the device does not have it; labelled "Last updated X ago" past 24 h.
     public func contact(id: String) async throws(ContactsError) -> ContactsReading<Contact?> {
-        try reading(Feature.detail, try await currentUser(), empty: nil) { db in try ContactsStore.contact(db, id: id) }
+        let reading = try reading(Feature.detail, try await currentUser(), empty: nil, refreshed: ContactsStore.refreshKey(contact: id)) {
+            db in try ContactsStore.contact(db, id: id)
+        }
+        refreshIfStale(Feature.detail, syncedAt: reading.syncedAt, contactId: id)
+        return reading
     }
 
     /// The circles.
     public func circles() async throws(ContactsError) -> ContactsReading<[ContactCircle]> {
-        try reading(Feature.circles, try await currentUser(), empty: []) { db in try ContactsStore.circles(db) }
+        let reading = try reading(Feature.circles, try await currentUser(), empty: []) { db in try ContactsStore.circles(db) }
+        refreshIfStale(Feature.circles, syncedAt: reading.syncedAt)
+        return reading
     }
 
     /// The contacts in a circle, in name order (offline too).
@@ -144,7 +154,7 @@ public final class ContactsClient: Sendable {
         try reading(Feature.circles, try await currentUser(), empty: []) { db in try ContactsStore.members(db, circleId: circleId) }
     }
 
-    /// The score with its 30-day history; labelled "Estimated" past 24 h.
+    /// The score with its 30-day history; labelled "Estimated · last updated X ago" 24 h after the server computed it.
     public func score() async throws(ContactsError) -> ContactsReading<ContactScore?> {
         try reading(Feature.score, try await currentUser(), empty: nil) { db in try ContactsStore.document("score", db) }
     }
@@ -156,7 +166,11 @@ public final class ContactsClient: Sendable {
 
     /// The user's profile with the shadow profiles they can switch between.
     public func profile() async throws(ContactsError) -> ContactsReading<ContactProfile?> {
-        try reading(Feature.profile, try await currentUser(), empty: nil) { db in try ContactsStore.document("profile", db) }
+        let reading = try reading(Feature.profile, try await currentUser(), empty: nil, refreshed: ContactsStore.profileRefreshKey) {
+            db -> ContactProfile? in try ContactsStore.document("profile", db)
+        }
+        refreshIfStale(Feature.profile, syncedAt: reading.syncedAt)
+        return reading
     }
 
     /// The contacts matching `query` on the device, best first: a prefix of any word of the name or an
@@ -212,22 +226,28 @@ public final class ContactsClient: Sendable {
         return path
     }
 
-    private func reading<T: Sendable>(_ feature: String, _ user: String, empty: T, _ read: (Database) throws -> T) throws(ContactsError)
-        -> ContactsReading<T>
-    {
+    private func reading<T: Sendable>(
+        _ feature: String, _ user: String, empty: T, refreshed: String? = nil, _ read: (Database) throws -> T
+    ) throws(ContactsError) -> ContactsReading<T> {
         try storage {
-            try store.read(user, else: ContactsReading(value: empty, syncedAt: nil, label: nil)) { db in
-                try Self.reading(feature, db, now: clock.now(), read)
+            try store.read(user, else: ContactsReading(value: empty, syncedAt: nil, staleLabel: nil)) { db in
+                try Self.reading(feature, db, now: clock.now(), refreshed: refreshed, read)
             }
         }
     }
 
-    /// The value `read` reads, with when the last sync completed and the label the feature's age calls for.
-    static func reading<T>(_ feature: String, _ db: Database, now: Date, _ read: (Database) throws -> T) throws -> ContactsReading<T> {
+    /// The value `read` reads, with when the device last had it from the server (the last completed sync,
+    /// or a later refresh of the record `refreshed`) and the label the feature's age calls for. The score's
+    /// age is measured from when the server computed it.
+    static func reading<T>(
+        _ feature: String, _ db: Database, now: Date, refreshed: String? = nil, _ read: (Database) throws -> T
+    ) throws -> ContactsReading<T> {
         let value = try read(db)
-        let syncedAt = try SyncCheckpoint.fetch(db, sync: ContactsStore.syncName)?.lastCompletedAt
-        let label = syncedAt.flatMap { date in staleIndicators[feature]?.label(for: Freshness(.stale, storedAt: date, now: now)) }
-        return ContactsReading(value: value, syncedAt: syncedAt, label: label)
+        let synced = try SyncCheckpoint.fetch(db, sync: ContactsStore.syncName)?.lastCompletedAt
+        let syncedAt = [synced, try refreshed.flatMap { try ContactsStore.refreshedAt($0, db) }].compactMap { $0 }.max()
+        let measuredFrom = (value as? ContactScore)?.computedAt ?? syncedAt
+        let label = measuredFrom.flatMap { date in staleIndicators[feature]?.staleLabel(for: Freshness(.stale, storedAt: date, now: now)) }
+        return ContactsReading(value: value, syncedAt: syncedAt, staleLabel: label)
     }
 
     func storage<T>(_ body: () throws -> T) throws(ContactsError) -> T {

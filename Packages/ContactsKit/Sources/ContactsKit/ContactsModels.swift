@@ -154,10 +154,14 @@ public struct ContactEnrichment: Codable, Sendable, Hashable {
 public struct ContactsReading<Value: Sendable>: Sendable {
     /// The value, from the device.
     public var value: Value
-    /// When the last sync that brought it completed; `nil` before the first.
+    /// When the device last had it from the server (the last completed sync, or a later refresh of this
+    /// record); `nil` before the first.
     public var syncedAt: Date?
-    /// "Last updated 2 d ago", "Estimated", or `nil`.
-    public var label: String?
+    /// The label its age calls for, as a value a screen can render in its language; `nil` for none.
+    public var staleLabel: StaleLabel?
+
+    /// The label's English text: "Last updated 2 d ago", "Estimated · last updated 2 d ago", or `nil`.
+    public var label: String? { staleLabel?.description }
 }
 
 extension ContactsReading: Equatable where Value: Equatable {}

@@ -85,23 +85,28 @@ extension ContactsStore {
                 try ContactRow.deleteOne(db, key: contact.id)
                 index.remove(id: contact.id, in: db)
             }
-            if let id = change.contactId {
-                if let contact = server.contacts[id] ?? nil {
-                    try ContactRow(contact, seen: true).save(db)
-                    index.upsert(contact.searchDocument, in: db)
-                } else if server.contacts.keys.contains(id) {
-                    try ContactRow.deleteOne(db, key: id)
-                    index.remove(id: id, in: db)
-                }
-            }
-            if let circles = server.circles { try Self.save(circles, as: "circles", db) }
-            if let suggestions = server.suggestions { try Self.save(suggestions, as: "suggestions", db) }
-            if let profile = server.profile { try Self.save(profile, as: "profile", db) }
+            try Self.write(server, db, index: index)
             try Self.reapplyPendingChanges(db, index: index)
         }
     }
 
-    /// The server's values a refusal restores.
+    /// Writes the server's values: each contact given (deleted when the server has none), the documents given.
+    static func write(_ server: ServerValues, _ db: Database, index: SearchIndex) throws {
+        for (id, contact) in server.contacts {
+            if let contact {
+                try ContactRow(contact, seen: true).save(db)
+                index.upsert(contact.searchDocument, in: db)
+            } else {
+                try ContactRow.deleteOne(db, key: id)
+                index.remove(id: id, in: db)
+            }
+        }
+        if let circles = server.circles { try save(circles, as: "circles", db) }
+        if let suggestions = server.suggestions { try save(suggestions, as: "suggestions", db) }
+        if let profile = server.profile { try save(profile, as: "profile", db) }
+    }
+
+    /// The server's values a refusal restores, or a refresh brings.
     struct ServerValues: Sendable {
         /// Contacts by id; `nil` for one the server does not have.
         var contacts: [String: Contact?] = [:]

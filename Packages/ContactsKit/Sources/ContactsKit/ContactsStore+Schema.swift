@@ -26,8 +26,12 @@ extension ContactsStore {
                     """)
             try SyncCheckpoint.createTable(db)
         }
-        migrator.registerMigration("v3: how changes ended") { db in
-            try db.execute(sql: "CREATE TABLE settled_change (key TEXT PRIMARY KEY NOT NULL, state TEXT NOT NULL)")
+        migrator.registerMigration("v3: how changes ended, records refreshed") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE settled_change (key TEXT PRIMARY KEY NOT NULL, state TEXT NOT NULL);
+                    CREATE TABLE refreshed (key TEXT PRIMARY KEY NOT NULL, at DOUBLE NOT NULL);
+                    """)
         }
         return migrator
     }

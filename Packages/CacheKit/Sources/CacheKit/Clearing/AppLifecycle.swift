@@ -26,6 +26,7 @@ public final class AppLifecycle: Sendable {
     private let caches: UnifiedCacheManager
     private let clock: any CacheClock
     private let backgroundSince = Locked<Date?>(nil)
+    private let returnActions = Locked<[@Sendable () async -> Void]>([])
 
     /// Creates the hooks over the app's caches.
     public init(caches: UnifiedCacheManager, clock: any CacheClock, revalidateAfter: TimeInterval = 3_600) {
@@ -40,8 +41,14 @@ public final class AppLifecycle: Sendable {
         backgroundSince.withLock { $0 = now }
     }
 
+    /// Runs `action` each time the app returns to the foreground after more than ``revalidateAfter``
+    /// away, once the caches were made stale: a kit's incremental sync started in the background.
+    public func whenBackAfterLongAbsence(_ action: @escaping @Sendable () async -> Void) {
+        returnActions.withLock { $0.append(action) }
+    }
+
     /// The app returns to the foreground: after more than ``revalidateAfter`` away, every cache is
-    /// made stale. Returns whether it was.
+    /// made stale and the actions of ``whenBackAfterLongAbsence(_:)`` run. Returns whether it was.
     @discardableResult
     public func willEnterForeground() async -> Bool {
         let since = backgroundSince.withLock { since in
@@ -50,6 +57,7 @@ public final class AppLifecycle: Sendable {
         }
         guard let since, clock.now().timeIntervalSince(since) > revalidateAfter else { return false }
         await caches.clearTimestamps()
+        for action in returnActions.withLock({ $0 }) { await action() }
         return true
     }
 

@@ -5,13 +5,15 @@
 public struct DataStatus: Sendable, Hashable {
     /// The data's freshness when it was read.
     public var freshness: Freshness
-    /// The text to show, or `nil` for none.
-    public var label: String?
+    /// The label as a value (its kind and date, for a screen to render in its language), or `nil` for none.
+    public var staleLabel: StaleLabel?
+    /// The label's English text, or `nil` for none.
+    public var label: String? { staleLabel?.description }
 
     /// The status of data of this `freshness`, labelled by `indicator`.
     public init(_ freshness: Freshness, indicator: StaleIndicator) {
         self.freshness = freshness
-        label = indicator.label(for: freshness)
+        staleLabel = indicator.staleLabel(for: freshness)
     }
 
     /// Whether the data was served because the network failed.

@@ -12,7 +12,7 @@ public struct StaleIndicator: Sendable, Hashable {
         case none
         /// "Last updated 3 h ago".
         case lastUpdated
-        /// "Estimated".
+        /// "Estimated · last updated 2 d ago".
         case estimated
     }
 
@@ -35,7 +35,7 @@ public struct StaleIndicator: Sendable, Hashable {
         StaleIndicator(style: .lastUpdated, threshold: seconds)
     }
 
-    /// "Estimated" once the data is older than `seconds`.
+    /// "Estimated · last updated … ago" once the data is older than `seconds`.
     public static func estimated(after seconds: TimeInterval) -> StaleIndicator {
         StaleIndicator(style: .estimated, threshold: seconds)
     }
@@ -45,13 +45,18 @@ public struct StaleIndicator: Sendable, Hashable {
     /// Offline data is always labelled with its age ("Offline · last updated 3 h ago"); online data
     /// only past ``threshold``, in the indicator's style.
     public func label(for freshness: Freshness) -> String? {
-        let ago = Self.describe(age: freshness.age)
-        if freshness.state == .offline { return "Offline · last updated \(ago)" }
+        staleLabel(for: freshness)?.description
+    }
+
+    /// The label as a value (its kind and date), for a screen that renders it in its own language; `nil`
+    /// for none. ``label(for:)`` is its English rendering.
+    public func staleLabel(for freshness: Freshness) -> StaleLabel? {
+        if freshness.state == .offline { return StaleLabel(kind: .offline, updatedAt: freshness.storedAt, age: freshness.age) }
         guard freshness.age > threshold else { return nil }
         switch style {
         case .none: return nil
-        case .lastUpdated: return "Last updated \(ago)"
-        case .estimated: return "Estimated"
+        case .lastUpdated: return StaleLabel(kind: .lastUpdated, updatedAt: freshness.storedAt, age: freshness.age)
+        case .estimated: return StaleLabel(kind: .estimated, updatedAt: freshness.storedAt, age: freshness.age)
         }
     }
 

@@ -1,0 +1,108 @@
+import APICore
+import CacheKit
+import CacheKitTesting
+import ContactsKit
+import Foundation
+import HTTPTypes
+import MIBCore
+import Testing
+
+/// The freshness windows drive refreshes, on the device's injected clock: a list or circles read past a day
+/// starts an incremental sync in the background, a detail or the profile past an hour is fetched again, a
+/// push refetches the contacts it names, and the return to the foreground after an hour away syncs.
+@Suite(.timeLimit(.minutes(3))) struct ContactsFreshnessTests {
+    let kit = ContactsKitAgainstBackendTests()
+
+    private func rename(_ fixture: BackendFixture, _ alice: Credentials, _ id: String, _ name: String) async throws {
+        #expect(
+            try await fixture.send(.patch, "/contacts/\(id)", json: #"{"displayName":"\#(name)"}"#, token: alice.accessToken).status == 200)
+    }
+
+    @Test func aListReadPastADayStartsAnIncrementalSyncInTheBackground() async throws {
+        try await kit.withDevice { (fixture, alice, device) async throws in
+            #expect(await device.contacts.syncNow().isComplete)
+            try await rename(fixture, alice, "c1", "Changed on the server")
+            device.clock.advance(by: ContactsClient.FreshnessWindow.list)
+            let before = device.transport.count()
+            _ = try await device.contacts.contacts()
+            _ = try await device.contacts.circles()
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(device.transport.count() == before, "a day old exactly is still fresh: no request")
+            device.clock.advance(by: 1)
+            let reading = try await device.contacts.contacts()
+            #expect(reading.label == nil, "a stale list refreshes silently")
+            try await waitUntil("the background sync brought the server's rename") {
+                try await device.contacts.contact(id: "c1").value?.displayName == "Changed on the server"
+            }
+            #expect(device.contacts.sync.state.activity == .idle || device.contacts.sync.state.isRunning)
+        }
+    }
+
+    @Test func aDetailReadPastAnHourIsFetchedAgainAndItsObserverSeesIt() async throws {
+        try await kit.withDevice { (fixture, alice, device) async throws in
+            #expect(await device.contacts.syncNow().isComplete)
+            let detail = ObservationRecorder(try await device.contacts.observeContact(id: "c2"))
+            try await detail.wait("c2") { $0.last?.value?.id == "c2" }
+            try await rename(fixture, alice, "c2", "Fetched again")
+            device.clock.advance(by: ContactsClient.FreshnessWindow.detail)
+            let before = device.transport.count()
+            _ = try await device.contacts.contact(id: "c2")
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(device.transport.count() == before, "an hour old exactly is still fresh")
+            device.clock.advance(by: 1)
+            #expect(try await device.contacts.contact(id: "c2").value?.displayName != "Fetched again", "answered at once from the device")
+            try await detail.wait("the refetched contact") { $0.last?.value?.displayName == "Fetched again" }
+            #expect(detail.values.last?.syncedAt == device.clock.now(), "its age is now the refetch's")
+            #expect(try await device.contacts.contacts(limit: 500).value.contacts.first { $0.id == "c1" }?.displayName != "Fetched again")
+        }
+    }
+
+    @Test func theProfilePastAnHourIsFetchedAgain() async throws {
+        try await kit.withDevice { (fixture, alice, device) async throws in
+            #expect(await device.contacts.syncNow().isComplete)
+            let profile = try #require(try await device.contacts.profile().value)
+            let other = try #require(profile.shadowProfiles.first { $0.id != profile.activeProfile })
+            #expect(
+                try await fixture.send(.put, "/profile/active", json: #"{"id":"\#(other.id)"}"#, token: alice.accessToken).status == 200)
+            device.clock.advance(by: ContactsClient.FreshnessWindow.detail + 1)
+            _ = try await device.contacts.profile()
+            try await waitUntil("the switched profile fetched again") {
+                try await device.contacts.profile().value?.activeProfile == other.id
+            }
+        }
+    }
+
+    @Test func aPushRefetchesTheContactsItNames() async throws {
+        try await kit.withDevice { (fixture, alice, device) async throws in
+            #expect(await device.contacts.syncNow().isComplete)
+            try await rename(fixture, alice, "c7", "Pushed")
+            #expect(try await fixture.send(.delete, "/contacts/c8", json: "", token: alice.accessToken).status == 200)
+            device.network.isOffline = true
+            try await device.contacts.rename(contactId: "c9", to: "Mine, pending")
+            device.network.isOffline = false
+            try await device.contacts.invalidate(contactIds: ["c7", "c8", "c9"])
+            #expect(try await device.contacts.contact(id: "c7").value?.displayName == "Pushed")
+            #expect(try await device.contacts.contact(id: "c8").value == nil, "deleted on the server")
+            #expect(try await device.contacts.contact(id: "c9").value?.displayName == "Mine, pending", "a pending change still wins")
+        }
+    }
+
+    @Test func backInTheForegroundAfterMoreThanAnHourTheAddressBookSyncs() async throws {
+        try await kit.withDevice { (fixture, alice, device) async throws in
+            #expect(await device.contacts.syncNow().isComplete)
+            let lifecycle = AppLifecycle(caches: UnifiedCacheManager(timeouts: CacheTimeoutPolicy()), clock: device.clock)
+            let contacts = device.contacts
+            lifecycle.whenBackAfterLongAbsence { contacts.syncInBackground() }
+            try await rename(fixture, alice, "c3", "While away")
+            lifecycle.didEnterBackground()
+            device.clock.advance(by: 3_600)
+            #expect(await lifecycle.willEnterForeground() == false, "an hour away exactly: nothing")
+            lifecycle.didEnterBackground()
+            device.clock.advance(by: 3_601)
+            #expect(await lifecycle.willEnterForeground())
+            try await waitUntil("the sync after the long absence") {
+                try await contacts.contact(id: "c3").value?.displayName == "While away"
+            }
+        }
+    }
+}
