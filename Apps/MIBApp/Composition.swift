@@ -105,7 +105,7 @@ public final class Composition: Sendable {
         let transport = connectivity.observing(transport)
         self.transport = transport
         preferences = PreferencesStore(url: support.appendingPathComponent("preferences.json"))
-        environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: cachesDirectory)
+        environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: cachesDirectory, dataDirectory: support)
         telemetry = APITelemetry(clock: clock, sinks: [LoggingTelemetrySink(logger: logger)])
         screens = ScreenTelemetry(
             clock: clock, optedOut: preferences.value(forKey: Self.telemetryOptOutKey, as: Bool.self) ?? false, logger: logger)

@@ -87,7 +87,7 @@ extension Composition {
 
     /// The support folder when the app names none: a sibling of the caches folder, `<caches>-support`.
     static func defaultSupportDirectory(caches: URL) -> URL {
-        caches.deletingLastPathComponent().appendingPathComponent(caches.lastPathComponent + "-support")
+        CacheEnvironment.defaultDataDirectory(caches: caches)
     }
 
     /// The session's token file in the support folder (used where there is no Keychain).

@@ -4,8 +4,9 @@ import Hummingbird
 import NIOCore
 
 /// `GET /avatars/:name` (signed in): a contact's thumbnail, a 100×100 grayscale PNG of about 10 KB drawn
-/// from the name (the same name, the same bytes), `private, max-age=86400` with an `ETag`. A name of
-/// letters, digits, `-` and `_` only, ending in `.png`; anything else is a 404.
+/// from the name (the same name, the same bytes), `private, max-age=86400` with an `ETag`; with
+/// `?size=full`, the full-size photo, 400×400 (about 160 KB). A name of letters, digits, `-` and `_` only,
+/// ending in `.png`; anything else is a 404.
 struct AvatarRoutes {
     let auth: AuthRoutes
 
@@ -18,7 +19,8 @@ struct AvatarRoutes {
                 else {
                     return Envelope.failure(.notFound, code: "NOT_FOUND", message: "No such avatar.")
                 }
-                let png = AvatarImage.png(seed: String(name.dropLast(4)))
+                let side = request.uri.queryParameters["size"] == "full" ? AvatarImage.fullSize : AvatarImage.size
+                let png = AvatarImage.png(seed: String(name.dropLast(4)), side: side)
                 let etag = "\"\(String(AvatarImage.crc32(png[...]), radix: 16))\""
                 if request.headers[.ifNoneMatch] == etag {
                     return Response(status: .notModified, headers: [.eTag: etag, .cacheControl: "private, max-age=86400"])
@@ -34,10 +36,13 @@ struct AvatarRoutes {
 /// A deterministic thumbnail: a PNG written by hand (stored, uncompressed deflate), so the backend needs no
 /// image library.
 enum AvatarImage {
+    /// A thumbnail's side.
     static let size = 100
+    /// A full-size photo's side.
+    static let fullSize = 400
 
-    /// A `size`×`size` 8-bit grayscale PNG whose pixels follow from `seed`.
-    static func png(seed: String) -> [UInt8] {
+    /// A `side`×`side` 8-bit grayscale PNG whose pixels follow from `seed`.
+    static func png(seed: String, side size: Int = size) -> [UInt8] {
         var hash: UInt32 = 2_166_136_261
         for byte in seed.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
         var raw: [UInt8] = []

@@ -4,6 +4,7 @@ import CacheKit
 import CacheKitTesting
 import ContactsKit
 import Foundation
+import HTTPTypes
 import Testing
 
 /// Every action of the offline storage specification's tables, made offline: shown at once and marked
@@ -78,21 +79,38 @@ import Testing
     }
 
     @Test func aRefusedActionsHandleSaysRefusedAndItsEffectIsUndone() async throws {
-        try await kit.withDevice { (_, _, device) async throws in
+        try await kit.withDevice { (fixture, alice, device) async throws in
             let contacts = device.contacts
             #expect(await contacts.syncNow().isComplete)
             await contacts.followQueue()
             device.network.isOffline = true
-            let before = try #require(try await contacts.contact(id: "c4").value)
-            let refused = try await contacts.addContact("c4", toCircle: "circle-404")
-            #expect(try await contacts.contact(id: "c4").value?.circles.contains("circle-404") == true)
+            let refused = try await contacts.addContact("c4", toCircle: "circle-2")
+            #expect(try await contacts.contact(id: "c4").value?.circles.contains("circle-2") == true)
             let state = ObservationRecorder(try await contacts.observeChange(refused))
             try await state.wait("pending") { $0.last == .pending }
             device.network.isOffline = false
+            #expect(try await fixture.send(.delete, "/contacts/c4", json: "", token: alice.accessToken).status == 200)
             #expect(await device.queue.replay().refused.count == 1)
             try await state.wait("refused") { $0.last == .refused }
-            #expect(try await contacts.contact(id: "c4").value?.circles == before.circles, "undone with the server's value")
-            #expect(try await contacts.contact(id: "c4").value?.hasPendingChange == false)
+            #expect(try await contacts.contact(id: "c4").value == nil, "undone with the server's value: deleted there")
+            #expect(try await contacts.circles().value.first { $0.id == "circle-2" }?.hasPendingChange == false)
+        }
+    }
+
+    @Test func anActionOnARecordTheDeviceNoLongerHasIsNotFound() async throws {
+        try await kit.withDevice { (_, _, device) async throws in
+            let contacts = device.contacts
+            #expect(await contacts.syncNow().isComplete)
+            await #expect(throws: ContactsError.notFound) { try await contacts.editContact(id: "c404", ContactEdit(displayName: "x")) }
+            await #expect(throws: ContactsError.notFound) { try await contacts.deleteContact(id: "c404") }
+            await #expect(throws: ContactsError.notFound) { try await contacts.addContact("c1", toCircle: "circle-404") }
+            await #expect(throws: ContactsError.notFound) {
+                try await contacts.restyleCircle(id: "circle-404", emoji: nil, color: "#000000")
+            }
+            #expect(await device.queue.pending().isEmpty, "nothing queued")
+            // Positive control: the same actions on records the device has are queued.
+            try await contacts.addContact("c1", toCircle: "circle-2")
+            #expect(await device.queue.pending().count == 1)
         }
     }
 }

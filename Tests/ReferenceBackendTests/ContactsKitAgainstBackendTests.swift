@@ -19,6 +19,8 @@ import Testing
     /// The kit on one "device", whose network can be cut.
     struct Device {
         let clock: ManualClock
+        /// The device's caches directory (its data directory is beside it).
+        let caches: URL
         let network: SwitchableTransport
         /// Where a test steps in: before a request leaves, and on its answer.
         let hook: HookTransport
@@ -44,7 +46,8 @@ import Testing
             hook = HookTransport(network)
             transport = CountingTransport(hook)
             tokens = StaticTokenProvider(credentials)
-            let environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: directory.appendingPathComponent("caches"))
+            caches = directory.appendingPathComponent("caches")
+            let environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: caches)
             rest = RESTClient(
                 configuration: .init(
                     baseURL: baseURL, transport: transport, environment: environment, tokenProvider: tokens, retry: .none))

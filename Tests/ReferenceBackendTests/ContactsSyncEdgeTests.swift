@@ -310,7 +310,7 @@ import Testing
             await device.contacts.followQueue()
             device.network.isOffline = true
             try await device.contacts.rename(contactId: "c7", to: "Gone soon")
-            try await device.contacts.renameCircle(id: "circle-404", to: "Nowhere")
+            try await device.contacts.deleteCircle(id: "circle-1")  // mandatory: the server refuses
             try await device.contacts.rename(contactId: "c8", to: "Kept")
             device.network.isOffline = false
             #expect(try await fixture.send(.delete, "/contacts/c7", json: "", token: alice.accessToken).status == 200)
@@ -324,9 +324,10 @@ import Testing
             }
             defer { listening.cancel() }
             try await waitUntil("two refusals reported") { refused.withLock { $0.count } >= 2 }
-            #expect(Set(refused.withLock { $0 }) == [ContactsClient.Mutation.edit, ContactsClient.Mutation.editCircle])
+            #expect(Set(refused.withLock { $0 }) == [ContactsClient.Mutation.edit, ContactsClient.Mutation.deleteCircle])
             #expect(try await device.contacts.contact(id: "c7").value == nil, "the server's value restored: deleted")
             #expect(try await device.contacts.contact(id: "c8").value?.displayName == "Kept", "the accepted change stays")
+            #expect(try await device.contacts.circles().value.contains { $0.id == "circle-1" }, "the refused deletion undone")
         }
     }
 

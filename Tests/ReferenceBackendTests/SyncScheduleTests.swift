@@ -141,8 +141,14 @@ private struct Schedule {
             try await read()
         case .offlineRename:
             guard signedIn == alice else { return }
-            try await device.contacts.rename(contactId: contact, to: "D\(seed)-\(counter)")
-            pendingRenames[contact] = "D\(seed)-\(counter)"
+            do {
+                try await device.contacts.rename(contactId: contact, to: "D\(seed)-\(counter)")
+                pendingRenames[contact] = "D\(seed)-\(counter)"
+            } catch {
+                // Only a contact the device shows can be renamed: one it never had, or deleted since, is refused.
+                guard error == .notFound else { throw error }
+                #expect(try await device.contacts.contact(id: contact).value == nil, "seed \(seed): \(contact) refused but shown")
+            }
         case .dispute:
             guard signedIn == alice else { return }
             let reason = "R\(seed)-\(counter)"

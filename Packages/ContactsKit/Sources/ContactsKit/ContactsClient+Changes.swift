@@ -209,6 +209,12 @@ extension ContactsClient {
         let handle = ContactsChange(id: key, mutation: name, recordId: recordId ?? local.contactIds.first ?? local.circleIds.first)
         guard let queue else { throw .noQueue }
         let lease = try await currentLease()
+        let required = local.required
+        let present = try storage {
+            try required.contacts.allSatisfy { try store.contact(userId: lease.userId, id: $0) != nil }
+                && (required.circles.isEmpty || Set(try store.circles(userId: lease.userId).map(\.id)).isSuperset(of: required.circles))
+        }
+        guard present else { throw .notFound }
         try storage { try store.record(local, key: key, lease: lease) }
         // The same change asked again (an import run again after an interruption) is queued once.
         if let queued = await queue.pending().first(where: { $0.idempotencyKey == key }) {

@@ -25,6 +25,7 @@ extension ContactsClient {
             let label = StaleIndicator.none.staleLabel(for: Freshness(.offline, storedAt: kept.savedAt, now: clock.now()))
             return ContactsReading(value: kept.value, syncedAt: kept.savedAt, staleLabel: label)
         } catch {
+            if case .server(let answer) = error, answer.status == 404 { throw .notFound }
             throw .api(error)
         }
         let now = clock.now()

@@ -95,7 +95,8 @@ public final class ContactsClient: Sendable {
     /// - Parameters:
     ///   - rest: the app's REST client (signed in as the user).
     ///   - queue: where changes wait while offline; `nil` refuses changes with ``ContactsError/noQueue``.
-    ///   - environment: the app's clock, logger and caches folder (the files live in `contacts/` under it).
+    ///   - environment: the app's clock, logger and folders (the address book lives in `contacts/` under its
+    ///     data directory, Application Support; photos go through `images` to the caches).
     ///   - images: the app's image cache, for thumbnails.
     ///   - syncPageSize: contacts a page of the sync (1 to 500).
     public init(rest: RESTClient, queue: MutationQueue?, environment: CacheEnvironment, images: ImageCache, syncPageSize: Int = 500) {
@@ -104,9 +105,11 @@ public final class ContactsClient: Sendable {
         self.images = images
         self.environment = environment
         clock = environment.clock
-        store = ContactsStore(directory: environment.cachesDirectory.appendingPathComponent("contacts", isDirectory: true))
+        // The address book is the user's data, not a cache the system may purge; only photos go to the caches.
+        store = ContactsStore(directory: environment.dataDirectory.appendingPathComponent("contacts", isDirectory: true))
         sync = SyncRunner(
-            ContactsSync(rest: rest, store: store, queue: queue, pageSize: min(max(syncPageSize, 1), 500)), clock: environment.clock,
+            ContactsSync(rest: rest, store: store, queue: queue, images: images, pageSize: min(max(syncPageSize, 1), 500)),
+            clock: environment.clock,
             logger: environment.logger)
     }
 
@@ -186,23 +189,32 @@ public final class ContactsClient: Sendable {
     // MARK: Photos
 
     /// The contact's thumbnail from the app's image cache, loaded once; `nil` when it has no photo.
-    /// - Throws: ``ContactsError/api(_:)`` when it is not cached and cannot be loaded.
+    /// - Throws: ``ContactsError/photoMissing`` when the server has no such photo; ``ContactsError/api(_:)``
+    ///   when it is not cached and cannot be loaded (offline: a transport error).
     public func thumbnail(of contact: Contact) async throws(ContactsError) -> Data? {
         guard let path = try Self.photoPath(of: contact) else { return nil }
         let user = try await currentUser()
         let rest = self.rest
+        let failure = Locked<APIError?>(nil)
         do {
             return try await images.image(forKey: path, user: user) {
                 var request = APIRequest<Data>(path: path, feature: "contacts.thumbnail")
                 request.owner = user
-                return try await rest.send(request, policy: .fetchIgnoringCacheCompletely).value
+                do {
+                    return try await rest.send(request, policy: .fetchIgnoringCacheCompletely).value
+                } catch {
+                    failure.withLock { $0 = error as? APIError }
+                    throw error
+                }
             }
         } catch {
-            throw .api(.transport(.other(reason: "\(error)")))
+            guard let cause = failure.withLock({ $0 }) else { throw .api(.transport(.other(reason: "\(error)"))) }
+            throw Self.photoError(cause)
         }
     }
 
     /// The contact's full-size photo, fetched now and never stored.
+    /// - Throws: ``ContactsError/photoMissing`` when the server has no such photo.
     public func fullPhoto(of contact: Contact) async throws(ContactsError) -> Data? {
         guard let path = try Self.photoPath(of: contact) else { return nil }
         var request = APIRequest<Data>(path: path, query: [URLQueryItem(name: "size", value: "full")], feature: "contacts.photo")
@@ -210,8 +222,14 @@ public final class ContactsClient: Sendable {
         do {
             return try await rest.send(request, policy: .fetchIgnoringCacheCompletely).value
         } catch {
-            throw .api(error)
+            throw Self.photoError(error)
         }
+    }
+
+    /// A photo's failure as a screen acts on it: missing on the server, or the request's own.
+    private static func photoError(_ error: APIError) -> ContactsError {
+        if case .server(let answer) = error, answer.status == 404 { return .photoMissing }
+        return .api(error)
     }
 
     // MARK: Steps

@@ -13,6 +13,11 @@ public enum ContactsError: Error, Sendable, Hashable {
     case requiresConnection
     /// The app has no mutation queue, so a change cannot wait for the network.
     case noQueue
+    /// The contact or circle is not on the device (or, for enrichment, not on the server): deleted since
+    /// the screen showed it.
+    case notFound
+    /// The contact's photo is not on the server (a missing file, not a connection that failed).
+    case photoMissing
 }
 
 extension ContactsError: CustomStringConvertible {
@@ -25,6 +30,8 @@ extension ContactsError: CustomStringConvertible {
         case .storage(let reason): "the address book could not be stored: \(reason)"
         case .requiresConnection: "this needs a connection"
         case .noQueue: "no mutation queue to keep the change"
+        case .notFound: "no such contact or circle"
+        case .photoMissing: "the photo is not on the server"
         }
     }
 }
@@ -38,6 +45,8 @@ extension ContactsError: LocalizedError {
         case .storage: "Your contacts could not be read on this device. Try again; if it persists, sign out and in again."
         case .requiresConnection: "Connect to purchase."
         case .noQueue: "This change cannot be kept until you are online. Try again when connected."
+        case .notFound: "This contact or circle no longer exists."
+        case .photoMissing: "This photo is not available."
         }
     }
 }

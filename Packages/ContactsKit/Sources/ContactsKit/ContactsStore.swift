@@ -125,21 +125,24 @@ public final class ContactsStore: CacheClearingParticipant {
     /// made on the device and not yet confirmed are applied again over the page, so a sync never undoes
     /// them (a rename stays, an imported contact is not swept).
     /// - Throws: `CacheError.cleared` when the files were cleared since `lease` was taken.
-    func store(_ page: ContactsSyncPage, checkpoint: SyncCheckpoint, lease: UserDatabases.Lease) throws {
+    /// - Returns: the photo paths of the contacts it removed, whose thumbnails go with them (their enrichment
+    ///   data went in the same transaction).
+    @discardableResult
+    func store(_ page: ContactsSyncPage, checkpoint: SyncCheckpoint, lease: UserDatabases.Lease) throws -> [String] {
         let (database, index) = try opened(lease)
-        try database.write { db in
+        let removedPhotos = try database.write { db -> [String] in
             if page.startsFullSync { try db.execute(sql: "UPDATE contact SET seen = 0") }
             for contact in page.contacts {
                 try ContactRow(contact, seen: true).save(db)
                 index.upsert(contact.searchDocument, in: db)
             }
-            for id in page.deleted {
+            var removed = page.deleted
+            if checkpoint.mode == .full, page.isLast { removed += try String.fetchAll(db, sql: "SELECT id FROM contact WHERE seen = 0") }
+            let photos = try ContactRow.fetchAll(db, keys: removed).compactMap { try? $0.contact().photoPath }
+            for id in removed {
                 try ContactRow.deleteOne(db, key: id)
+                try db.execute(sql: "DELETE FROM document WHERE name = ?", arguments: ["enrichment:\(id)"])
                 index.remove(id: id, in: db)
-            }
-            if checkpoint.mode == .full, page.isLast {
-                for id in try String.fetchAll(db, sql: "SELECT id FROM contact WHERE seen = 0") { index.remove(id: id, in: db) }
-                try db.execute(sql: "DELETE FROM contact WHERE seen = 0")
             }
             if let circles = page.circles { try Self.save(circles, as: "circles", db) }
             if let score = page.score { try Self.save(score, as: "score", db) }
@@ -153,10 +156,12 @@ public final class ContactsStore: CacheClearingParticipant {
             }
             try Self.reapplyPendingChanges(db, index: index)
             try checkpoint.save(db, sync: Self.syncName)
+            return photos
         }
         // A completed run folds its write-ahead log into the file and empties it: 10,000 contacts then take
         // the file's 3 MB on disk, not 3 MB more of log.
         if page.isLast { _ = try database.writeWithoutTransaction { db in try db.checkpoint(.truncate) } }
+        return removedPhotos
     }
 
     static func save(_ value: some Encodable, as name: String, _ db: Database) throws {
@@ -193,18 +198,17 @@ public final class ContactsStore: CacheClearingParticipant {
     /// No keyed entries.
     public func clear(forKey key: String) async throws {}
 
-    /// Contacts held and the bytes of their rows, over every open file.
+    /// Contacts held over every open file, and every byte the kit holds on disk (the files, their logs and
+    /// the key naming them).
     public func statistics() async throws -> [CacheStoreStatistics] {
         var usage = CacheStoreUsage(count: 0, bytes: 0)
         for database in files.openDatabases {
-            let (count, bytes) = try await database.read { db in
-                (
-                    try ContactRow.fetchCount(db),
-                    try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(LENGTH(body)), 0) FROM contact") ?? 0
-                )
-            }
-            usage.count += count
-            usage.bytes += bytes
+            usage.count += try await database.read { db in try ContactRow.fetchCount(db) }
+        }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for name in names {
+            let size = try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)[.size] as? Int
+            usage.bytes += size ?? 0
         }
         return [
             CacheStoreStatistics(

@@ -23,6 +23,8 @@ struct ContactsSync: SyncSource {
     let rest: RESTClient
     let store: ContactsStore
     let queue: MutationQueue?
+    /// Where thumbnails are kept: a removed contact's goes with it.
+    let images: ImageCache?
     let pageSize: Int
 
     var name: String { ContactsStore.syncName }
@@ -103,11 +105,13 @@ struct ContactsSync: SyncSource {
     }
 
     func store(_ page: SyncPage<ContactsSyncPage>, checkpoint: SyncCheckpoint, for owner: UserDatabases.Lease) async throws {
+        let removedPhotos: [String]
         do {
-            try store.store(page.content, checkpoint: checkpoint, lease: owner)
+            removedPhotos = try store.store(page.content, checkpoint: checkpoint, lease: owner)
         } catch {
             throw ContactsError.storage(reason: "\(error)")
         }
+        for path in removedPhotos { try? images?.clear(forKey: path) }
     }
 
     /// The kept changes marked queued, then the keys still queued or refused (refusals are undone by the

@@ -46,6 +46,17 @@ enum LocalChange: Codable, Sendable, Hashable {
         }
     }
 
+    /// The contacts and circles that must be on the device for it to apply (a screen that showed a record
+    /// deleted since gets ``ContactsError/notFound``).
+    var required: (contacts: [String], circles: [String]) {
+        switch self {
+        case .editContact(let id, _), .deleteContact(let id), .rename(let id, _): ([id], [])
+        case .addToCircle(let contact, let circle), .removeFromCircle(let contact, let circle): ([contact], [circle])
+        case .renameCircle(let id, _), .restyleCircle(let id, _, _), .deleteCircle(let id), .setAccessPolicy(let id, _, _): ([], [id])
+        default: ([], [])
+        }
+    }
+
     /// Contacts it adds on the device that the server may never take (undone by removing them).
     var addedContacts: [Contact] {
         switch self {

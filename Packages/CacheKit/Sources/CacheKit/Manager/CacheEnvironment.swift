@@ -2,7 +2,8 @@ import Foundation
 import Logging
 
 /// What every cache of an app shares: the clock, the timeout policy, the metrics registry, the
-/// logger and the caches directory. The composition root creates one and hands it to each kit.
+/// logger, the caches directory and the data directory. The composition root creates one and hands it to
+/// each kit.
 public struct CacheEnvironment: Sendable {
     /// The source of "now".
     public var clock: any CacheClock
@@ -12,8 +13,12 @@ public struct CacheEnvironment: Sendable {
     public var metrics: CacheMetricsRegistry
     /// Where caches report dropped entries and failures (keys redacted).
     public var logger: Logger
-    /// The directory under which each feature's disk store gets a folder of its own.
+    /// The directory under which each feature's disk store gets a folder of its own: what the system may
+    /// purge (Caches), such as responses and photos.
     public var cachesDirectory: URL
+    /// The directory for the user's data that is not a cache, which the system must not purge (Application
+    /// Support): a kit's own records, such as an address book, that the user works on offline.
+    public var dataDirectory: URL
     private let secretBox = Locked<InstallSecret?>(nil)
 
     /// Deletes the secret's file and forgets it: the next use makes a new one. For a clear that leaves
@@ -43,13 +48,31 @@ public struct CacheEnvironment: Sendable {
         timeouts: CacheTimeoutPolicy = CacheTimeoutPolicy(),
         metrics: CacheMetricsRegistry = CacheMetricsRegistry(),
         logger: Logger = Logger(label: "CacheKit"),
-        cachesDirectory: URL = CacheEnvironment.defaultCachesDirectory
+        cachesDirectory: URL = CacheEnvironment.defaultCachesDirectory,
+        dataDirectory: URL? = nil
     ) {
         self.clock = clock
         self.timeouts = timeouts
         self.metrics = metrics
         self.logger = logger
         self.cachesDirectory = cachesDirectory
+        self.dataDirectory = dataDirectory ?? Self.defaultDataDirectory(caches: cachesDirectory)
+    }
+
+    /// The data directory that goes with `caches`: the platform's (``defaultDataDirectory``) for the default
+    /// caches directory, else a folder beside it, `<caches>-support` (a test's temporary folder holds both).
+    public static func defaultDataDirectory(caches: URL) -> URL {
+        if caches.standardizedFileURL == defaultCachesDirectory.standardizedFileURL { return defaultDataDirectory }
+        return caches.deletingLastPathComponent().appendingPathComponent(caches.lastPathComponent + "-support", isDirectory: true)
+    }
+
+    /// The platform's directory for data that is not a cache (`~/Library/Application Support` on Apple
+    /// platforms, `$XDG_DATA_HOME` or `~/.local/share` on Linux), with a `CacheKit` folder.
+    public static var defaultDataDirectory: URL {
+        let base =
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+        return base.appendingPathComponent("CacheKit", isDirectory: true)
     }
 
     /// The platform's caches directory (`~/Library/Caches` on Apple platforms, `$XDG_CACHE_HOME` or

@@ -1,0 +1,83 @@
+import APICore
+import CacheKit
+import CacheKitTesting
+import ContactsKit
+import Foundation
+import HTTPTypes
+import Testing
+
+/// Where the address book lives and what goes with a contact: the user's data in the data directory (not
+/// the caches the system may purge), photos in the caches, a deleted contact's thumbnail and enrichment
+/// removed with it, statistics that count every byte, and errors a screen can act on.
+@Suite(.timeLimit(.minutes(3))) struct ContactsStorageTests {
+    let kit = ContactsKitAgainstBackendTests()
+
+    private func files(under url: URL) -> [String] {
+        (FileManager.default.enumerator(atPath: url.path)?.allObjects as? [String]) ?? []
+    }
+
+    @Test func theAddressBookIsInTheDataDirectoryAndOnlyPhotosInTheCaches() async throws {
+        try await kit.withDevice { (_, _, device) async throws in
+            #expect(await device.contacts.syncNow().isComplete)
+            let zoe = try #require(try await device.contacts.contact(id: "c0").value)
+            _ = try await device.contacts.thumbnail(of: zoe)
+            let store = device.contacts.store.directory.standardizedFileURL.path
+            let caches = device.caches.standardizedFileURL.path
+            #expect(!store.hasPrefix(caches + "/"), "the address book is not a cache: \(store)")
+            #expect(files(under: device.contacts.store.directory).contains { $0.hasSuffix(".sqlite") })
+            #expect(!files(under: device.caches).contains { $0.hasPrefix("contacts") }, "\(files(under: device.caches))")
+            #expect(!files(under: device.caches).isEmpty, "positive control: the thumbnail is in the caches")
+        }
+    }
+
+    @Test func aContactDeletedOnTheServerTakesItsThumbnailAndEnrichmentWithIt() async throws {
+        try await kit.withDevice { (fixture, alice, device) async throws in
+            let contacts = device.contacts
+            #expect(await contacts.syncNow().isComplete)
+            let gone = try #require(try await contacts.contact(id: "c1").value)
+            let kept = try #require(try await contacts.contact(id: "c2").value)
+            for contact in [gone, kept] {
+                #expect(try await contacts.thumbnail(of: contact) != nil)
+                #expect(try await contacts.enrichment(of: contact.id).value != nil)
+            }
+            #expect(try await fixture.send(.delete, "/contacts/c1", json: "", token: alice.accessToken).status == 200)
+            #expect(await contacts.syncNow().isComplete)
+            device.network.isOffline = true
+            #expect(try await contacts.enrichment(of: "c1").label == "Offline", "its enrichment went with it")
+            await #expect(throws: ContactsError.self) { try await contacts.thumbnail(of: gone) }
+            #expect(try await contacts.enrichment(of: "c2").value != nil, "another contact's stays")
+            #expect(try await contacts.thumbnail(of: kept) != nil)
+        }
+    }
+
+    @Test func statisticsCountEveryByteOfTheFiles() async throws {
+        try await kit.withDevice { (_, _, device) async throws in
+            #expect(await device.contacts.syncNow().isComplete)
+            let usage = try #require(try await device.contacts.store.statistics().first?.usage)
+            let onDisk = try FileManager.default.contentsOfDirectory(atPath: device.contacts.store.directory.path).reduce(0) {
+                total, name in
+                let path = device.contacts.store.directory.appendingPathComponent(name).path
+                return total + ((try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0)
+            }
+            #expect(usage.count == 120 && usage.bytes == onDisk && onDisk > 0)
+        }
+    }
+
+    @Test func photosAndEnrichmentSayWhatIsMissingRatherThanOffline() async throws {
+        try await kit.withDevice { (_, _, device) async throws in
+            #expect(await device.contacts.syncNow().isComplete)
+            var missing = try #require(try await device.contacts.contact(id: "c0").value)
+            missing.photoPath = "/avatars/c0.jpg"
+            await #expect(throws: ContactsError.photoMissing) { try await device.contacts.thumbnail(of: missing) }
+            await #expect(throws: ContactsError.photoMissing) { try await device.contacts.fullPhoto(of: missing) }
+            await #expect(throws: ContactsError.notFound) { try await device.contacts.enrichment(of: "c404") }
+            let zoe = try #require(try await device.contacts.contact(id: "c0").value)
+            let thumbnail = try #require(try await device.contacts.thumbnail(of: zoe))
+            let full = try #require(try await device.contacts.fullPhoto(of: zoe))
+            #expect(full.count > thumbnail.count * 4, "the full-size photo is larger: \(full.count) against \(thumbnail.count)")
+            device.network.isOffline = true
+            let offline = await #expect(throws: ContactsError.self) { try await device.contacts.fullPhoto(of: zoe) }
+            #expect(offline != nil && offline != .photoMissing, "offline is not a missing photo: \(String(describing: offline))")
+        }
+    }
+}
