@@ -1,0 +1,62 @@
+import APICore
+import APICoreREST
+import CacheKit
+import Foundation
+
+// Photos: thumbnails through the app's image cache, full-size photos fetched on demand and never stored, and
+// only from the app's own server.
+extension ContactsClient {
+    /// The contact's thumbnail from the app's image cache, loaded once; `nil` when it has no photo.
+    /// - Throws: ``ContactsError/photoMissing`` when the server has no such photo; ``ContactsError/api(_:)``
+    ///   when it is not cached and cannot be loaded (offline: a transport error).
+    public func thumbnail(of contact: Contact) async throws(ContactsError) -> Data? {
+        guard let path = try Self.photoPath(of: contact) else { return nil }
+        let user = try await currentUser()
+        let rest = self.rest
+        let failure = Locked<APIError?>(nil)
+        do {
+            return try await images.image(forKey: path, user: user) {
+                var request = APIRequest<Data>(path: path, feature: "contacts.thumbnail")
+                request.owner = user
+                do {
+                    return try await rest.send(request, policy: .fetchIgnoringCacheCompletely).value
+                } catch {
+                    failure.withLock { $0 = error as? APIError }
+                    throw error
+                }
+            }
+        } catch {
+            guard let cause = failure.withLock({ $0 }) else { throw .api(.transport(.other(reason: "\(error)"))) }
+            throw Self.photoError(cause)
+        }
+    }
+
+    /// The contact's full-size photo, fetched now and never stored.
+    /// - Throws: ``ContactsError/photoMissing`` when the server has no such photo.
+    public func fullPhoto(of contact: Contact) async throws(ContactsError) -> Data? {
+        guard let path = try Self.photoPath(of: contact) else { return nil }
+        var request = APIRequest<Data>(path: path, query: [URLQueryItem(name: "size", value: "full")], feature: "contacts.photo")
+        request.owner = try await currentUser()
+        do {
+            return try await rest.send(request, policy: .fetchIgnoringCacheCompletely).value
+        } catch {
+            throw Self.photoError(error)
+        }
+    }
+
+    /// A photo's failure as a screen acts on it: missing on the server, or the request's own.
+    private static func photoError(_ error: APIError) -> ContactsError {
+        if case .server(let answer) = error, answer.status == 404 { return .photoMissing }
+        return .api(error)
+    }
+
+    /// The contact's photo path, which must be a path on the app's server (`/avatars/…`): an absolute
+    /// URL or a `//host` from server data is refused, so a photo never makes the app call another host.
+    static func photoPath(of contact: Contact) throws(ContactsError) -> String? {
+        guard let path = contact.photoPath else { return nil }
+        guard PathSegments.isServerPath(path) else {
+            throw .api(.invalidRequest(reason: "The contact's photo is not on the app's server."))
+        }
+        return path
+    }
+}
