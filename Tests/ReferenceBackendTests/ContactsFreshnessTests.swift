@@ -1,4 +1,5 @@
 import APICore
+import APICoreTesting
 import CacheKit
 import CacheKitTesting
 import ContactsKit
@@ -103,6 +104,21 @@ import Testing
             try await waitUntil("the sync after the long absence") {
                 try await contacts.contact(id: "c3").value?.displayName == "While away"
             }
+        }
+    }
+
+    @Test func theScoresLabelIsMeasuredFromWhenTheServerComputedIt() async throws {
+        try await kit.withDevice(sharedClock: true) { (fixture, alice, device) async throws in
+            #expect(try await fixture.get("/score", token: alice.accessToken).status == 200, "the score computed now")
+            device.clock.advance(by: 23 * 3_600)
+            device.tokens.set(try await fixture.credentials())  // the first token expired an hour after sign-in
+            #expect(await device.contacts.syncNow().isComplete)
+            device.clock.advance(by: 2 * 3_600)
+            let score = try await device.contacts.score()
+            #expect(score.staleLabel?.kind == .estimated && score.staleLabel?.age == 25 * 3_600, "computed 25 h ago, synced 2 h ago")
+            #expect(score.label == "Estimated · last updated 1 d ago")
+            #expect(try await device.contacts.contacts().label == nil, "the rest is 2 h old")
+            #expect(try await device.contacts.contact(id: "c1").label == nil)
         }
     }
 }
