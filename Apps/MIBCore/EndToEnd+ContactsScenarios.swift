@@ -156,7 +156,7 @@ extension EndToEnd {
             try require(sentCreate == 1 && sentDelete == 1 && !names.contains("Climbing"), "circles after deleting: \(names)")
             return "Climbing created offline, then deleted offline, each sent once"
         },
-        Scenario(kit: "contacts", name: "needs the network: view enrichment data, cached if seen, an Offline badge if not") { app in
+        Scenario(kit: "contacts", name: "needs the network: view enrichment data, cached first if seen, an Offline badge if not") { app in
             _ = try await syncedContacts(app)
             let online = try await app.contacts.enrichment(of: "c5")
             try require(online.value != nil && online.label == nil, "online: \(online.label ?? "no label")")
@@ -165,7 +165,7 @@ extension EndToEnd {
                 (try await app.contacts.enrichment(of: "c5"), try await app.contacts.enrichment(of: "c6"))
             }
             try require(
-                seen.value == online.value && seen.label == "Offline · last updated 3 h ago", "seen before: \(seen.label ?? "none")")
+                seen.value == online.value && seen.label == "Last updated 3 h ago", "seen before: \(seen.label ?? "none")")
             try require(unseen.value == nil && unseen.label == "Offline", "never seen: \(unseen.label ?? "none")")
             return
                 "c5 (\(online.value?.company ?? ""), \(online.value?.title ?? "")) offline: \"\(seen.label ?? "")\"; c6: \"\(unseen.label ?? "")\""

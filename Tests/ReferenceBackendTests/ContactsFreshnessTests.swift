@@ -121,4 +121,20 @@ import Testing
             #expect(try await device.contacts.contact(id: "c1").label == nil)
         }
     }
+
+    @Test func enrichmentIsCachedFirstAndRefreshedInTheBackgroundPastAnHour() async throws {
+        try await kit.withDevice { (_, _, device) async throws in
+            #expect(await device.contacts.syncNow().isComplete)
+            let first = try await device.contacts.enrichment(of: "c5")
+            #expect(first.value != nil && device.transport.count("/contacts/c5/enrichment") == 1)
+            device.clock.advance(by: ContactsClient.FreshnessWindow.detail)
+            #expect(try await device.contacts.enrichment(of: "c5").value == first.value)
+            #expect(device.transport.count("/contacts/c5/enrichment") == 1, "the kept copy, without the network")
+            device.clock.advance(by: 1)
+            device.hook.before { request, _ in request.url.path.hasSuffix("/enrichment") ? .connectionLost(reason: "slow") : nil }
+            let kept = try await device.contacts.enrichment(of: "c5")
+            #expect(kept.value == first.value && kept.label == "Last updated 1 h ago", "at once, with its age")
+            try await waitUntil("the refresh in the background") { device.transport.count("/contacts/c5/enrichment") == 2 }
+        }
+    }
 }

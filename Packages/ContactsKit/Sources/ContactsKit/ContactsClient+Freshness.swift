@@ -58,7 +58,7 @@ extension ContactsClient {
     }
 
     /// Whether a background refresh of `key` may start now (none started within the retry interval).
-    private func mayRefresh(_ key: String) -> Bool {
+    func mayRefresh(_ key: String) -> Bool {
         let now = clock.now()
         return refreshAttempts.withLock { attempts in
             if let last = attempts[key], now.timeIntervalSince(last) < FreshnessWindow.retry { return false }
