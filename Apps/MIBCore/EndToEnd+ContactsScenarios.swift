@@ -136,11 +136,11 @@ extension EndToEnd {
         Scenario(kit: "contacts", name: "needs the network: change access policies, queued in the mutation queue") { app in
             _ = try await syncedContacts(app)
             let sent = try await changedOffline(app) {
-                try await app.contacts.setAccessPolicy(circleId: "circle-2", field: "phone", audience: "nobody")
+                try await app.contacts.setAccessPolicy(circleId: "circle-2", field: "phone", audience: .nobody)
             }
             _ = await app.contacts.syncNow()
             let policy = try await app.contacts.circles().value.first { $0.id == "circle-2" }?.accessPolicies["phone"]
-            try require(sent == 1 && policy == "nobody", "sent \(sent); phone is \(policy ?? "unset")")
+            try require(sent == 1 && policy == .nobody, "sent \(sent); phone is \(policy?.rawValue ?? "unset")")
             return "circle-2's phone numbers hidden offline, sent once, kept by the server"
         },
         Scenario(kit: "contacts", name: "needs the network: create or delete a circle, queued in the mutation queue") { app in

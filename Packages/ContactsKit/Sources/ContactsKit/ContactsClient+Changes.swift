@@ -151,7 +151,7 @@ extension ContactsClient {
     @discardableResult
     public func createCircle(name: String, emoji: String? = nil, color: String = "#888888") async throws(ContactsError) -> ContactCircle {
         let circle = ContactCircle(
-            id: "circle-\(UUID().uuidString)", name: name, emoji: emoji, color: color, type: "custom", memberCount: 0, accessPolicies: [:])
+            id: "circle-\(UUID().uuidString)", name: name, emoji: emoji, color: color, type: .custom, memberCount: 0, accessPolicies: [:])
         var fields: [String: JSONValue] = ["id": .string(circle.id), "name": .string(name), "color": .string(color)]
         if let emoji { fields["emoji"] = .string(emoji) }
         try await change(.createCircle(circle), .post, "/circles", body: JSONValue.object(fields).serialized(), name: Mutation.createCircle)
@@ -169,10 +169,10 @@ extension ContactsClient {
 
     /// Changes who may see one field of a circle's members (`phone` → `nobody`), queued.
     @discardableResult
-    public func setAccessPolicy(circleId: String, field: String, audience: String) async throws(ContactsError) -> ContactsChange {
-        let body = JSONValue.object(["accessPolicies": .object([field: .string(audience)])])
+    public func setAccessPolicy(circleId: String, field: String, audience: AccessAudience) async throws(ContactsError) -> ContactsChange {
+        let body = JSONValue.object(["accessPolicies": .object([field: .string(audience.rawValue)])])
         return try await change(
-            .setAccessPolicy(circleId: circleId, field: field, audience: audience), .patch, PathSegments.path("circles", circleId),
+            .setAccessPolicy(circleId: circleId, field: field, audience: audience.rawValue), .patch, PathSegments.path("circles", circleId),
             body: body.serialized(), name: Mutation.editCircle)
     }
 

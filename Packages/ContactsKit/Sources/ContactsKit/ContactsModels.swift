@@ -15,8 +15,8 @@ public struct Contact: Codable, Sendable, Hashable, Identifiable {
     public var photoPath: String?
     /// The ids of the circles it belongs to.
     public var circles: [String]
-    /// `person`, `business` or `family`.
-    public var profileClass: String
+    /// A person, a business or a family.
+    public var profileClass: ProfileClass
     /// Enrichment badges (`verified`, …).
     public var enrichmentBadges: [String]
     /// When it last changed on the server.
@@ -32,7 +32,7 @@ public struct Contact: Codable, Sendable, Hashable, Identifiable {
     /// Creates a contact.
     public init(
         id: String, displayName: String, phones: [String] = [], emails: [String] = [], photoPath: String? = nil, circles: [String] = [],
-        profileClass: String = "person", enrichmentBadges: [String] = [], updatedAt: Date
+        profileClass: ProfileClass = .person, enrichmentBadges: [String] = [], updatedAt: Date
     ) {
         self.id = id
         self.displayName = displayName
@@ -56,12 +56,12 @@ public struct ContactCircle: Codable, Sendable, Hashable, Identifiable {
     public var emoji: String?
     /// A hex colour.
     public var color: String
-    /// `mandatory`, `prepopulated` or `custom`.
-    public var type: String
+    /// Mandatory, prepopulated or custom.
+    public var type: CircleKind
     /// How many contacts it holds.
     public var memberCount: Int
-    /// Who may see what (`phone: circle`).
-    public var accessPolicies: [String: String]
+    /// Who may see which field of its members (`phone`: `.circle`).
+    public var accessPolicies: [String: AccessAudience]
     /// Whether a change of it made on the device waits for the server ("Will sync when online"). Set by
     /// the device's reads; never stored nor sent.
     public var hasPendingChange = false
@@ -109,12 +109,12 @@ public struct DuplicateSuggestion: Codable, Sendable, Hashable, Identifiable {
     public var contactB: String
     /// 0 to 1.
     public var confidence: Double
-    /// `auto`, `review` or `low`.
-    public var tier: String
+    /// How sure the server is.
+    public var tier: SuggestionTier
     /// Why they look alike.
     public var evidence: [String]
-    /// `pending`, `resolved` or `dismissed`.
-    public var status: String
+    /// Pending, resolved or dismissed.
+    public var status: SuggestionStatus
 }
 
 /// The user's own profile, with the shadow profiles they can switch between.
@@ -129,8 +129,8 @@ public struct ContactProfile: Codable, Sendable, Hashable {
 
     /// The user's name.
     public var displayName: String
-    /// `person`, `business` or `family`.
-    public var profileClass: String
+    /// A person, a business or a family.
+    public var profileClass: ProfileClass
     /// The shadow profiles, available offline.
     public var shadowProfiles: [Shadow]
     /// The id of the one in use.

@@ -140,7 +140,9 @@ extension ContactsStore {
             }
         case .settle(let suggestionId, let status):
             var suggestions: [DuplicateSuggestion] = try document("suggestions", db) ?? []
-            for position in suggestions.indices where suggestions[position].id == suggestionId { suggestions[position].status = status }
+            for position in suggestions.indices where suggestions[position].id == suggestionId {
+                suggestions[position].status = SuggestionStatus(status)
+            }
             try save(suggestions, as: "suggestions", db)
         case .importContacts(let contacts):
             for contact in contacts where try ContactRow.fetchOne(db, key: contact.id) == nil {
@@ -159,7 +161,7 @@ extension ContactsStore {
         case .setAccessPolicy(let circleId, let field, let audience):
             try changeCircles(db) { circles in
                 for position in circles.indices where circles[position].id == circleId {
-                    circles[position].accessPolicies[field] = audience
+                    circles[position].accessPolicies[field] = AccessAudience(audience)
                 }
             }
         case .deleteCircle(let id):

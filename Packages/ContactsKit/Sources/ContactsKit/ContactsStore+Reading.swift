@@ -44,7 +44,7 @@ extension ContactsStore {
     }
 
     static func suggestions(_ db: Database) throws -> [DuplicateSuggestion] {
-        (try document("suggestions", db) ?? [DuplicateSuggestion]()).filter { $0.status == "pending" }
+        (try document("suggestions", db) ?? [DuplicateSuggestion]()).filter { $0.status == .pending }
     }
 
     /// The contacts, each marked when a change of it waits for the server.

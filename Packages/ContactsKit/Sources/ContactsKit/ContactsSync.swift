@@ -179,7 +179,7 @@ struct ContactJSON: Decodable, Sendable {
     var emails: [String]?
     var photoPath: String?
     var circles: [String]?
-    var profileClass: String?
+    var profileClass: ProfileClass?
     var enrichmentBadges: [String]?
     var updatedAt: Date?
     var deleted: Bool?
@@ -188,7 +188,7 @@ struct ContactJSON: Decodable, Sendable {
         Contact(
             id: id, displayName: displayName ?? "", phones: phones ?? [], emails: emails ?? [], photoPath: photoPath,
             circles: circles ?? [],
-            profileClass: profileClass ?? "person", enrichmentBadges: enrichmentBadges ?? [],
+            profileClass: profileClass ?? .person, enrichmentBadges: enrichmentBadges ?? [],
             updatedAt: updatedAt ?? Date(timeIntervalSince1970: 0))
     }
 }
