@@ -9,7 +9,7 @@ import MIBApp
 // requires connectivity" tables that the kit implements, against the reference backend's contacts.
 
 extension EndToEnd {
-    static let contactsScenarios: [Scenario] = contactsOfflineScenarios + contactsConnectivityScenarios
+    static let contactsScenarios: [Scenario] = contactsOfflineScenarios + contactsConnectivityScenarios + contactsActionScenarios
 
     /// Signs in and runs the first (full) sync.
     static func syncedContacts(_ app: DemoComposition) async throws -> SyncReport {

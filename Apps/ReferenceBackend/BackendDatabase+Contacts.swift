@@ -189,9 +189,12 @@ extension BackendDatabase {
                 }
                 return StoredAnswer(status: row["status"], body: row["body"], replayed: true)
             }
+            let now = self.now()
             let nextSeq = {
                 try db.execute(sql: "UPDATE contact_owner SET seq = seq + 1 WHERE userId = ?", arguments: [userId])
-                return try Int.fetchOne(db, sql: "SELECT seq FROM contact_owner WHERE userId = ?", arguments: [userId]) ?? 0
+                let seq = try Int.fetchOne(db, sql: "SELECT seq FROM contact_owner WHERE userId = ?", arguments: [userId]) ?? 0
+                try Self.logChange(db, userId: userId, seq: seq, at: now)
+                return seq
             }
             let answer = try change(db, nextSeq)
             if let idempotencyKey, (200..<300).contains(answer.status) {

@@ -62,6 +62,7 @@ extension BackendDatabase {
             try db.execute(sql: "ALTER TABLE contact_answer ADD COLUMN fingerprint TEXT")
             try db.execute(sql: "ALTER TABLE idempotent_answer ADD COLUMN fingerprint TEXT")
         }
+        migrator.registerMigration("v12-contact-log", migrate: createContactLog)
         return migrator
     }
 }

@@ -13,9 +13,10 @@ import Hummingbird
 ///   of the page's last entry. Resuming: a run cut part way asks again with the token it *started* from
 ///   and the cursor it reached (`since=<first token>&after=<cursor>`); the answer is every change after the
 ///   cursor, so nothing between the cursor and a newer token is skipped. A token or cursor that is not a
-///   number, or a token ahead of the user's change counter (a log the token did not come from), is
-///   `400 INVALID_CURSOR`: sync again in full.
-/// - `GET /contacts/:id`, `GET /contacts/:id/enrichment` (company, title, public profiles), `GET /circles`, `GET /score` (30 days of history), `GET /suggestions?status=pending`,
+///   number, a token ahead of the user's change counter (a log the token did not come from), or one older
+///   than the change log's 30 days (deletions before then are forgotten), is `400 INVALID_CURSOR`: sync
+///   again in full.
+/// - `GET /contacts/:id`, `GET /contacts/:id/enrichment` (company, title, public profiles), `GET /circles`, `GET /score` (30 days of history, recomputed once a day), `GET /suggestions?status=pending`,
 ///   and `GET /contacts/summary`: the circles, the score, the pending suggestions and the profile (with its
 ///   shadow profiles) in one answer (what a sync fetches after the contacts).
 /// - `PATCH /contacts/:id` `{"displayName"?, "phones"?, "emails"?}`, `DELETE /contacts/:id`, `POST /suggestions/:id/resolve|dismiss`,
@@ -78,6 +79,11 @@ struct ContactsRoutes {
                     }
                     after = value
                 }
+                // The log keeps 30 days: a token older than that may miss a deletion forgotten since.
+                guard try database.changesTokenIsKept(userId: user, since: since) else {
+                    return Envelope.failure(
+                        .badRequest, code: "INVALID_CURSOR", message: "The changes token is older than the change log; sync again in full.")
+                }
                 let page = try database.contactChanges(userId: user, since: since, after: after, limit: limit)
                 guard since <= page.seq else {
                     return Envelope.failure(
@@ -88,6 +94,7 @@ struct ContactsRoutes {
         }
         router.get("contacts/summary") { request, _ in
             try signedIn(request) { user in
+                try database.recomputeScoreIfDue(userId: user)
                 guard let (circles, score) = try database.circlesAndScore(userId: user) else {
                     return Envelope.failure(.notFound, code: "NOT_FOUND", message: "No address book yet.")
                 }
@@ -126,6 +133,7 @@ struct ContactsRoutes {
         }
         router.get("score") { request, _ in
             try signedIn(request) { user in
+                try database.recomputeScoreIfDue(userId: user)
                 guard let score = try database.circlesAndScore(userId: user)?.score else {
                     return Envelope.failure(.notFound, code: "NOT_FOUND", message: "No score yet.")
                 }

@@ -172,4 +172,30 @@ func contactsSyncBenchmarks() {
         _ = await client.syncNow()
         return client
     }
+
+    // The memory five screens' observations add to 10,000 synced contacts (a list of 50, a contact, the
+    // circles, a search and the score), against the same client with none (the baseline).
+    let observed = BenchmarkMetric.custom("heap held by the observations (KB)", polarity: .prefersSmaller, useScalingFactor: false)
+    Benchmark(
+        "Contacts 10,000 synced, five observers: memory",
+        configuration: .init(metrics: [observed, held], scalingFactor: .one, maxDuration: .seconds(60), maxIterations: 5)
+    ) { (benchmark: Benchmark, bench: ContactsBench) in
+        let client = bench.client(CountingRequests())
+        let beforeSync = heap_bytes_in_use()
+        _ = await client.syncNow()
+        let before = heap_bytes_in_use()
+        var list = try await client.observeContacts(limit: 50).makeAsyncIterator()
+        var contact = try await client.observeContact(id: "c1").makeAsyncIterator()
+        var circles = try await client.observeCircles().makeAsyncIterator()
+        var search = try await client.observeSearch("mar").makeAsyncIterator()
+        var score = try await client.observeScore().makeAsyncIterator()
+        precondition(try await list.next()?.value.total == 10_000)
+        _ = (try await contact.next(), try await circles.next(), try await search.next(), try await score.next())
+        benchmark.measurement(observed, (Int(heap_bytes_in_use()) - Int(before)) / 1_024)
+        benchmark.measurement(held, (Int(heap_bytes_in_use()) - Int(beforeSync)) / 1_024)
+        blackHole((list, contact, circles, search, score))
+        try await client.store.clearAll()
+    } setup: {
+        try await ContactsBench.start()
+    }
 }

@@ -302,4 +302,5 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     offlineDataBenchmarks()
+    observationBenchmarks()
 }
