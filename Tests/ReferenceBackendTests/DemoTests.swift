@@ -21,6 +21,14 @@ import Testing
         #expect(report.payment.balanceSeenByWatcher == report.payment.balanceAfter)
         #expect(report.revalidations == 6 && report.bytesSaved > 0)
         #expect(report.entriesAfterLogout == 0)
+        // The contacts chapter: an observed list follows the sync's pages; an offline rename marks its row, and
+        // the mark clears when the queue drains.
+        let firstSync = outcomes["Contacts: the first sync of the address book, an observed list of 50 following it"] ?? ""
+        #expect(firstSync.contains("the observed list updated") && firstSync.contains("→"), "\(firstSync)")
+        let offline = outcomes.first { $0.key.hasPrefix("Contacts offline") }?.value ?? ""
+        #expect(offline.contains("c1 marked \"Will sync when online\""), "\(offline)")
+        let online = outcomes.first { $0.key.hasPrefix("Contacts back online") }?.value ?? ""
+        #expect(online.contains("the rename's state sent and c1's mark cleared"), "\(online)")
         // Screens and the funnel were measured: sign-in twice, the catalog three times (network, cache,
         // revalidated), a funnel's detail twice, one payment.
         #expect(report.telemetry.funnel == ["login": 2, "catalog": 3, "detail": 2, "payment": 1])
