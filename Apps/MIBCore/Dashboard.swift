@@ -4,6 +4,7 @@ import APICoreREST
 import AccountsKit
 import CacheKit
 import CatalogKit
+import ContactsKit
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -104,14 +105,17 @@ public final class Dashboard: Sendable {
             needle.isEmpty || [entry.participant, entry.store, entry.key].contains { $0.lowercased().contains(needle) }
         }
         return DashboardState(
-            stores: await app.unified.statistics().map(DashboardState.Store.init), timeToInteractive: timeToInteractive,
+            stores: await app.unified.statistics().map(DashboardState.Store.init),
+            syncs: app.backgroundSync.runners.map(DashboardState.Sync.init),
+            timeToInteractive: timeToInteractive,
             history: history.withLock { $0 },
             errors: .init(requests: alert.requests, failures: alert.failures, rate: alert.rate, alertFiring: alert.isFiring),
             funnel: app.screens.funnel(), entries: entries)
     }
 
-    /// One pass of the demo's use of the app, as a user would: sign in, the catalog screen, a funnel, the
-    /// dashboard and both balances, and every fifth pass a one-cent payment; then two minutes pass on the
+    /// One pass of the demo's use of the app, as a user would: sign in, the address book's sync (full, then
+    /// incremental), the catalog screen, a funnel, the dashboard and both balances, and every fifth pass a
+    /// one-cent payment; then two minutes pass on the
     /// demo's clock (so every third pass finds the catalog stale and revalidates it), and a sample is taken.
     public func drive() async throws {
         let pass = passes.withLock { passes in
@@ -120,6 +124,7 @@ public final class Dashboard: Sendable {
         }
         if app.session.current.user == nil { try await app.signIn() }
         app.screens.reached("login")
+        _ = await app.contacts.syncNow()
         let model = CatalogListModel(client: app.catalog, limit: 20, screens: app.screens)
         await model.load()
         if let slug = await model.current.listing.funnels.first?.slug {

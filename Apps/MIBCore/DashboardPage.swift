@@ -33,6 +33,16 @@ enum DashboardPage {
         </head>
         <body>
         <h1>Cache dashboard <small id="updated"></small></h1>
+        <div class="grid">
+          <section>
+            <h2>Offline data</h2>
+            <table id="offline"><thead><tr><th>data</th><th>records</th><th>bytes</th></tr></thead><tbody></tbody></table>
+          </section>
+          <section>
+            <h2>Syncs</h2>
+            <table id="syncs"><thead><tr><th>sync</th><th>now</th><th>last completed</th><th>last run</th></tr></thead><tbody></tbody></table>
+          </section>
+        </div>
         <section>
           <h2>Stores</h2>
           <table id="stores"><thead><tr><th>participant</th><th>store</th><th>entries</th><th>bytes</th><th>hit rate</th><th></th></tr></thead><tbody></tbody></table>
@@ -41,13 +51,13 @@ enum DashboardPage {
           <section>
             <h2>Time to interactive (ms)</h2>
             <table id="tti"><thead><tr><th>source</th><th>p50</th><th>p90</th><th>p99</th><th>screens</th></tr></thead><tbody></tbody></table>
-            <svg id="tti-chart" width="100%" height="160" viewBox="0 0 600 160" preserveAspectRatio="none"></svg>
+            <svg id="tti-chart" width="100%" viewBox="0 0 600 170"></svg>
             <div class="legend"><span style="color:#2563eb">&#9632; cache p50</span><span style="color:#d97706">&#9632; network p50</span></div>
           </section>
           <section>
             <h2>Errors</h2>
             <p id="errors"></p>
-            <svg id="error-chart" width="100%" height="160" viewBox="0 0 600 160" preserveAspectRatio="none"></svg>
+            <svg id="error-chart" width="100%" viewBox="0 0 600 170"></svg>
             <h2>Funnel</h2>
             <p id="funnel"></p>
           </section>
@@ -72,23 +82,49 @@ enum DashboardPage {
           const body = document.querySelector("#" + id + " tbody");
           body.replaceChildren(...rows);
         }
-        function line(points, color, maxY) {
-          const svgNS = "http://www.w3.org/2000/svg";
+        const svgNS = "http://www.w3.org/2000/svg";
+        // The plot area: x from 50 to 590, y from 10 (the largest value) to 140 (zero); axis labels around it.
+        function line(points, color, maxY, start, span) {
           const polyline = document.createElementNS(svgNS, "polyline");
-          const last = points.length > 1 ? points[points.length - 1][0] - points[0][0] : 1;
-          const start = points.length ? points[0][0] : 0;
           polyline.setAttribute("points", points.map(([x, y]) =>
-            (((x - start) / (last || 1)) * 590 + 5).toFixed(1) + "," + (155 - (y / (maxY || 1)) * 145).toFixed(1)).join(" "));
+            (50 + ((x - start) / (span || 1)) * 540).toFixed(1) + "," + (140 - (y / (maxY || 1)) * 130).toFixed(1)).join(" "));
           polyline.setAttribute("fill", "none");
           polyline.setAttribute("stroke", color);
           polyline.setAttribute("stroke-width", "2");
           polyline.setAttribute("class", "series");
           return polyline;
         }
-        function chart(id, series) {
+        function label(x, y, value, anchor) {
+          const node = document.createElementNS(svgNS, "text");
+          node.setAttribute("x", x);
+          node.setAttribute("y", y);
+          node.setAttribute("text-anchor", anchor);
+          node.setAttribute("font-size", "11");
+          node.setAttribute("fill", "#5a6376");
+          node.setAttribute("class", "axis-label");
+          node.textContent = value;
+          return node;
+        }
+        function axis(x1, y1, x2, y2) {
+          const node = document.createElementNS(svgNS, "line");
+          for (const [key, value] of Object.entries({ x1, y1, x2, y2 })) node.setAttribute(key, value);
+          node.setAttribute("stroke", "#c5cad3");
+          return node;
+        }
+        // A chart with its values on its axes: the largest value and zero on the left (in `unit`), the
+        // first and last sample's time (seconds since the dashboard started) below.
+        function chart(id, series, unit) {
           const svg = document.getElementById(id);
-          const maxY = Math.max(1, ...series.flatMap((s) => s.points.map((p) => p[1])));
-          svg.replaceChildren(...series.filter((s) => s.points.length).map((s) => line(s.points, s.color, maxY)));
+          const all = series.flatMap((s) => s.points);
+          const maxY = Math.max(1, ...all.map((p) => p[1]));
+          const start = all.length ? Math.min(...all.map((p) => p[0])) : 0;
+          const end = all.length ? Math.max(...all.map((p) => p[0])) : 0;
+          const round = (value) => (value >= 10 ? value.toFixed(0) : value.toFixed(1));
+          svg.replaceChildren(
+            axis(50, 10, 50, 140), axis(50, 140, 590, 140),
+            label(45, 14, round(maxY) + " " + unit, "end"), label(45, 140, "0", "end"),
+            label(50, 158, start.toFixed(0) + " s", "start"), label(590, 158, end.toFixed(0) + " s", "end"),
+            ...series.filter((s) => s.points.length).map((s) => line(s.points, s.color, maxY, start, end - start)));
         }
         async function clearParticipant(name) {
           await fetch("/api/clear?participant=" + encodeURIComponent(name), { method: "POST", headers: { "X-MIB-Token": "__MIB_TOKEN__" } });
@@ -113,8 +149,17 @@ enum DashboardPage {
           chart("tti-chart", [
             { color: "#2563eb", points: state.history.filter((h) => h.timeToInteractive.cache !== undefined).map((h) => [h.second, h.timeToInteractive.cache]) },
             { color: "#d97706", points: state.history.filter((h) => h.timeToInteractive.network !== undefined).map((h) => [h.second, h.timeToInteractive.network]) },
-          ]);
-          chart("error-chart", [{ color: "#b3261e", points: state.history.map((h) => [h.second, h.errorRate * 100]) }]);
+          ], "ms");
+          chart("error-chart", [{ color: "#b3261e", points: state.history.map((h) => [h.second, h.errorRate * 100]) }], "%");
+          const held = (participant) => state.stores.filter((s) => s.participant === participant)
+            .reduce((sum, s) => [sum[0] + s.entries, sum[1] + s.bytes], [0, 0]);
+          fill("offline", [["address book", held("contacts")], ["photo cache", held("images")], ["chat history", held("chat-history")]]
+            .map(([name, [records, bytes]]) => row([name, records, bytes])));
+          fill("syncs", state.syncs.map((s) => row([
+            s.name, s.activity + (s.firstSyncFinished ? "" : " (first sync not finished)"),
+            s.lastCompletedAt ? new Date(s.lastCompletedAt).toLocaleString() : "never",
+            s.lastOutcome ? s.lastMode + ", " + s.lastPages + (s.lastPages === 1 ? " page, " : " pages, ") + s.lastItems + " records: "
+              + s.lastOutcome + " in " + s.lastMilliseconds + " ms" : "none yet"])));
           const errors = document.getElementById("errors");
           const status = document.createElement("span");
           status.id = "alert";

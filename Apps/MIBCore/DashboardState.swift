@@ -43,7 +43,24 @@ public struct DashboardState: Codable, Sendable {
         public var alertFiring: Bool
     }
 
+    /// A kit's sync: what it is doing, when it last completed, and how its last run went.
+    public struct Sync: Codable, Sendable, Hashable {
+        public var name: String
+        /// `idle`, `running` (with pages and records so far) or `failed` (with why).
+        public var activity: String
+        public var lastCompletedAt: Date?
+        public var firstSyncFinished: Bool
+        /// The last run's mode, pages, records, outcome and duration in milliseconds, if one ran.
+        public var lastMode: String?
+        public var lastPages: Int?
+        public var lastItems: Int?
+        public var lastOutcome: String?
+        public var lastMilliseconds: Int?
+    }
+
     public var stores: [Store]
+    /// Every kit's sync (the address book's, the chat history's).
+    public var syncs: [Sync]
     public var timeToInteractive: [String: Percentiles]
     public var history: [Sample]
     public var errors: Errors
@@ -58,6 +75,24 @@ extension DashboardState.Store {
             participant: statistics.participant, store: statistics.counts.store, entries: statistics.usage.count,
             bytes: statistics.usage.bytes, hits: statistics.counts.hits, misses: statistics.counts.misses,
             hitRate: statistics.counts.hitRate)
+    }
+}
+
+extension DashboardState.Sync {
+    init(_ runner: SyncRunner) {
+        let state = runner.state
+        let report = runner.lastReport
+        let activity: String
+        switch state.activity {
+        case .idle: activity = "idle"
+        case .running(let pages, let items, let total):
+            activity = "running: \(pages) pages, \(items)\(total.map { " of \($0)" } ?? "") records"
+        case .failed(let failure): activity = "failed: \(failure.localizedDescription)"
+        }
+        self.init(
+            name: runner.name, activity: activity, lastCompletedAt: state.lastCompletedAt, firstSyncFinished: state.isFirstSyncFinished,
+            lastMode: report?.mode?.rawValue, lastPages: report?.pages, lastItems: report?.items, lastOutcome: report?.outcome.rawValue,
+            lastMilliseconds: report.map { Int($0.duration * 1_000) })
     }
 }
 

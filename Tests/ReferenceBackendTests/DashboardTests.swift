@@ -43,6 +43,9 @@ import Testing
             let catalog = state.stores.first { $0.participant == "catalog" && $0.store == "http" }
             #expect((catalog?.entries ?? 0) > 0 && (catalog?.bytes ?? 0) > 0)
             #expect((catalog?.hitRate ?? 0) > 0, "the second pass reads the catalog from the cache")
+            let contacts = state.syncs.first { $0.name == "contacts" }
+            #expect(contacts?.lastOutcome == "completed" && contacts?.firstSyncFinished == true && contacts?.activity == "idle")
+            #expect(contacts?.lastMode == "incremental", "the third pass synced only what changed")
             let images = state.stores.first { $0.participant == "images" }
             #expect(images?.entries == 5 && (images?.hitRate ?? 0) > 0, "the thumbnails: loaded once, then read from the image cache")
             #expect(state.timeToInteractive["network"] != nil && state.timeToInteractive["cache"] != nil)
@@ -127,6 +130,9 @@ import Testing
             #expect(dom.contains("<polyline"), "the time-to-interactive chart is drawn")
             #expect(dom.contains("id=\"alert\" class=\"quiet\">no alert"), "the alert's state is shown")
             #expect(dom.contains("login 3"), "the funnel is shown")
+            #expect(dom.contains("<td>address book</td>") && dom.contains("<td>photo cache</td>"), "the offline data is shown")
+            #expect(dom.contains("<td>contacts</td><td>idle</td>") && dom.contains("pages"), "each sync's state and last run")
+            #expect(dom.contains("class=\"axis-label\">0</text>") && dom.contains(" s</text>"), "the charts' values on their axes")
         }
     }
 }

@@ -30,6 +30,7 @@ public final class SyncRunner: Sendable {
     private let current = Locked<SharedSyncRun?>(nil)
     private let stoppingGrace: Duration
     private let status = SyncStatus()
+    private let lastRun = Locked<SyncReport?>(nil)
     private let lastCompletedNow: @Sendable () async -> Date?
 
     /// A runner for `source`.
@@ -49,7 +50,12 @@ public final class SyncRunner: Sendable {
         self.clock = clock
         self.stoppingGrace = stoppingGrace
         let status = self.status
-        body = { run in await Self.run(source, in: run, clock: clock, logger: logger, status: status) }
+        let lastRun = self.lastRun
+        body = { run in
+            let report = await Self.run(source, in: run, clock: clock, logger: logger, status: status)
+            lastRun.withLock { $0 = report }
+            return report
+        }
         ownerNow = { (try? await source.owner()).map { RunOwner($0) } }
         lastCompletedNow = {
             guard let owner = try? await source.owner() else { return nil }
@@ -59,6 +65,9 @@ public final class SyncRunner: Sendable {
 
     /// Where the sync stands now (see ``states()``).
     public var state: SyncState { status.value }
+
+    /// The report of the last run that ended, for a dashboard; `nil` before the first.
+    public var lastReport: SyncReport? { lastRun.withLock { $0 } }
 
     /// Where the sync stands, now and after each change: a run starting, each page stored, its end (idle,
     /// or failed with why). ``SyncState/lastCompletedAt`` is the signed-in user's, read from the
