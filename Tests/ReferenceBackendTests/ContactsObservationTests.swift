@@ -106,7 +106,19 @@ import Testing
             defer { following.cancel() }
             try await waitUntil("the first state") { !states.withLock { $0 }.isEmpty }
             #expect(states.withLock { $0 }.first?.isFirstSyncFinished == false, "before the first sync")
+            // Before each request of the run, what the state says: the pages stored so far.
+            let progress = Locked<[SyncState.Activity]>([])
+            let sync = device.contacts.sync
+            device.hook.before { _, _ in
+                progress.withLock { $0.append(sync.state.activity) }
+                return nil
+            }
             #expect(await device.contacts.syncNow().isComplete)
+            device.hook.before(nil)
+            let seenProgress = progress.withLock { $0 }
+            #expect(
+                seenProgress.contains(.running(pages: 1, items: 50, total: nil))
+                    && seenProgress.contains(.running(pages: 2, items: 100, total: nil)), "each page counted: \(seenProgress)")
             try await waitUntil("the completed state") { states.withLock { $0 }.last?.isFirstSyncFinished == true }
             let seen = states.withLock { $0 }
             #expect(seen.contains { $0.isRunning }, "running was shown: \(seen)")
