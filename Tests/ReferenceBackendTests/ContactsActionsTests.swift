@@ -54,6 +54,9 @@ import Testing
                 return states.allSatisfy { $0 == .sent }
             }
             #expect(try await contacts.contact(id: "c2").value?.hasPendingChange == false, "no longer waiting")
+            let sentCircle = try #require(try await contacts.circles().value.first { $0.id == "circle-2" })
+            #expect(
+                sentCircle.memberCount == circle.memberCount && !sentCircle.hasPendingChange, "sent, the count kept until the next summary")
 
             // Visible on the server.
             func body(_ path: String) async throws -> String {
@@ -94,6 +97,22 @@ import Testing
             try await state.wait("refused") { $0.last == .refused }
             #expect(try await contacts.contact(id: "c4").value == nil, "undone with the server's value: deleted there")
             #expect(try await contacts.circles().value.first { $0.id == "circle-2" }?.hasPendingChange == false)
+        }
+    }
+
+    @Test func addingAMemberAlreadyInTheCircleCountsNothing() async throws {
+        try await kit.withDevice { (_, _, device) async throws in
+            let contacts = device.contacts
+            #expect(await contacts.syncNow().isComplete)
+            let member = try #require(try await contacts.members(ofCircle: "circle-3").value.first)
+            let before = try #require(try await contacts.circles().value.first { $0.id == "circle-3" }).memberCount
+            device.network.isOffline = true
+            try await contacts.addContact(member.id, toCircle: "circle-3")
+            let after = try #require(try await contacts.circles().value.first { $0.id == "circle-3" })
+            #expect(after.memberCount == before && after.hasPendingChange, "\(before) then \(after.memberCount)")
+            let outsider = try #require(try await contacts.contacts(limit: 500).value.contacts.first { !$0.circles.contains("circle-3") })
+            try await contacts.addContact(outsider.id, toCircle: "circle-3")
+            #expect(try await contacts.circles().value.first { $0.id == "circle-3" }?.memberCount == before + 1, "positive control")
         }
     }
 

@@ -39,6 +39,26 @@ import Testing
         }
     }
 
+    @Test func aHandleKeptAcrossALogoutIsRefusedRatherThanTouchingTheClosedFile() async throws {
+        try await withFiles { files in
+            let lease = files.lease(for: "alice")
+            try await files.database(for: lease).write { db in try db.execute(sql: "INSERT INTO item (page) VALUES (1)") }
+            // A reader and a writer that took the handle before the logout, and use it after.
+            let reader = try #require(try files.existingDatabase(for: "alice"))
+            let writer = try files.database(for: lease)
+            func count(_ database: UserDatabase) throws -> Int? {  // the blocking read
+                try database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") }
+            }
+            #expect(try count(reader) == 1, "positive control")
+            try files.removeAll()
+            #expect(throws: CacheError.cleared) { try count(reader) }
+            await #expect(throws: CacheError.cleared) { try await reader.read { db in try Int.fetchOne(db, sql: "SELECT 1") } }
+            #expect(throws: CacheError.cleared) { try writer.write { db in try db.execute(sql: "INSERT INTO item (page) VALUES (2)") } }
+            #expect(throws: CacheError.cleared) { try writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) } }
+            #expect(!FileManager.default.fileExists(atPath: files.directory.path), "nothing recreated")
+        }
+    }
+
     @Test func aReadNeverCreatesAFile() async throws {
         try await withFiles { files in
             #expect(try files.existingDatabase(for: "alice") == nil)

@@ -48,8 +48,11 @@ extension ContactsStore {
     /// (`nil`: a kill between keeping and queueing it).
     func forget(key: String, as outcome: ContactsChange.State?, lease: UserDatabases.Lease) throws {
         try files.database(for: lease).write { db in
+            let change = try Data.fetchOne(db, sql: "SELECT body FROM pending_change WHERE key = ?", arguments: [key])
+                .flatMap { try? Self.decoder.decode(LocalChange.self, from: $0) }
             try db.execute(sql: "DELETE FROM pending_change WHERE key = ?", arguments: [key])
             if let outcome { try Self.settle(key: key, as: outcome, db) }
+            if outcome == .sent { try Self.keepMemberCounts(of: change?.membershipCircles ?? [], db) }
         }
     }
 

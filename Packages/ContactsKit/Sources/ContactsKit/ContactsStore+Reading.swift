@@ -30,17 +30,37 @@ extension ContactsStore {
         return try marked(rows.compactMap { try? $0.contact() }, db)
     }
 
-    /// The circles, each marked when a change of it waits, its member count with the waiting changes of
-    /// membership counted.
+    /// The circles, each marked when a change of it waits. A circle whose members a waiting change edits is
+    /// counted on the device (its members among the contacts); the others keep the server's count.
     static func circles(_ db: Database) throws -> [ContactCircle] {
         let circles: [ContactCircle] = try document("circles", db) ?? []
         let pending = try pendingChanges(db).map(\.change)
-        return circles.map { circle in
+        let recount = Set(pending.flatMap(\.membershipCircles))
+        return try circles.map { circle in
             var circle = circle
             circle.hasPendingChange = pending.contains { $0.circleIds.contains(circle.id) }
-            circle.memberCount = max(0, circle.memberCount + pending.reduce(0) { $0 + $1.memberDelta(of: circle.id) })
+            if recount.contains(circle.id) { circle.memberCount = try memberCount(of: circle.id, db) }
             return circle
         }
+    }
+
+    /// How many contacts on the device are in the circle.
+    static func memberCount(of circleId: String, _ db: Database) throws -> Int {
+        try Int.fetchOne(
+            db,
+            sql:
+                "SELECT COUNT(*) FROM contact WHERE EXISTS (SELECT 1 FROM json_each(CAST(contact.body AS TEXT), '$.circles') WHERE value = ?)",
+            arguments: [circleId]) ?? 0
+    }
+
+    /// Keeps the device's count of each circle a sent change of membership edited, until the server's next
+    /// summary brings its own.
+    static func keepMemberCounts(of circleIds: [String], _ db: Database) throws {
+        guard !circleIds.isEmpty, var circles: [ContactCircle] = try document("circles", db) else { return }
+        for index in circles.indices where circleIds.contains(circles[index].id) {
+            circles[index].memberCount = try memberCount(of: circles[index].id, db)
+        }
+        try save(circles, as: "circles", db)
     }
 
     static func suggestions(_ db: Database) throws -> [DuplicateSuggestion] {

@@ -149,10 +149,14 @@ public final class ContactsStore: CacheClearingParticipant {
             if let suggestions = page.suggestions { try Self.save(suggestions, as: "suggestions", db) }
             if let profile = page.profile { try Self.save(profile, as: "profile", db) }
             if let queue = page.queue {
-                for key in queue.keptBefore.subtracting(queue.stillQueued) {
+                let sent = queue.keptBefore.subtracting(queue.stillQueued)
+                let edited = try Self.pendingChanges(db).filter { sent.contains($0.key) }.flatMap(\.change.membershipCircles)
+                for key in sent {
                     try db.execute(sql: "DELETE FROM pending_change WHERE key = ?", arguments: [key])
                     try Self.settle(key: key, as: .sent, db)
                 }
+                // A page with the summary brought the server's counts; without it, keep the device's.
+                if page.circles == nil { try Self.keepMemberCounts(of: edited, db) }
             }
             try Self.reapplyPendingChanges(db, index: index)
             try checkpoint.save(db, sync: Self.syncName)
@@ -226,12 +230,12 @@ public final class ContactsStore: CacheClearingParticipant {
 
     /// The lease's database and search index, the index built from the file on first use.
     /// - Throws: `CacheError.cleared` when the files were cleared since `lease` was taken.
-    func opened(_ lease: UserDatabases.Lease) throws -> (database: DatabaseQueue, index: SearchIndex) {
+    func opened(_ lease: UserDatabases.Lease) throws -> (database: UserDatabase, index: SearchIndex) {
         let database = try files.database(for: lease)
         return (database, try index(of: database, userId: lease.userId))
     }
 
-    private func index(of database: DatabaseQueue, userId: String) throws -> SearchIndex {
+    private func index(of database: UserDatabase, userId: String) throws -> SearchIndex {
         if let index = indexes.withLock({ $0[userId] }) { return index }
         let index = SearchIndex(name: "contacts.search")
         index.rebuild(try database.read { db in try ContactRow.fetchAll(db).compactMap { try? $0.contact().searchDocument } })

@@ -74,12 +74,11 @@ enum LocalChange: Codable, Sendable, Hashable {
         }
     }
 
-    /// How it changes the members of `circleId` as the device counts them.
-    func memberDelta(of circleId: String) -> Int {
+    /// The circles whose members it changes.
+    var membershipCircles: [String] {
         switch self {
-        case .addToCircle(_, let id) where id == circleId: 1
-        case .removeFromCircle(_, let id) where id == circleId: -1
-        default: 0
+        case .addToCircle(_, let id), .removeFromCircle(_, let id): [id]
+        default: []
         }
     }
 }

@@ -7,7 +7,7 @@ protocol UserDatabaseWatcher: AnyObject, Sendable {
     /// Whose file it reads.
     var userId: String { get }
     /// The user's file is open: follow its commits and read the value.
-    func attach(_ database: DatabaseQueue)
+    func attach(_ database: UserDatabase)
     /// The file is about to be deleted (logout, account deletion): nothing more is read or yielded. Called
     /// under the files' lock, so it never calls out.
     func retire()
@@ -21,14 +21,14 @@ protocol UserDatabaseWatcher: AnyObject, Sendable {
 /// did, such as a search index's update) and yielded only when it differs from the last.
 final class DatabaseWatcher<Value: Sendable & Equatable>: UserDatabaseWatcher {
     private struct State {
-        var database: DatabaseQueue?
-        var observation: AnyDatabaseCancellable?
+        var database: UserDatabase?
+        var observer: CommitObserver?
         var last: Value?
         var finished = false
     }
 
     let userId: String
-    private let region: DatabaseRegionObservation
+    private let tables: Set<String>
     private let empty: Value
     private let read: @Sendable (Database) throws -> Value
     private let output: AsyncThrowingStream<Value, any Error>.Continuation
@@ -41,7 +41,7 @@ final class DatabaseWatcher<Value: Sendable & Equatable>: UserDatabaseWatcher {
         output: AsyncThrowingStream<Value, any Error>.Continuation
     ) {
         self.userId = userId
-        region = DatabaseRegionObservation(tracking: tables.isEmpty ? [DatabaseRegion.fullDatabase] : tables.map { Table($0) })
+        self.tables = Set(tables.map { $0.lowercased() })
         self.empty = empty
         self.read = read
         self.output = output
@@ -56,7 +56,7 @@ final class DatabaseWatcher<Value: Sendable & Equatable>: UserDatabaseWatcher {
     }
 
     /// Before the file exists the value is the empty one (unless a first write opened it meanwhile).
-    func start(with database: DatabaseQueue?) {
+    func start(with database: UserDatabase?) {
         if let database { return attach(database) }
         state.withLock { state in
             guard !state.finished, state.database == nil, state.last == nil else { return }
@@ -65,33 +65,37 @@ final class DatabaseWatcher<Value: Sendable & Equatable>: UserDatabaseWatcher {
         }
     }
 
-    func attach(_ database: DatabaseQueue) {
+    func attach(_ database: UserDatabase) {
         let fresh = state.withLock { state in
-            guard !state.finished, state.database !== database else { return false }
+            guard !state.finished, state.database?.queue !== database.queue else { return false }
             state.database = database
             return true
         }
         guard fresh else { return }
         let triggers = self.triggers
-        // Starting waits for a write in progress; the first read follows it.
-        let observation = region.start(in: database, onError: { _ in triggers.yield() }, onChange: { _ in triggers.yield() })
+        let observer = CommitObserver(tables: tables) { triggers.yield() }
+        // Added on the file's queue, after a write in progress; refused once a clearing closed the file.
+        guard (try? database.writeWithoutTransaction { db in db.add(transactionObserver: observer, extent: .observerLifetime) }) != nil
+        else {
+            return
+        }
         let kept = state.withLock { state in
-            guard !state.finished, state.database === database else { return false }
-            state.observation = observation
+            guard !state.finished, state.database?.queue === database.queue else { return false }
+            state.observer = observer
             return true
         }
-        if !kept { observation.cancel() }
+        if !kept { observer.cancel() }
         triggers.yield()
     }
 
     func retire() {
-        let observation = state.withLock { state -> AnyDatabaseCancellable? in
+        let observer = state.withLock { state -> CommitObserver? in
             state.finished = true
             state.database = nil
-            defer { state.observation = nil }
-            return state.observation
+            defer { state.observer = nil }
+            return state.observer
         }
-        observation?.cancel()
+        observer?.cancel()
         triggers.finish()
     }
 
@@ -112,7 +116,7 @@ final class DatabaseWatcher<Value: Sendable & Equatable>: UserDatabaseWatcher {
         } catch {
             // A clearing closed the file during the read: the clearing has said so. Otherwise the read failed.
             let failed = state.withLock { state in
-                guard !state.finished, state.database === database else { return false }
+                guard !state.finished, state.database?.queue === database.queue else { return false }
                 state.finished = true
                 return true
             }
@@ -129,5 +133,45 @@ final class DatabaseWatcher<Value: Sendable & Equatable>: UserDatabaseWatcher {
             state.last = value
             output.yield(value)
         }
+    }
+}
+
+/// Tells when a transaction that changed one of `tables` (any table when empty) committed: GRDB's
+/// transaction observation, the commit notification `ValueObservation` is built on. It runs on the file's
+/// queue during the commit, and only asks for a read; the read runs after the commit and its other
+/// callbacks.
+final class CommitObserver: TransactionObserver, Sendable {
+    private let tables: Set<String>
+    private let onCommit: @Sendable () -> Void
+    /// Whether the transaction going changed a table observed; whether the observer was cancelled.
+    private let state = Locked((changed: false, cancelled: false))
+
+    init(tables: Set<String>, onCommit: @escaping @Sendable () -> Void) {
+        self.tables = tables
+        self.onCommit = onCommit
+    }
+
+    func cancel() {
+        state.withLock { $0.cancelled = true }
+    }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        tables.isEmpty || tables.contains(eventKind.tableName.lowercased())
+    }
+
+    func databaseDidChange(with event: DatabaseEvent) {
+        state.withLock { $0.changed = true }
+    }
+
+    func databaseDidCommit(_ db: Database) {
+        let (changed, cancelled) = state.withLock { state in
+            defer { state.changed = false }
+            return (state.changed, state.cancelled)
+        }
+        if changed, !cancelled { onCommit() }
+    }
+
+    func databaseDidRollback(_ db: Database) {
+        state.withLock { $0.changed = false }
     }
 }

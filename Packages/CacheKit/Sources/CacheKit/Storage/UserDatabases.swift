@@ -33,7 +33,7 @@ public final class UserDatabases: Sendable {
     }
 
     private struct State {
-        var open: [String: DatabaseQueue] = [:]
+        var open: [String: UserDatabase] = [:]
         var secret: InstallSecret?
         var generation = 0
         var watchers: [ObjectIdentifier: any UserDatabaseWatcher] = [:]
@@ -70,7 +70,7 @@ public final class UserDatabases: Sendable {
     /// The lease's file, created, protected and migrated on first use.
     /// - Throws: ``CacheError/cleared`` when the files were cleared since the lease was taken; GRDB's
     ///   error when the file cannot be created, opened or migrated.
-    public func database(for lease: Lease) throws -> DatabaseQueue {
+    public func database(for lease: Lease) throws -> UserDatabase {
         let (database, watchers) = try state.withLock { state in
             guard state.generation == lease.generation,
                 let opened = try open(lease.userId, creating: true, in: &state)
@@ -84,14 +84,14 @@ public final class UserDatabases: Sendable {
     /// The user's database if its file exists (opened and migrated on first use), else `nil`: a read
     /// never creates a file.
     /// - Throws: when the file cannot be opened or migrated.
-    public func existingDatabase(for userId: String) throws -> DatabaseQueue? {
+    public func existingDatabase(for userId: String) throws -> UserDatabase? {
         guard let (database, watchers) = try state.withLock({ state in try open(userId, creating: false, in: &state) }) else { return nil }
         for watcher in watchers { watcher.attach(database) }
         return database
     }
 
     /// The databases open now, for statistics.
-    public var openDatabases: [DatabaseQueue] {
+    public var openDatabases: [UserDatabase] {
         state.withLock { Array($0.open.values) }
     }
 
@@ -107,7 +107,7 @@ public final class UserDatabases: Sendable {
                 watcher.retire()
                 retired.append(watcher)
             }
-            try state.open.removeValue(forKey: userId)?.close()
+            try state.open.removeValue(forKey: userId)?.queue.close()
             guard FileManager.default.fileExists(atPath: directory.path) else { return }
             let url = fileURL(for: userId, in: &state)
             for suffix in ["", "-wal", "-shm", "-journal"] {
@@ -134,7 +134,7 @@ public final class UserDatabases: Sendable {
             let databases = Array(state.open.values)
             state.open = [:]
             state.secret = nil
-            for database in databases { try database.close() }
+            for database in databases { try database.queue.close() }
             guard FileManager.default.fileExists(atPath: directory.path) else { return }
             try FileManager.default.removeItem(at: directory)
         }
@@ -196,7 +196,7 @@ public final class UserDatabases: Sendable {
     }
 
     /// The user's database, and the observations to attach to it when this call opened it.
-    private func open(_ userId: String, creating: Bool, in state: inout State) throws -> (DatabaseQueue, [any UserDatabaseWatcher])? {
+    private func open(_ userId: String, creating: Bool, in state: inout State) throws -> (UserDatabase, [any UserDatabaseWatcher])? {
         if let database = state.open[userId] { return (database, []) }
         if !creating {
             // Without its key the folder names no file yet; asking for the name would create the key.
@@ -205,9 +205,10 @@ public final class UserDatabases: Sendable {
         }
         try ProtectedFiles.createDirectory(directory)
         let url = fileURL(for: userId, in: &state)
-        let database = try CacheDatabase.open(url, label: "CacheKit.UserDatabases.\(prefix)")
+        let queue = try CacheDatabase.open(url, label: "CacheKit.UserDatabases.\(prefix)")
         try ProtectedFiles.protectFile(url)
-        try migrator.migrate(database)
+        try migrator.migrate(queue)
+        let database = UserDatabase(queue: queue)
         state.open[userId] = database
         return (database, state.watchers.values.filter { $0.userId == userId })
     }
