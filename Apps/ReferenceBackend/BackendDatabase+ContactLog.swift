@@ -46,10 +46,12 @@ extension BackendDatabase {
                 return
             }
             var score = try Self.decoder.decode(ScoreRecord.self, from: Data(body.utf8))
-            let days = Int(now.timeIntervalSince(score.computedAt) / 86_400)
-            guard days >= 1 else { return }
-            for day in max(1, days - 29)...days {
-                let date = score.computedAt.addingTimeInterval(Double(day) * 86_400)
+            guard now.timeIntervalSince(score.computedAt) >= 86_400 else { return }
+            // A point for each calendar day after the history's last, through today (at most 30).
+            let last = score.history.last.flatMap { Self.dayFormatter.date(from: $0.day) } ?? score.computedAt
+            let days = Int(now.timeIntervalSince(last) / 86_400)
+            for day in max(1, days - 29)...max(1, days) {
+                let date = last.addingTimeInterval(Double(day) * 86_400)
                 let value = 55 + Int(date.timeIntervalSince1970 / 86_400) % 23
                 score.history.append(ScoreRecord.Point(day: Self.dayFormatter.string(from: date), value: value))
             }

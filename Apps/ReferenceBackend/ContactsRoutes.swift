@@ -186,6 +186,15 @@ struct ContactsRoutes {
             guard let contact = try BackendDatabase.editContact(db, userId: user, id: id, delete: delete, seq: seq, now: now, edit) else {
                 return (404, Envelope.failureBody(code: "NOT_FOUND", message: "No such contact."))
             }
+            if delete, !contact.circles.isEmpty {
+                // Its circles lose a member.
+                _ = try BackendDatabase.changeCircles(db, userId: user) { circles in
+                    for index in circles.indices where contact.circles.contains(circles[index].id) {
+                        circles[index].memberCount = max(0, circles[index].memberCount - 1)
+                    }
+                    return true
+                }
+            }
             return (200, try Self.body(contact))
         }
     }

@@ -78,6 +78,10 @@ import Testing
                 synced.memberCount == circle.memberCount && !synced.hasPendingChange,
                 "server count \(synced.memberCount), device \(circle.memberCount)")
             #expect(try await contacts.contact(id: newId).value?.displayName == "Nadia Offline")
+            // Every circle's count, as the server keeps it, is its members: deletions and moves included.
+            for circle in try await contacts.circles().value {
+                #expect(try await contacts.members(ofCircle: circle.id).value.count == circle.memberCount, "\(circle.id)")
+            }
         }
     }
 

@@ -30,6 +30,14 @@ public final class AsyncGate: Sendable {
         }
     }
 
+    /// How many tasks wait at the gate now.
+    public var waiting: Int {
+        state.withLock { state in
+            if case .closed(let waiters) = state { return waiters.count }
+            return 0
+        }
+    }
+
     /// Opens the gate and resumes everyone waiting.
     public func open() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in

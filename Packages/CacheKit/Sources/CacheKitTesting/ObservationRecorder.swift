@@ -4,7 +4,7 @@ import CacheKit
 /// waits (with a deadline that names what it waited for) until they show what a test expects.
 ///
 /// ```swift
-/// let recorder = ObservationRecorder(files.observe(userId: "alice", empty: 0) { db in try Item.fetchCount(db) })
+/// let recorder = ObservationRecorder(files.observe(lease: files.lease(for: "alice"), empty: 0) { db in try Item.fetchCount(db) })
 /// try await recorder.wait("the first page's ten items") { $0.last == 10 }
 /// try files.removeAll()
 /// try await recorder.waitUntilFinished()

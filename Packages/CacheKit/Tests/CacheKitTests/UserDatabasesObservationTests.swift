@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 import Testing
 
-/// ``UserDatabases/observe(userId:tables:empty:_:)``: the value now, again after each commit, nothing once
+/// ``UserDatabases/observe(lease:tables:empty:_:)``: the value now, again after each commit, nothing once
 /// the files are cleared, never another user's, and nothing left running once the screen goes away.
 @Suite(.timeLimit(.minutes(3))) struct UserDatabasesObservationTests {
     private func withFiles(_ body: (UserDatabases) async throws -> Void) async throws {
@@ -19,7 +19,9 @@ import Testing
 
     private func count(_ files: UserDatabases, _ user: String) -> ObservationRecorder<Int> {
         ObservationRecorder(
-            files.observe(userId: user, tables: ["item"], empty: 0) { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") ?? 0 })
+            files.observe(lease: files.lease(for: user), tables: ["item"], empty: 0) { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM item") ?? 0
+            })
     }
 
     private func addPage(_ files: UserDatabases, _ user: String, items: Int) throws {
@@ -80,6 +82,23 @@ import Testing
         }
     }
 
+    @Test func anObservationBegunWithALeaseFromBeforeALogoutEndsAtOnce() async throws {
+        try await withFiles { files in
+            try addPage(files, "alice", items: 2)
+            let stale = files.lease(for: "alice")  // the screen read the user, then the logout came
+            try files.removeAll()
+            let recorder = ObservationRecorder(files.observe(lease: stale, empty: -1) { db in try Int.fetchOne(db, sql: "SELECT 1") ?? 0 })
+            try await recorder.waitUntilFinished()
+            #expect(recorder.values == [-1] && files.observationCount == 0, "\(recorder.values)")
+            // Positive control: a lease of now observes.
+            let live = ObservationRecorder(
+                files.observe(lease: files.lease(for: "alice"), empty: -1) { db in try Int.fetchOne(db, sql: "SELECT 1") ?? 0 })
+            try addPage(files, "alice", items: 1)
+            try await live.wait("the new file's value") { $0.last == 1 }
+            #expect(!live.isFinished)
+        }
+    }
+
     @Test func anAccountDeletionEndsThatUsersObservationsOnly() async throws {
         try await withFiles { files in
             try addPage(files, "alice", items: 1)
@@ -125,7 +144,9 @@ import Testing
         try await withFiles { files in
             try addPage(files, "alice", items: 1)
             let recorder = ObservationRecorder(
-                files.observe(userId: "alice", empty: 0) { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM missing") ?? 0 })
+                files.observe(lease: files.lease(for: "alice"), empty: 0) { db in
+                    try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM missing") ?? 0
+                })
             try await recorder.waitUntilFinished()
             #expect(recorder.failure is DatabaseError)
             #expect(recorder.values.isEmpty)

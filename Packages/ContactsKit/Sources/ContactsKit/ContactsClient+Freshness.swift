@@ -68,19 +68,25 @@ extension ContactsClient {
     }
 
     /// Fetches the contact and stores it (removed when the server has none); nothing on failure.
+    /// Its age counts from when the fetch began, so a refresh never makes older data look newer.
     private func refreshContact(_ id: String, lease: UserDatabases.Lease) async {
+        let asked = clock.now()
         guard let fetched = await fetchContact(id, for: lease.userId) else { return }
+        let photo = (try? store.contact(userId: lease.userId, id: id))??.photoPath
         var server = ContactsStore.ServerValues()
         server.contacts[id] = fetched
-        try? store.storeRefresh(server, keys: [ContactsStore.refreshKey(contact: id)], at: clock.now(), lease: lease)
+        try? store.storeRefresh(server, keys: [ContactsStore.refreshKey(contact: id)], at: asked, lease: lease)
+        // Gone from the server: its thumbnail goes with it, as a sync's removal takes it.
+        if fetched == nil, let photo { try? images.clear(forKey: photo) }
     }
 
     /// Fetches the profile (with the circles and suggestions of the same answer) and stores it.
     private func refreshProfile() async {
+        let asked = clock.now()
         guard let lease = try? await currentLease(), let summary = await fetchSummary(for: lease.userId) else { return }
         var server = ContactsStore.ServerValues()
         server.profile = summary.profile
-        try? store.storeRefresh(server, keys: [ContactsStore.profileRefreshKey], at: clock.now(), lease: lease)
+        try? store.storeRefresh(server, keys: [ContactsStore.profileRefreshKey], at: asked, lease: lease)
     }
 
     /// The server's copy of a contact: `.some(nil)` when it has none (404), `nil` when it cannot be fetched.

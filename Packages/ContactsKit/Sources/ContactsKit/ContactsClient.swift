@@ -106,7 +106,9 @@ public final class ContactsClient: Sendable {
         self.environment = environment
         clock = environment.clock
         // The address book is the user's data, not a cache the system may purge; only photos go to the caches.
-        store = ContactsStore(directory: environment.dataDirectory.appendingPathComponent("contacts", isDirectory: true))
+        store = ContactsStore(
+            directory: environment.dataDirectory.appendingPathComponent("contacts", isDirectory: true),
+            movingFrom: environment.cachesDirectory.appendingPathComponent("contacts", isDirectory: true))
         sync = SyncRunner(
             ContactsSync(rest: rest, store: store, queue: queue, images: images, pageSize: min(max(syncPageSize, 1), 500)),
             clock: environment.clock,

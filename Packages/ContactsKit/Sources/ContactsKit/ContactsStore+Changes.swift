@@ -94,13 +94,17 @@ extension ContactsStore {
     }
 
     /// Writes the server's values: each contact given (deleted when the server has none), the documents given.
+    /// A contact stored meanwhile with a later `updatedAt` (a sync that ran beside the fetch) is kept; one the
+    /// server no longer has goes with its enrichment data.
     static func write(_ server: ServerValues, _ db: Database, index: SearchIndex) throws {
         for (id, contact) in server.contacts {
             if let contact {
+                if let stored = try? ContactRow.fetchOne(db, key: id)?.contact(), stored.updatedAt > contact.updatedAt { continue }
                 try ContactRow(contact, seen: true).save(db)
                 index.upsert(contact.searchDocument, in: db)
             } else {
                 try ContactRow.deleteOne(db, key: id)
+                try db.execute(sql: "DELETE FROM document WHERE name = ?", arguments: ["enrichment:\(id)"])
                 index.remove(id: id, in: db)
             }
         }

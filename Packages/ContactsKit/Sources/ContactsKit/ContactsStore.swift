@@ -20,7 +20,24 @@ public final class ContactsStore: CacheClearingParticipant {
     private let indexes = Locked<[String: SearchIndex]>([:])
 
     /// A store in `directory` (files are created on first use).
-    public init(directory: URL) {
+    ///
+    /// - Parameters:
+    ///   - directory: the store's folder, in the app's data directory.
+    ///   - legacyDirectory: where an earlier version kept the folder (the caches): moved here when this one
+    ///     does not exist yet, else deleted, so no user's file is left behind where a logout would not find it.
+    public init(directory: URL, movingFrom legacyDirectory: URL? = nil) {
+        if let legacyDirectory, legacyDirectory.standardizedFileURL != directory.standardizedFileURL,
+            FileManager.default.fileExists(atPath: legacyDirectory.path)
+        {
+            if FileManager.default.fileExists(atPath: directory.path) {
+                try? FileManager.default.removeItem(at: legacyDirectory)
+            } else {
+                try? FileManager.default.createDirectory(at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
+                if (try? FileManager.default.moveItem(at: legacyDirectory, to: directory)) == nil {
+                    try? FileManager.default.removeItem(at: legacyDirectory)
+                }
+            }
+        }
         files = UserDatabases(directory: directory, prefix: "contacts", migrator: Self.migrator)
     }
 

@@ -34,6 +34,20 @@ import Testing
         #expect(try store.changeState(userId: "u1", id: "unknown") == nil)
     }
 
+    @Test func aFolderLeftInTheCachesByAnEarlierVersionIsMovedToTheDataDirectory() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let legacy = folder.url.appendingPathComponent("caches/contacts")
+        try ContactsFixtures.writeVersion2(at: ContactsStore(directory: legacy).fileURL(for: "u1"))
+        let store = ContactsStore(directory: folder.url.appendingPathComponent("support/contacts"), movingFrom: legacy)
+        #expect(try store.contact(userId: "u1", id: "c1")?.displayName == "Zoë M.", "the file and its kept change moved")
+        #expect(!FileManager.default.fileExists(atPath: legacy.path), "nothing left where a logout would not look")
+        // A second folder in the caches, beside one already moved, is deleted.
+        try ContactsFixtures.writeVersion1(at: ContactsStore(directory: legacy).fileURL(for: "u2"))
+        _ = ContactsStore(directory: folder.url.appendingPathComponent("support/contacts"), movingFrom: legacy)
+        #expect(!FileManager.default.fileExists(atPath: legacy.path))
+    }
+
     @Test func usersNeverShareAFileAndErasingOneLeavesNoFileOfIt() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

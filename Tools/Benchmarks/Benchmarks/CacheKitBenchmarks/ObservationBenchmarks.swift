@@ -39,7 +39,7 @@ final class ObservedFile: @unchecked Sendable {
             for index in 0..<10_000 { try Self.save(index, version: 0, db) }
         }
         if observing {
-            iterator = files.observe(userId: "u1", tables: ["contact"], empty: []) { db in try Self.firstPage(db) }.makeAsyncIterator()
+            iterator = files.observe(lease: files.lease(for: "u1"), tables: ["contact"], empty: []) { db in try Self.firstPage(db) }.makeAsyncIterator()
         }
     }
 

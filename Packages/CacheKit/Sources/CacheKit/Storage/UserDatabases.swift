@@ -143,7 +143,8 @@ public final class UserDatabases: Sendable {
     // MARK: Observing
 
     /// The value `read` reads from the user's file, now and after every change to it: a screen's live query
-    /// (GRDB's `ValueObservation`, Apollo's `watch`, SwiftData's `@Query`).
+    /// (GRDB's `ValueObservation`, Apollo's `watch`, SwiftData's `@Query`). Take the `lease` when the screen
+    /// starts, for the signed-in user: an observation begun before a clearing it did not see ends at once.
     ///
     /// - Before the user's file exists it yields `empty`, and the value read once a first write creates it.
     /// - After each commit that touches `tables` (every table when empty) it reads again, after the
@@ -155,20 +156,31 @@ public final class UserDatabases: Sendable {
     ///   task iterating it, stops the observation.
     ///
     /// ```swift
-    /// for try await notes in files.observe(userId: user, tables: ["note"], empty: []) { db in
+    /// for try await notes in files.observe(lease: files.lease(for: user), tables: ["note"], empty: []) { db in
     ///     try Note.order(Column("title")).fetchAll(db)
     /// } {
     ///     screen.show(notes)
     /// }
     /// ```
     public func observe<Value: Sendable & Equatable>(
-        userId: String, tables: [String] = [], empty: Value, _ read: @escaping @Sendable (Database) throws -> Value
+        lease: Lease, tables: [String] = [], empty: Value, _ read: @escaping @Sendable (Database) throws -> Value
     ) -> AsyncThrowingStream<Value, any Error> {
         let (stream, output) = AsyncThrowingStream.makeStream(
             of: Value.self, throwing: (any Error).self, bufferingPolicy: .bufferingNewest(1))
+        let userId = lease.userId
         let watcher = DatabaseWatcher(userId: userId, tables: tables, empty: empty, read: read, output: output)
         let key = ObjectIdentifier(watcher)
-        state.withLock { $0.watchers[key] = watcher }
+        // A lease taken before a clearing: the user's data is gone already, and the observation with it.
+        let current = state.withLock { state in
+            guard state.generation == lease.generation else { return false }
+            state.watchers[key] = watcher
+            return true
+        }
+        guard current else {
+            watcher.retire()
+            watcher.announceCleared()
+            return stream
+        }
         output.onTermination = { [weak self] _ in
             watcher.stop()
             _ = self?.state.withLock { $0.watchers.removeValue(forKey: key) }

@@ -75,9 +75,11 @@ public final class SyncRunner: Sendable {
     public func states() -> AsyncStream<SyncState> {
         let states = status.follow()
         if !status.isLoaded {
+            let generation = status.generation
             Task { [status, lastCompletedNow] in
                 let completed = await lastCompletedNow()
-                status.update { state in if state.lastCompletedAt == nil { state.lastCompletedAt = completed } }
+                // Dropped when a clearing or another user's run came meanwhile: never a signed-out user's date.
+                status.update(since: generation) { state in if state.lastCompletedAt == nil { state.lastCompletedAt = completed } }
             }
         }
         return states
@@ -117,13 +119,14 @@ public final class SyncRunner: Sendable {
     /// ``SyncOutcome/cancelled``, and the request in flight is cancelled.
     public func cancel() {
         current.withLock { $0 }?.stop()
-        status.update(loaded: false) { $0 = SyncState() }
+        status.reset()
     }
 
     private static func run<Source: SyncSource>(
         _ source: Source, in run: SharedSyncRun, clock: any CacheClock, logger: Logger, status: SyncStatus
     ) async -> SyncReport {
         let started = clock.now()
+        let generation = status.generation
         var report = SyncReport(name: source.name)
         var owner: Source.Owner?
         var lastCompleted: Date?
@@ -137,7 +140,7 @@ public final class SyncRunner: Sendable {
             report.mode = request.mode
             report.resumed = request.pageCursor != nil
             run.publish(report)
-            status.update(loaded: true) { [lastCompleted] state in
+            status.update(since: generation, loaded: true) { [lastCompleted] state in
                 state = SyncState(activity: .running(pages: 0, items: 0, total: nil), lastCompletedAt: lastCompleted)
             }
             while true {
@@ -177,7 +180,9 @@ public final class SyncRunner: Sendable {
                 report.requests += page.requests
                 report.counts.merge(page.counts, uniquingKeysWith: +)
                 run.publish(report)
-                status.update { [report] in $0.activity = .running(pages: report.pages, items: report.items, total: page.total) }
+                status.update(since: generation) { [report] in
+                    $0.activity = .running(pages: report.pages, items: report.items, total: page.total)
+                }
                 guard let cursor = page.nextPageCursor else {
                     report.outcome = .completed
                     break
@@ -196,16 +201,15 @@ public final class SyncRunner: Sendable {
             }
         }
         report.duration = clock.now().timeIntervalSince(started)
-        status.update(loaded: report.outcome == .sessionEnded ? false : nil) { [report, lastCompleted] state in
-            switch report.outcome {
-            case .completed:
-                state = SyncState(activity: .idle, lastCompletedAt: lastCompleted)
-            case .failed:
-                state.activity = .failed(SyncFailure(report.error ?? SyncError.sessionEnded))
-            case .sessionEnded:
-                state = SyncState()
-            case .cancelled, .budgetExhausted:
-                state.activity = .idle
+        if report.outcome == .sessionEnded {
+            status.reset()
+        } else {
+            status.update(since: generation) { [report, lastCompleted] state in
+                switch report.outcome {
+                case .completed: state = SyncState(activity: .idle, lastCompletedAt: lastCompleted)
+                case .failed: state.activity = .failed(SyncFailure(report.error ?? SyncError.sessionEnded))
+                case .cancelled, .budgetExhausted, .sessionEnded: state.activity = .idle
+                }
             }
         }
         return report

@@ -59,6 +59,8 @@ final class SyncStatus: Sendable {
         var value = SyncState()
         /// Whether `value.lastCompletedAt` was read from the signed-in user's checkpoint.
         var loaded = false
+        /// Moved on by each reset (a clearing, another user): an update begun before it is dropped.
+        var generation = 0
         var followers: [UUID: AsyncStream<SyncState>.Continuation] = [:]
     }
 
@@ -66,10 +68,19 @@ final class SyncStatus: Sendable {
 
     var value: SyncState { state.withLock { $0.value } }
     var isLoaded: Bool { state.withLock { $0.loaded } }
+    var generation: Int { state.withLock { $0.generation } }
 
-    /// Changes the state and tells the followers when it changed.
-    func update(loaded: Bool? = nil, _ change: (inout SyncState) -> Void) {
+    /// Forgets the state (a clearing, the session ended): updates begun before are dropped.
+    func reset() {
+        update(loaded: false) { state in state = SyncState() }
+        state.withLock { $0.generation += 1 }
+    }
+
+    /// Changes the state, unless a reset came since `generation` (when given), and tells the followers
+    /// when it changed.
+    func update(since generation: Int? = nil, loaded: Bool? = nil, _ change: (inout SyncState) -> Void) {
         state.withLock { state in
+            if let generation, generation != state.generation { return }
             let before = state.value
             change(&state.value)
             if let loaded { state.loaded = loaded }
