@@ -187,8 +187,7 @@ extension ContactsStore {
                 try db.execute(sql: "UPDATE contact SET seen = 1 WHERE id = ?", arguments: [contact.id])
             }
         case .deleteContact(let id):
-            try ContactRow.deleteOne(db, key: id)
-            index.remove(id: id, in: db)
+            if try ContactRow.deleteOne(db, key: id) { index.remove(id: id, in: db) }
         case .addToCircle(let contactId, let circleId):
             try changeContact(contactId, db, index: index) { contact in
                 var contact = contact
