@@ -57,6 +57,12 @@ extension ContactsClient {
         }
     }
 
+    /// When the last background refresh of `key` started (`sync`, `contact:<id>`, `profile`,
+    /// `enrichment:<id>`), for tests of the windows' boundaries.
+    package func lastRefreshStarted(_ key: String) -> Date? {
+        refreshAttempts.withLock { $0[key] }
+    }
+
     /// Whether a background refresh of `key` may start now (none started within the retry interval).
     func mayRefresh(_ key: String) -> Bool {
         let now = clock.now()
