@@ -66,7 +66,7 @@ extension EndToEnd {
             app.clock.advance(by: 86_401)
             _ = try await app.contacts.contacts()
             try await eventually("the background sync") {
-                try await app.contacts.contact(id: "c7").value?.displayName == "Renamed on the server"
+                try await listed(app, "c7") == "Renamed on the server"
             }
             return "a day and a second later, the list read started a sync that brought c7's new name"
         },
