@@ -117,6 +117,12 @@ import Testing
             let outsider = try #require(try await contacts.contacts(limit: 500).value.contacts.first { !$0.circles.contains("circle-3") })
             try await contacts.addContact(outsider.id, toCircle: "circle-3")
             #expect(try await contacts.circles().value.first { $0.id == "circle-3" }?.memberCount == before + 1, "positive control")
+            // The server counts the same: one more member, the no-op add counting nothing there either.
+            device.network.isOffline = false
+            #expect(await device.queue.replay().sent == 2)
+            #expect(await contacts.syncNow().isComplete)
+            let synced = try #require(try await contacts.circles().value.first { $0.id == "circle-3" })
+            #expect(synced.memberCount == before + 1 && !synced.hasPendingChange, "the server's count: \(synced.memberCount)")
         }
     }
 
