@@ -115,11 +115,15 @@ import Testing
             let after = try #require(try await contacts.circles().value.first { $0.id == "circle-3" })
             #expect(after.memberCount == before && after.hasPendingChange, "\(before) then \(after.memberCount)")
             let outsider = try #require(try await contacts.contacts(limit: 500).value.contacts.first { !$0.circles.contains("circle-3") })
-            try await contacts.addContact(outsider.id, toCircle: "circle-3")
+            let added = try await contacts.addContact(outsider.id, toCircle: "circle-3")
             #expect(try await contacts.circles().value.first { $0.id == "circle-3" }?.memberCount == before + 1, "positive control")
-            // The server counts the same: one more member, the no-op add counting nothing there either.
+            await contacts.followQueue()
             device.network.isOffline = false
             #expect(await device.queue.replay().sent == 2)
+            try await waitUntil("the add sent") { try await contacts.changeState(added) == .sent }
+            let sent = try #require(try await contacts.circles().value.first { $0.id == "circle-3" })
+            #expect(sent.memberCount == before + 1 && !sent.hasPendingChange, "sent: the count kept until the next summary")
+            // The server counts the same: one more member, the no-op add counting nothing there either.
             #expect(await contacts.syncNow().isComplete)
             let synced = try #require(try await contacts.circles().value.first { $0.id == "circle-3" })
             #expect(synced.memberCount == before + 1 && !synced.hasPendingChange, "the server's count: \(synced.memberCount)")
