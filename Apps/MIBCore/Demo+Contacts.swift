@@ -54,7 +54,7 @@ extension Story {
         try await step("Contacts back online: the queue drains (the pending mark clears), then an incremental sync") {
             let replay = await app.queue.replay()
             if let change = renamed.withLock({ $0 }) {
-                try await EndToEnd.eventually("the rename sent") { try await app.contacts.changeState(change) == .sent }
+                try await EndToEnd.eventually("the rename sent") { [app] in try await app.contacts.changeState(change) == .sent }
             }
             let cleared = try await app.contacts.contact(id: "c1").value?.hasPendingChange == false
             let report = await app.contacts.syncNow()

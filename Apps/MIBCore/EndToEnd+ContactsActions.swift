@@ -126,12 +126,10 @@ extension EndToEnd {
             policy: .fetchIgnoringCacheCompletely)
     }
 
-    /// Polls `condition` for up to ten seconds.
-    static func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else { throw ScenarioFailure(description: "timed out waiting for \(what)") }
-            try await Task.sleep(for: .milliseconds(10))
+    /// Polls `condition` until it holds, under the scenarios' deadline (``withDeadline(_:_:_:)``: ten seconds).
+    static func eventually(_ what: String, _ condition: @escaping @Sendable () async throws -> Bool) async throws {
+        try await withDeadline(.seconds(10), what) {
+            while try await !condition() { try await Task.sleep(for: .milliseconds(10)) }
         }
     }
 }

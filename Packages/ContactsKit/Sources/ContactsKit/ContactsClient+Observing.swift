@@ -44,7 +44,9 @@ extension ContactsClient {
 
     /// The score with its history as it changes.
     public func observeScore() async throws(ContactsError) -> Updates<ContactScore?> {
-        observing(Feature.score, try await currentLease(), empty: nil) { db in try ContactsStore.document("score", db) }
+        observing(Feature.score, try await currentLease(), empty: nil, datedBy: Self.computedAt) { db in
+            try ContactsStore.document("score", db)
+        }
     }
 
     /// The pending duplicate suggestions as they change.
@@ -92,7 +94,7 @@ extension ContactsClient {
     /// The observation, and the refresh the data's age calls for when it starts (as a one-shot read's).
     private func observing<T: Sendable & Equatable>(
         _ feature: String, _ lease: UserDatabases.Lease, empty: T, refreshed: String? = nil, contactId: String? = nil,
-        _ read: @escaping @Sendable (Database) throws -> T
+        datedBy: @escaping @Sendable (T) -> Date? = { _ in nil }, _ read: @escaping @Sendable (Database) throws -> T
     ) -> Updates<T> {
         let clock = self.clock
         let syncedAt = try? store.read(lease.userId, else: nil) { db in
@@ -100,7 +102,7 @@ extension ContactsClient {
         }
         refreshIfStale(feature, syncedAt: syncedAt ?? nil, contactId: contactId)
         return store.files.observe(lease: lease, empty: ContactsReading(value: empty, syncedAt: nil, staleLabel: nil)) { db in
-            try Self.reading(feature, db, now: clock.now(), refreshed: refreshed, read)
+            try Self.reading(feature, db, now: clock.now(), refreshed: refreshed, datedBy: datedBy, read)
         }
     }
 }

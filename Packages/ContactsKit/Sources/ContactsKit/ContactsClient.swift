@@ -161,7 +161,9 @@ public final class ContactsClient: Sendable {
 
     /// The score with its 30-day history; labelled "Estimated · last updated X ago" 24 h after the server computed it.
     public func score() async throws(ContactsError) -> ContactsReading<ContactScore?> {
-        try reading(Feature.score, try await currentUser(), empty: nil) { db in try ContactsStore.document("score", db) }
+        try reading(Feature.score, try await currentUser(), empty: nil, datedBy: Self.computedAt) { db in
+            try ContactsStore.document("score", db)
+        }
     }
 
     /// The pending duplicate suggestions.
@@ -191,27 +193,34 @@ public final class ContactsClient: Sendable {
     // MARK: Steps
 
     private func reading<T: Sendable>(
-        _ feature: String, _ user: String, empty: T, refreshed: String? = nil, _ read: (Database) throws -> T
+        _ feature: String, _ user: String, empty: T, refreshed: String? = nil, datedBy: (T) -> Date? = { _ in nil },
+        _ read: (Database) throws -> T
     ) throws(ContactsError) -> ContactsReading<T> {
         try storage {
             try store.read(user, else: ContactsReading(value: empty, syncedAt: nil, staleLabel: nil)) { db in
-                try Self.reading(feature, db, now: clock.now(), refreshed: refreshed, read)
+                try Self.reading(feature, db, now: clock.now(), refreshed: refreshed, datedBy: datedBy, read)
             }
         }
     }
 
     /// The value `read` reads, with when the device last had it from the server (the last completed sync,
-    /// or a later refresh of the record `refreshed`) and the label the feature's age calls for. The score's
-    /// age is measured from when the server computed it.
+    /// or a later refresh of the record `refreshed`) and the label the feature's age calls for, that age
+    /// measured from the date `datedBy` gives the value when it gives one (the score's `computedAt`).
     static func reading<T>(
-        _ feature: String, _ db: Database, now: Date, refreshed: String? = nil, _ read: (Database) throws -> T
+        _ feature: String, _ db: Database, now: Date, refreshed: String? = nil, datedBy: (T) -> Date? = { _ in nil },
+        _ read: (Database) throws -> T
     ) throws -> ContactsReading<T> {
         let value = try read(db)
         let synced = try SyncCheckpoint.fetch(db, sync: ContactsStore.syncName)?.lastCompletedAt
         let syncedAt = [synced, try refreshed.flatMap { try ContactsStore.refreshedAt($0, db) }].compactMap { $0 }.max()
-        let measuredFrom = (value as? ContactScore)?.computedAt ?? syncedAt
+        let measuredFrom = datedBy(value) ?? syncedAt
         let label = measuredFrom.flatMap { date in staleIndicators[feature]?.staleLabel(for: Freshness(.stale, storedAt: date, now: now)) }
         return ContactsReading(value: value, syncedAt: syncedAt, staleLabel: label)
+    }
+
+    /// The score's age counts from when the server computed it, as the specification's indicators say.
+    @Sendable static func computedAt(_ score: ContactScore?) -> Date? {
+        score?.computedAt
     }
 
     func storage<T>(_ body: () throws -> T) throws(ContactsError) -> T {

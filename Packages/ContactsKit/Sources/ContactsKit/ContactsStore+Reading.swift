@@ -22,11 +22,7 @@ extension ContactsStore {
     static func members(_ db: Database, circleId: String) throws -> [Contact] {
         let rows = try ContactRow.fetchAll(
             db,
-            sql: """
-                SELECT * FROM contact
-                WHERE EXISTS (SELECT 1 FROM json_each(CAST(contact.body AS TEXT), '$.circles') WHERE value = ?)
-                ORDER BY sortKey, id
-                """, arguments: [circleId])
+            sql: "SELECT * FROM contact WHERE \(inCircle) ORDER BY sortKey, id", arguments: [circleId])
         return try marked(rows.compactMap { try? $0.contact() }, db)
     }
 
@@ -46,12 +42,11 @@ extension ContactsStore {
 
     /// How many contacts on the device are in the circle.
     static func memberCount(of circleId: String, _ db: Database) throws -> Int {
-        try Int.fetchOne(
-            db,
-            sql:
-                "SELECT COUNT(*) FROM contact WHERE EXISTS (SELECT 1 FROM json_each(CAST(contact.body AS TEXT), '$.circles') WHERE value = ?)",
-            arguments: [circleId]) ?? 0
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM contact WHERE \(inCircle)", arguments: [circleId]) ?? 0
     }
+
+    /// A contact row is in the circle given as the statement's argument (its JSON's `circles` holds it).
+    private static let inCircle = "EXISTS (SELECT 1 FROM json_each(CAST(contact.body AS TEXT), '$.circles') WHERE value = ?)"
 
     /// Keeps the device's count of each circle a sent change of membership edited, until the server's next
     /// summary brings its own.

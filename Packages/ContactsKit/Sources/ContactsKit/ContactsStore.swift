@@ -71,11 +71,6 @@ public final class ContactsStore: CacheClearingParticipant {
         try read(userId, else: []) { db in try Self.contacts(db, ids: ids) }
     }
 
-    /// The contacts in the circle `circleId`, in name order.
-    public func members(userId: String, circleId: String) throws -> [Contact] {
-        try read(userId, else: []) { db in try Self.members(db, circleId: circleId) }
-    }
-
     /// The user's circles.
     public func circles(userId: String) throws -> [ContactCircle] {
         try read(userId, else: []) { db in try Self.circles(db) }

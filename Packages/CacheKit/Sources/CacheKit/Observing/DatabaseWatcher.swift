@@ -104,11 +104,6 @@ final class DatabaseWatcher<Value: Sendable & Equatable>: UserDatabaseWatcher {
         output.finish()
     }
 
-    /// The stream was dropped or its task cancelled.
-    func stop() {
-        retire()
-    }
-
     private func readAndPublish() async {
         guard let database = state.withLock({ $0.database }) else { return }
         do {
@@ -120,10 +115,8 @@ final class DatabaseWatcher<Value: Sendable & Equatable>: UserDatabaseWatcher {
                 state.finished = true
                 return true
             }
-            if failed {
-                output.finish(throwing: error)
-                stop()
-            }
+            // Finishing runs the stream's termination handler, which retires the watcher.
+            if failed { output.finish(throwing: error) }
         }
     }
 

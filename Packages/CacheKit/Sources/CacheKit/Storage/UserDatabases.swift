@@ -182,13 +182,12 @@ public final class UserDatabases: Sendable {
             return stream
         }
         output.onTermination = { [weak self] _ in
-            watcher.stop()
+            watcher.retire()
             _ = self?.state.withLock { $0.watchers.removeValue(forKey: key) }
         }
         do {
             watcher.start(with: try existingDatabase(for: userId))
         } catch {
-            watcher.stop()
             output.finish(throwing: error)
         }
         return stream

@@ -72,8 +72,11 @@ final class SyncStatus: Sendable {
 
     /// Forgets the state (a clearing, the session ended): updates begun before are dropped.
     func reset() {
-        update(loaded: false) { state in state = SyncState() }
-        state.withLock { $0.generation += 1 }
+        state.withLock { state in
+            state.generation += 1
+            state.loaded = false
+            Self.set(SyncState(), in: &state)
+        }
     }
 
     /// Changes the state, unless a reset came since `generation` (when given), and tells the followers
@@ -81,12 +84,18 @@ final class SyncStatus: Sendable {
     func update(since generation: Int? = nil, loaded: Bool? = nil, _ change: (inout SyncState) -> Void) {
         state.withLock { state in
             if let generation, generation != state.generation { return }
-            let before = state.value
-            change(&state.value)
+            var value = state.value
+            change(&value)
             if let loaded { state.loaded = loaded }
-            guard state.value != before else { return }
-            for follower in state.followers.values { follower.yield(state.value) }
+            Self.set(value, in: &state)
         }
+    }
+
+    /// Sets the state and tells the followers when it changed.
+    private static func set(_ value: SyncState, in state: inout State) {
+        guard state.value != value else { return }
+        state.value = value
+        for follower in state.followers.values { follower.yield(value) }
     }
 
     /// The state now, then each change.
