@@ -100,7 +100,7 @@ extension ContactsStore {
         for (id, contact) in server.contacts {
             if let contact {
                 if let stored = try? ContactRow.fetchOne(db, key: id)?.contact(), stored.updatedAt > contact.updatedAt { continue }
-                try ContactRow(contact, seen: true).save(db)
+                try ContactRow(contact, seen: true).write(db)
                 index.upsert(contact.searchDocument, in: db)
             } else {
                 try ContactRow.deleteOne(db, key: id)
@@ -153,7 +153,7 @@ extension ContactsStore {
             try save(suggestions, as: "suggestions", db)
         case .importContacts(let contacts):
             for contact in contacts where try ContactRow.fetchOne(db, key: contact.id) == nil {
-                try ContactRow(contact, seen: true).save(db)
+                try ContactRow(contact, seen: true).write(db)
                 index.upsert(contact.searchDocument, in: db)
             }
             try db.execute(
@@ -181,7 +181,7 @@ extension ContactsStore {
             try changeContact(contactId, db, index: index) { edit.applied(to: $0) }
         case .createContact(let contact):
             if try ContactRow.fetchOne(db, key: contact.id) == nil {
-                try ContactRow(contact, seen: true).save(db)
+                try ContactRow(contact, seen: true).write(db)
                 index.upsert(contact.searchDocument, in: db)
             } else {
                 try db.execute(sql: "UPDATE contact SET seen = 1 WHERE id = ?", arguments: [contact.id])
@@ -213,7 +213,7 @@ extension ContactsStore {
     private static func changeContact(_ id: String, _ db: Database, index: SearchIndex, _ change: (Contact) -> Contact) throws {
         guard let row = try ContactRow.fetchOne(db, key: id), let contact = try? row.contact() else { return }
         let changed = change(contact)
-        try ContactRow(changed, seen: row.seen).save(db)
+        try ContactRow(changed, seen: row.seen).write(db)
         index.upsert(changed.searchDocument, in: db)
     }
 

@@ -145,7 +145,7 @@ public final class ContactsStore: CacheClearingParticipant {
         let removedPhotos = try database.write { db -> [String] in
             if page.startsFullSync { try db.execute(sql: "UPDATE contact SET seen = 0") }
             for contact in page.contacts {
-                try ContactRow(contact, seen: true).save(db)
+                try ContactRow(contact, seen: true).write(db)
                 index.upsert(contact.searchDocument, in: db)
             }
             var removed = page.deleted
@@ -256,25 +256,5 @@ public final class ContactsStore: CacheClearingParticipant {
             indexes[userId] = index
             return index
         }
-    }
-}
-
-/// A contact as a row: its JSON, and the folded name it sorts by.
-struct ContactRow: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "contact"
-    var id: String
-    var sortKey: String
-    var body: Data
-    var seen: Bool
-
-    init(_ contact: Contact, seen: Bool) throws {
-        id = contact.id
-        sortKey = contact.displayName.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-        body = try ContactsStore.encoder.encode(contact)
-        self.seen = seen
-    }
-
-    func contact() throws -> Contact {
-        try ContactsStore.decoder.decode(Contact.self, from: body)
     }
 }
