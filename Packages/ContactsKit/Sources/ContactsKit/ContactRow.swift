@@ -6,7 +6,7 @@ import GRDB
 /// A contact as a row: its JSON, and the folded name it sorts by.
 ///
 /// A full sync writes ten thousand of these, so a row is built and written without `Codable`: the body is
-/// the JSON `ContactsStore.encoder` would write (the same keys, the date to the second in UTC), and the
+/// the JSON `ContactsStore.encoder` would write (the same keys, the date as ``WireDate`` writes it), and the
 /// row goes in through one cached upsert statement. `ContactRowTests` holds both to their `Codable` forms.
 struct ContactRow: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "contact"
@@ -54,41 +54,9 @@ struct ContactRow: Codable, FetchableRecord, PersistableRecord {
             "circles": .array(contact.circles.map(JSONValue.string)),
             "profileClass": .string(contact.profileClass.rawValue),
             "enrichmentBadges": .array(contact.enrichmentBadges.map(JSONValue.string)),
-            "updatedAt": .string(timestamp(contact.updatedAt)),
+            "updatedAt": .string(WireDate.format(contact.updatedAt)),
         ]
         if let photoPath = contact.photoPath { object["photoPath"] = .string(photoPath) }
         return JSONValue.object(object).serialized()
-    }
-
-    /// `date` in ISO 8601, UTC, to the second (`2026-11-26T14:55:00Z`), as JSONEncoder's `.iso8601` writes
-    /// it; years outside 1 to 9999 through Foundation.
-    static func timestamp(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
-        let (days, time) = (seconds.floorDivided(by: 86_400), seconds.floorModulo(86_400))
-        // Days since 1970 to a civil date (the proleptic Gregorian calendar), after Howard Hinnant's algorithm.
-        let shifted = days + 719_468
-        let era = shifted.floorDivided(by: 146_097)
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        guard (1...9_999).contains(year) else { return date.formatted(.iso8601) }
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let paddedYear = String(repeating: "0", count: 4 - String(year).count) + String(year)
-        return "\(paddedYear)-\(two(month))-\(two(day))T\(two(time / 3_600)):\(two(time / 60 % 60)):\(two(time % 60))Z"
-    }
-}
-
-extension Int {
-    fileprivate func floorDivided(by divisor: Int) -> Int {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
-    }
-
-    fileprivate func floorModulo(_ divisor: Int) -> Int {
-        self - floorDivided(by: divisor) * divisor
     }
 }

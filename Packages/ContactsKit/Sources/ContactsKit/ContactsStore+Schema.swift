@@ -38,7 +38,10 @@ extension ContactsStore {
 
     static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(WireDate.format(date))
+        }
         return encoder
     }()
     /// ISO 8601 dates with or without fractional seconds.
@@ -47,7 +50,7 @@ extension ContactsStore {
         decoder.dateDecodingStrategy = .custom { decoder in
             let text = try decoder.singleValueContainer().decode(String.self)
             // Foundation's ISO 8601 style reads fractional seconds too (JSONDecoder's `.iso8601` does not).
-            if let date = try? Date(text, strategy: .iso8601) { return date }
+            if let date = WireDate.parse(text) { return date }
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "Not an ISO 8601 date: \(text)"))
         }
         return decoder

@@ -57,11 +57,10 @@ struct ContactsSync: SyncSource {
         // is stored, so it never covers a later change of the server. A change queued after the first read is
         // not among them, so it is never forgotten by this page.
         let queued = await queueSnapshot(of: owner.userId)
-        let response: APIResponse<[Lossy<ContactJSON>]>
+        let response: APIResponse<[ContactJSON?]>
         do {
             response = try await send(
-                APIRequest<[Lossy<ContactJSON>]>(path: path, query: query, feature: "contacts.sync", decode: ContactsClient.decodeEnvelope),
-                as: owner)
+                APIRequest<[ContactJSON?]>(path: path, query: query, feature: "contacts.sync", decode: ContactJSON.page), as: owner)
         } catch {
             if incremental != nil, case .api(let failure) = error, failure.serverCode == "INVALID_CURSOR" {
                 throw SyncError.changesTokenRejected
@@ -73,7 +72,7 @@ struct ContactsSync: SyncSource {
         if let since = incremental.flatMap(Int.init), let now = token.flatMap(Int.init), now < since {
             throw SyncError.changesTokenRejected
         }
-        let records = response.value.compactMap(\.value)
+        let records = response.value.compactMap { $0 }
         var page = ContactsSyncPage(
             contacts: records.filter { $0.deleted != true }.map(\.contact),
             deleted: records.filter { $0.deleted == true }.map(\.id), isLast: response.headerFields[Self.nextCursor] == nil,
@@ -159,36 +158,4 @@ struct ContactsSyncPage: Sendable {
 struct QueueSnapshot: Sendable {
     var keptBefore: Set<String>
     var stillQueued: Set<String>
-}
-
-/// An element of a page that may not decode: a record the server sent malformed is skipped (and counted),
-/// never blocking the rest of the page.
-struct Lossy<Value: Decodable & Sendable>: Decodable, Sendable {
-    var value: Value?
-
-    init(from decoder: any Decoder) throws {
-        value = try? Value(from: decoder)
-    }
-}
-
-/// A contact on the wire; a change feed's deleted entry has only its id and `deleted`.
-struct ContactJSON: Decodable, Sendable {
-    var id: String
-    var displayName: String?
-    var phones: [String]?
-    var emails: [String]?
-    var photoPath: String?
-    var circles: [String]?
-    var profileClass: ProfileClass?
-    var enrichmentBadges: [String]?
-    var updatedAt: Date?
-    var deleted: Bool?
-
-    var contact: Contact {
-        Contact(
-            id: id, displayName: displayName ?? "", phones: phones ?? [], emails: emails ?? [], photoPath: photoPath,
-            circles: circles ?? [],
-            profileClass: profileClass ?? .person, enrichmentBadges: enrichmentBadges ?? [],
-            updatedAt: updatedAt ?? Date(timeIntervalSince1970: 0))
-    }
 }

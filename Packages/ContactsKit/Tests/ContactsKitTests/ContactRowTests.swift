@@ -1,3 +1,4 @@
+import APICore
 import CacheKitTesting
 import Foundation
 import Testing
@@ -23,8 +24,46 @@ import Testing
             let codable = try ContactsStore.decoder.decode(Contact.self, from: ContactsStore.encoder.encode(contact))
             let row = ContactRow(contact, seen: true)
             #expect(try row.contact() == codable, "\(contact)")
-            let encodedDate = try JSONDecoder().decode([String].self, from: ContactsStore.encoder.encode([contact.updatedAt]))
-            #expect([ContactRow.timestamp(contact.updatedAt)] == encodedDate)
+            let written = try JSONDecoder().decode([String].self, from: foundation.encode([contact.updatedAt]))
+            #expect([WireDate.format(contact.updatedAt)] == written)
+            #expect(WireDate.parse(written[0]) == (try? Date(written[0], strategy: .iso8601)), "\(written[0])")
+        }
+    }
+
+    private let foundation = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    /// Dates the hand-written reader does not take go to Foundation, which decides.
+    @Test func aDateOutOfRangeOrWithAFractionReadsAsFoundationReadsIt() {
+        for text in [
+            "2026-02-29T00:00:00Z", "2024-02-29T23:59:59Z", "2026-13-01T00:00:00Z", "2026-11-26T24:00:00Z", "2026-11-26T14:55:00.250Z",
+            "2026-11-26T14:55:00+01:00", "0000-01-01T00:00:00Z", "2026-11-26 14:55:00Z", "2026-1x-26T14:55:00Z", "yesterday", "",
+        ] {
+            #expect(WireDate.parse(text) == (try? Date(text, strategy: .iso8601)), "\(text)")
+        }
+        #expect(WireDate.parse("2026-11-26T14:55:00.250Z")?.timeIntervalSince1970 == 1_795_704_900.25)
+    }
+
+    /// A page read by hand reads as `Decodable` would: `null` is absent, a member of the wrong type makes its
+    /// record malformed (skipped, the rest of the page kept), and a body that is not a page is a typed error.
+    @Test func aPageIsReadAsDecodableWouldAndABadOneIsATypedError() throws {
+        let body = Data(
+            #"""
+            {"data":[{"id":"c1","displayName":"Zoë","phones":["1"],"emails":null,"updatedAt":"2026-11-26T14:55:00Z","profileClass":"robot"},
+            {"id":"c2","displayName":7},{"id":"c3","phones":["1",2]},{"id":"c4","deleted":true},{"id":"c5","deleted":"yes"},
+            {"id":"c6","updatedAt":"not a date"},"c7",{"id":8},{"id":"c9"}]}
+            """#.utf8)
+        let page = try ContactJSON.page(body)
+        #expect(page.map { $0?.id } == ["c1", nil, nil, "c4", nil, nil, nil, nil, "c9"])
+        let first = try #require(page[0]?.contact)
+        #expect(first.displayName == "Zoë" && first.phones == ["1"] && first.emails == [] && first.profileClass == .unknown("robot"))
+        #expect(first.updatedAt == Date(timeIntervalSince1970: 1_795_704_900))
+        #expect(page[3]?.deleted == true && page[8]?.contact.displayName == "")
+        for bad in [#"{"data":[{"id":"c1"}"#, #"{"items":[]}"#, #"{"data":{}}"#, "[]", ""] {
+            #expect(throws: APIError.self, "\(bad)") { try ContactJSON.page(Data(bad.utf8)) }
         }
     }
 
