@@ -96,6 +96,31 @@ import Testing
         }
     }
 
+    /// A run with no deadline asks for the next page while it stores one: each store waits until the next
+    /// page's request reached the server (a run that asked only after storing would fail the wait), and every
+    /// page is stored once, in order, with no request beyond the last page.
+    @Test func aRunWithNoDeadlineAsksForTheNextPageWhileItStoresOne() async throws {
+        try await withSource { (source, clock) async throws in
+            let stores = Locked(0)
+            source.beforeStore.withLock {
+                $0 = { page in
+                    let stored = stores.withLock { count in
+                        defer { count += 1 }
+                        return count
+                    }
+                    guard page.nextPageCursor != nil else { return }
+                    try await waitUntil("the request for the page after page \(stored) while it is stored") {
+                        source.server.requests().count == stored + 2
+                    }
+                }
+            }
+            let report = await SyncRunner(source, clock: clock).run()
+            #expect(report.outcome == .completed && report.pages == 4 && stores.withLock { $0 } == 4)
+            #expect(source.server.requests().map(\.pageCursor) == [nil, "3", "6", "9"], "each page asked for once")
+            #expect(try source.stored("alice") == source.server.snapshot())
+        }
+    }
+
     @Test func aRunStopsAndStoresNothingMoreOnceAnotherUserSignsIn() async throws {
         try await withSource { (source, clock) async throws in
             source.server.onRequest = { index in if index == 1 { source.signedIn.withLock { $0 = "bob" } } }
@@ -323,6 +348,8 @@ struct ItemsSource: SyncSource {
     let server: FakeServer
     let database: DatabaseQueue
     let signedIn: Locked<String?>
+    /// Runs before each page is stored.
+    let beforeStore = Locked<(@Sendable (SyncPage<[String: Int]>) async throws -> Void)?>(nil)
 
     func owner() async throws -> String {
         guard let user = signedIn.withLock({ $0 }) else { throw SignedOut() }
@@ -338,6 +365,7 @@ struct ItemsSource: SyncSource {
     }
 
     func store(_ page: SyncPage<[String: Int]>, checkpoint: SyncCheckpoint, for owner: String) async throws {
+        try await beforeStore.withLock({ $0 })?(page)
         try await database.write { db in
             for (id, version) in page.content {
                 try db.execute(sql: "INSERT OR REPLACE INTO item VALUES (?, ?, ?)", arguments: [owner, id, version])

@@ -36,7 +36,7 @@ extension SearchIndex {
                 contents.live[Int(slot)] = true
                 let version = contents.versions[Int(slot)]
                 for field in document.fields {
-                    for term in Set(field.terms) {
+                    for term in field.terms {
                         added.append(Posting(term: term, slot: slot, version: version, kind: field.kind.rawValue))
                     }
                 }
@@ -46,6 +46,7 @@ extension SearchIndex {
         let versions = contents.versions
         added.removeAll { !isValid($0, in: versions) }
         added.sort(by: Self.precedes)
+        added = withoutRepeats(added)
         if !added.isEmpty { contents.runs.append(added) }
         // A run is merged into the one before it while it is at least half that one's size: each run is then
         // more than twice the next, so there are O(log n) runs, and a merge grows a posting's run at least
@@ -57,6 +58,23 @@ extension SearchIndex {
             if !merged.isEmpty { contents.runs.append(merged) }
         }
         contents.order = nil
+    }
+
+    /// `sorted` with one posting per term, record and kind (a word said twice in a name counts once).
+    private static func withoutRepeats(_ sorted: [Posting]) -> [Posting] {
+        var unique: [Posting] = []
+        unique.reserveCapacity(sorted.count)
+        var kinds: UInt8 = 0
+        for posting in sorted {
+            if let last = unique.last, last.slot == posting.slot, last.term == posting.term {
+                if kinds & (1 << posting.kind) != 0 { continue }
+            } else {
+                kinds = 0
+            }
+            kinds |= 1 << posting.kind
+            unique.append(posting)
+        }
+        return unique
     }
 
     /// Whether `posting` belongs to its slot's current record.

@@ -130,6 +130,8 @@ public final class SyncRunner: Sendable {
         var report = SyncReport(name: source.name)
         var owner: Source.Owner?
         var lastCompleted: Date?
+        /// The next page's request, sent while the page before it is stored.
+        let prefetch = Locked<Task<SyncPage<Source.Content>, any Error>?>(nil)
         do {
             let runOwner = try await source.owner()
             owner = runOwner
@@ -143,51 +145,66 @@ public final class SyncRunner: Sendable {
             status.update(since: generation, loaded: true) { [lastCompleted] state in
                 state = SyncState(activity: .running(pages: 0, items: 0, total: nil), lastCompletedAt: lastCompleted)
             }
-            while true {
-                if Task.isCancelled {
-                    report.outcome = .cancelled
-                    break
+            try await withTaskCancellationHandler {
+                while true {
+                    if Task.isCancelled {
+                        report.outcome = .cancelled
+                        break
+                    }
+                    if let deadline = run.deadline(), clock.now() >= deadline {
+                        report.outcome = .budgetExhausted
+                        break
+                    }
+                    guard await isOwner(runOwner, of: source) else {
+                        report.outcome = .sessionEnded
+                        break
+                    }
+                    let page: SyncPage<Source.Content>
+                    do {
+                        if let fetching = prefetch.withLock({ $0.take() }) {
+                            page = try await fetching.value
+                        } else {
+                            page = try await source.fetchPage(request, for: runOwner)
+                        }
+                    } catch SyncError.changesTokenRejected where request.mode == .incremental && !report.fellBackToFullSync {
+                        logger.info("The changes token was rejected: one full sync instead", metadata: ["sync": "\(source.name)"])
+                        report.fellBackToFullSync = true
+                        report.mode = .full
+                        request = SyncPageRequest(mode: .full, pageCursor: nil, changesToken: nil)
+                        continue
+                    }
+                    guard await isOwner(runOwner, of: source) else {
+                        report.outcome = .sessionEnded
+                        break
+                    }
+                    // A run with no deadline asks for the next page while it stores this one: the server makes the
+                    // one while the device stores the other. A run with a budget asks only when it can store, so no
+                    // request is cut at its deadline and sent again by the next run.
+                    if run.isUnbounded(), let cursor = page.nextPageCursor {
+                        let following = SyncPageRequest(mode: request.mode, pageCursor: cursor, changesToken: request.changesToken)
+                        prefetch.withLock { $0 = Task { [source, runOwner] in try await source.fetchPage(following, for: runOwner) } }
+                    }
+                    let next = (checkpoint ?? SyncCheckpoint(mode: request.mode)).advanced(by: page, for: request, at: clock.now())
+                    // A page fetched is stored even when the deadline passes meanwhile (its request is over; storing
+                    // takes milliseconds), so the next run does not fetch it again. A clearing still refuses it.
+                    try await Task { try await source.store(page, checkpoint: next, for: runOwner) }.value
+                    checkpoint = next
+                    lastCompleted = next.lastCompletedAt
+                    report.pages += 1
+                    report.requests += page.requests
+                    report.counts.merge(page.counts, uniquingKeysWith: +)
+                    run.publish(report)
+                    status.update(since: generation) { [report] in
+                        $0.activity = .running(pages: report.pages, items: report.items, total: page.total)
+                    }
+                    guard let cursor = page.nextPageCursor else {
+                        report.outcome = .completed
+                        break
+                    }
+                    request.pageCursor = cursor
                 }
-                if let deadline = run.deadline(), clock.now() >= deadline {
-                    report.outcome = .budgetExhausted
-                    break
-                }
-                guard await isOwner(runOwner, of: source) else {
-                    report.outcome = .sessionEnded
-                    break
-                }
-                let page: SyncPage<Source.Content>
-                do {
-                    page = try await source.fetchPage(request, for: runOwner)
-                } catch SyncError.changesTokenRejected where request.mode == .incremental && !report.fellBackToFullSync {
-                    logger.info("The changes token was rejected: one full sync instead", metadata: ["sync": "\(source.name)"])
-                    report.fellBackToFullSync = true
-                    report.mode = .full
-                    request = SyncPageRequest(mode: .full, pageCursor: nil, changesToken: nil)
-                    continue
-                }
-                guard await isOwner(runOwner, of: source) else {
-                    report.outcome = .sessionEnded
-                    break
-                }
-                let next = (checkpoint ?? SyncCheckpoint(mode: request.mode)).advanced(by: page, for: request, at: clock.now())
-                // A page fetched is stored even when the deadline passes meanwhile (its request is over; storing
-                // takes milliseconds), so the next run does not fetch it again. A clearing still refuses it.
-                try await Task { try await source.store(page, checkpoint: next, for: runOwner) }.value
-                checkpoint = next
-                lastCompleted = next.lastCompletedAt
-                report.pages += 1
-                report.requests += page.requests
-                report.counts.merge(page.counts, uniquingKeysWith: +)
-                run.publish(report)
-                status.update(since: generation) { [report] in
-                    $0.activity = .running(pages: report.pages, items: report.items, total: page.total)
-                }
-                guard let cursor = page.nextPageCursor else {
-                    report.outcome = .completed
-                    break
-                }
-                request.pageCursor = cursor
+            } onCancel: {
+                prefetch.withLock { $0?.cancel() }
             }
         } catch {
             if let owner, await !isOwner(owner, of: source) {
@@ -199,6 +216,12 @@ public final class SyncRunner: Sendable {
                 report.error = error
                 logger.info("Sync stopped by an error", metadata: ["sync": "\(source.name)", "error": "\(error)"])
             }
+        }
+        // A page asked for and not stored (the run stopped or failed) is cancelled, and its request over
+        // before the run reports.
+        if let fetching = prefetch.withLock({ $0.take() }) {
+            fetching.cancel()
+            _ = await fetching.result
         }
         report.duration = clock.now().timeIntervalSince(started)
         if report.outcome == .sessionEnded {

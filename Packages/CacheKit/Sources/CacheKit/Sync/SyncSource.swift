@@ -15,7 +15,9 @@ import Foundation
 /// - stores through the lease (`UserDatabases.database(for: lease)`), which refuses once the
 ///   files were cleared, so nothing recreates a file after a logout;
 /// - throws ``SyncError/changesTokenRejected`` when the server refuses the changes token;
-/// - never undoes the user's pending changes when storing a page (re-applies them over it).
+/// - never undoes the user's pending changes when storing a page (re-applies them over it);
+/// - lets a page be fetched while the page before it is stored: a run with no deadline asks for the next page
+///   before it stores the current one, so ``fetchPage(_:for:)`` must not depend on the previous ``store(_:checkpoint:for:)``.
 ///
 /// ```swift
 /// struct ContactsSync: SyncSource {
