@@ -86,4 +86,16 @@ import Testing
         #expect(throws: JSONParseError.self) { try JSONValue.parse(Data(Array(" ".utf8) + [0xEF, 0xBB, 0xBF] + Array("[1]".utf8))) }
         #expect(throws: JSONParseError.self) { try JSONValue.parse(Data([0xEF, 0xBB, 0xBF])) }
     }
+
+    /// An object written member by member parses back to its members, escapes and empty arrays included.
+    @Test func anObjectWrittenMemberByMemberParsesBack() throws {
+        var writer = JSONObjectWriter()
+        #expect(try JSONValue.parse(writer.finished()) == [:])
+        writer.write("name", "Zoë \"Z\" \\ \n\t\u{1}🙂")
+        writer.write("phones", ["+1 555", "\u{7F}"])
+        writer.write("none", [])
+        #expect(
+            try JSONValue.parse(writer.finished())
+                == ["name": "Zoë \"Z\" \\ \n\t\u{1}🙂", "phones": ["+1 555", "\u{7F}"], "none": []])
+    }
 }

@@ -43,17 +43,16 @@ struct ContactRow: Codable, FetchableRecord, PersistableRecord {
 
     /// The contact's stored JSON.
     static func body(of contact: Contact) -> Data {
-        var object: [String: JSONValue] = [
-            "id": .string(contact.id),
-            "displayName": .string(contact.displayName),
-            "phones": .array(contact.phones.map(JSONValue.string)),
-            "emails": .array(contact.emails.map(JSONValue.string)),
-            "circles": .array(contact.circles.map(JSONValue.string)),
-            "profileClass": .string(contact.profileClass.rawValue),
-            "enrichmentBadges": .array(contact.enrichmentBadges.map(JSONValue.string)),
-            "updatedAt": .string(WireDate.format(contact.updatedAt)),
-        ]
-        if let photoPath = contact.photoPath { object["photoPath"] = .string(photoPath) }
-        return JSONValue.object(object).serialized()
+        var writer = JSONObjectWriter()
+        writer.write("id", contact.id)
+        writer.write("displayName", contact.displayName)
+        writer.write("phones", contact.phones)
+        writer.write("emails", contact.emails)
+        if let photoPath = contact.photoPath { writer.write("photoPath", photoPath) }
+        writer.write("circles", contact.circles)
+        writer.write("profileClass", contact.profileClass.rawValue)
+        writer.write("enrichmentBadges", contact.enrichmentBadges)
+        writer.write("updatedAt", WireDate.format(contact.updatedAt))
+        return writer.finished()
     }
 }

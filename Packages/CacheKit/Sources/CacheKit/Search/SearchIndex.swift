@@ -34,7 +34,7 @@ public final class SearchIndex: CacheClearingParticipant {
 
     /// Everything a search reads; a search takes a copy (the arrays are shared until the next change).
     struct Contents {
-        /// Runs of postings, each sorted by term then slot, larger runs first. A change adds its postings as
+        /// Runs of postings, each sorted by term, larger runs first. A change adds its postings as
         /// a new run and merges runs of similar size (dropping postings no longer valid), so a change of one
         /// record moves few postings, whatever the index holds, and a search reads a few runs.
         var runs: [[Posting]] = []
