@@ -279,6 +279,14 @@ func offlineDataBenchmarks() {
         try SQLTermTable(benchContacts, directory: temporaryDirectory("sqlsearch"))
     }
 
+    Benchmark("Search 10k contacts, one query: SQLite FTS5 (alternative)", configuration: perOperation) { (benchmark: Benchmark, fts: FTS5Search) in
+        for iteration in benchmark.scaledIterations {
+            blackHole(try fts.search(searchQueries[iteration % searchQueries.count]))
+        }
+    } setup: {
+        try FTS5Search(benchContacts, directory: temporaryDirectory("fts5search"))
+    }
+
     Benchmark("Search 10k contacts, one query: linear scan (baseline)", configuration: perOperation) { (benchmark: Benchmark, scan: LinearScan) in
         for iteration in benchmark.scaledIterations {
             blackHole(scan.search(searchQueries[iteration % searchQueries.count]))
@@ -302,6 +310,18 @@ func offlineDataBenchmarks() {
         benchmark.startMeasurement()
         blackHole(try SQLTermTable(benchContacts, directory: directory))
         benchmark.stopMeasurement()
+        try FileManager.default.removeItem(at: directory)
+    }
+
+    let disk = BenchmarkMetric.custom("bytes on disk (KB)", polarity: .prefersSmaller, useScalingFactor: false)
+    let buildWithDisk = Benchmark.Configuration(
+        metrics: [.wallClock, .peakMemoryResident, disk], scalingFactor: .one, maxDuration: .seconds(30), maxIterations: 10)
+    Benchmark("Search index build, 10k contacts: SQLite FTS5 (alternative)", configuration: buildWithDisk) { benchmark in
+        let directory = temporaryDirectory("fts5build")
+        benchmark.startMeasurement()
+        let fts = try FTS5Search(benchContacts, directory: directory)
+        benchmark.stopMeasurement()
+        benchmark.measurement(disk, fts.bytesOnDisk / 1_024)
         try FileManager.default.removeItem(at: directory)
     }
 
