@@ -114,6 +114,7 @@ let benchmarks: @Sendable () -> Void = {
     catalogSessionBenchmarks()
     chatCacheBenchmarks()
     contactsSyncBenchmarks()
+    contactsScaleBenchmarks()
     logoutBenchmarks()
     pinnedTransportBenchmarks()
     proxyTransportBenchmarks()

@@ -22,12 +22,12 @@ struct ContactsBench: Sendable {
     let credentials: Credentials
     let directory: URL
 
-    static func start() async throws -> ContactsBench {
+    static func start(contacts: Int = 10_000) async throws -> ContactsBench {
         var logger = Logger(label: "bench-contacts")
         logger.logLevel = .critical
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ContactsBench-\(UUID().uuidString)")
         let backend = try await ReferenceBackend.start(
-            .init(databaseURL: directory.appendingPathComponent("backend.sqlite"), passwordWork: .light, logger: logger))
+            .init(databaseURL: directory.appendingPathComponent("backend.sqlite"), passwordWork: .light, contactCount: contacts, logger: logger))
         let login = try await URLSessionTransport().send(
             TransportRequest(
                 method: .post, url: backend.baseURL.appendingPathComponent("auth/login"), headerFields: [.contentType: "application/json"],
@@ -39,10 +39,12 @@ struct ContactsBench: Sendable {
         return bench
     }
 
-    func rest(_ counter: CountingRequests) -> RESTClient {
+    /// A client over `caches` (a fresh folder unless given: the same folder is the same device opened again).
+    func rest(_ counter: CountingRequests, caches: URL? = nil) -> RESTClient {
         var logger = Logger(label: "bench-contacts")
         logger.logLevel = .critical
-        let environment = CacheEnvironment(logger: logger, cachesDirectory: directory.appendingPathComponent("caches-\(UUID().uuidString)"))
+        let environment = CacheEnvironment(
+            logger: logger, cachesDirectory: caches ?? directory.appendingPathComponent("caches-\(UUID().uuidString)"))
         counter.base = URLSessionTransport()
         return RESTClient(
             configuration: .init(
@@ -51,8 +53,8 @@ struct ContactsBench: Sendable {
     }
 
     /// A fresh device: the kit over its own caches folder.
-    func client(_ counter: CountingRequests) -> ContactsClient {
-        let rest = rest(counter)
+    func client(_ counter: CountingRequests, caches: URL? = nil) -> ContactsClient {
+        let rest = rest(counter, caches: caches)
         let environment = rest.configuration.environment
         let queue = MutationQueue(
             configuration: .init(
@@ -65,11 +67,16 @@ struct ContactsBench: Sendable {
 /// Counts the requests that reach the network.
 final class CountingRequests: HTTPTransport, @unchecked Sendable {
     var base: any HTTPTransport = URLSessionTransport()
+    /// Added before each request is sent (a slow network's latency).
+    var latency: Duration = .zero
     private let counter = Locked(0)
     var count: Int { counter.withLock { $0 } }
 
     func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
         counter.withLock { $0 += 1 }
+        if latency > .zero {
+            do { try await Task.sleep(for: latency) } catch { throw .cancelled }
+        }
         return try await base.send(request)
     }
 }
@@ -103,30 +110,10 @@ func contactsSyncBenchmarks() {
 
     Benchmark("Contacts full sync, 10,000 from the local backend: fetch and decode only (baseline)", configuration: sync) {
         (benchmark: Benchmark, bench: ContactsBench) in
-        struct Page: Decodable {
-            struct Item: Decodable {
-                var id: String
-                var displayName: String
-                var phones: [String]
-                var emails: [String]
-            }
-            var data: [Item]
-        }
         let counter = CountingRequests()
         let rest = bench.rest(counter)
         benchmark.startMeasurement()
-        var after: String?
-        var total = 0
-        repeat {
-            var query = [URLQueryItem(name: "limit", value: "500")]
-            if let after { query.append(URLQueryItem(name: "after", value: after)) }
-            let response = try await rest.send(
-                APIRequest<Page>(path: "/contacts", query: query, decode: { data throws(APIError) in
-                    do { return try JSONDecoder().decode(Page.self, from: data) } catch { throw .decoding(path: "", reason: "\(error)") }
-                }), policy: .fetchIgnoringCacheCompletely)
-            total += response.value.data.count
-            after = response.headerFields[HTTPField.Name("X-Next-Cursor") ?? .contentType]
-        } while after != nil
+        let total = try await fetchAndDecodeAll(rest)
         benchmark.stopMeasurement()
         precondition(total == 10_000)
         benchmark.measurement(requests, counter.count)
