@@ -73,4 +73,22 @@ import Testing
             #expect(get.source == .cache && get.value == Data("posted".utf8))
         }
     }
+
+    /// `vary-normalise-lang-select`: a response in German to `en, de` serves a request preferring German most,
+    /// whatever else it lists, and only such a request.
+    @Test func varyNormaliseLangSelect() async throws {
+        let contentLanguage = try #require(HTTPField.Name("Content-Language"))
+        try await withTestServer({ router in
+            router.get("l") { _, _ in reply(.ok, "Hallo", [.cacheControl: "max-age=300", .vary: "Accept-Language", contentLanguage: "de"]) }
+        }) { server in
+            let fixture = try Self.fixture(server)
+            #expect(try await fixture.get(server, "/l", [.acceptLanguage: "en, de"]).source == .network)
+            for preferring in ["fr;q=0.5, de;q=1.0", "DE", "de, en", "fr;q=0.2,de;q=0.9"] {
+                #expect(try await fixture.get(server, "/l", [.acceptLanguage: preferring]).source == .cache, "\(preferring)")
+            }
+            for other in ["en", "de;q=0.5, fr", "fr", "*", "de;q=0"] {
+                #expect(try await fixture.get(server, "/l", [.acceptLanguage: other]).source == .network, "\(other)")
+            }
+        }
+    }
 }

@@ -72,10 +72,34 @@ struct StoredResponse: Sendable, Hashable {
 
     /// Whether a request with these fields may be served this response (RFC 9111 §4.1).
     /// The secret is read only for a response that has `Vary`: a plain hit takes no lock and touches no file.
+    /// A response varying on `Accept-Language` is also selected by a request whose most preferred language is
+    /// the response's one `Content-Language` (the suite's `vary-normalise-lang-select`).
     func matchesVary(_ requestFields: HTTPFields, secret: @autoclosure () -> InstallSecret) -> Bool {
         guard let vary else { return true }
-        return vary == Self.varyValues(names: headerFields[values: .vary], requestFields: requestFields, secret: secret())
-            && vary["*"] == nil
+        guard vary["*"] == nil, let current = Self.varyValues(names: headerFields[values: .vary], requestFields: requestFields, secret: secret())
+        else { return false }
+        return current.keys == vary.keys
+            && vary.allSatisfy { name, value in
+                current[name] == value || (name == "accept-language" && isMostPreferredLanguage(of: requestFields))
+            }
+    }
+
+    /// Whether this response's one `Content-Language` is among the languages the request's `Accept-Language`
+    /// weighs highest (above 0): the language the server would choose for it (RFC 9110 §12.5.4).
+    private func isMostPreferredLanguage(of requestFields: HTTPFields) -> Bool {
+        guard let name = HTTPField.Name("Content-Language"),
+            case let languages = headerFields[values: name].flatMap({ $0.split(separator: ",") }), languages.count == 1,
+            let language = languages.first?.trimmingCharacters(in: .whitespaces).lowercased(), !language.isEmpty
+        else { return false }
+        let ranges = requestFields[values: .acceptLanguage].flatMap { $0.split(separator: ",") }.compactMap { element -> (String, Double)? in
+            let parts = element.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let tag = parts.first, !tag.isEmpty else { return nil }
+            let weight = parts.dropFirst().first { $0.hasPrefix("q=") }.map { Double($0.dropFirst(2)) } ?? 1
+            guard let weight else { return nil }
+            return (tag, weight)
+        }
+        guard let best = ranges.map(\.1).max(), best > 0 else { return false }
+        return ranges.contains { $0.0 == language && $0.1 == best }
     }
 
     /// Whether `stale-if-error` (RFC 5861 §4) lets it answer for a 5xx at `now`.
