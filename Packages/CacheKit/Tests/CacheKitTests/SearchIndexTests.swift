@@ -119,6 +119,25 @@ import Testing
         #expect(index.search("zoe").ids.isEmpty && index.statistics().first?.usage.count == 0)
     }
 
+    /// A page near the top is chosen in one pass, a deep one by sorting every match: both are the slice of the
+    /// whole ranking (ranks by field and by whole word, then names, over 1,000 matches in random order).
+    @Test func aPageIsTheSliceOfTheWholeRankingHoweverItIsChosen() {
+        var random = SeededRandom(seed: 54)
+        let index = SearchIndex(name: "pages")
+        index.rebuild(
+            (0..<1_000).shuffled(using: &random).map { number in
+                let name = ["Common \(number)", "Commonwealth \(number)", "Other \(number)"][number % 3]
+                return Self.contact("c\(number)", name, emails: number % 3 == 2 ? ["common@example.com"] : [])
+            })
+        let whole = index.search("common", limit: 1_000)
+        #expect(whole.total == 1_000 && whole.ids.count == 1_000)
+        #expect(whole.ids.prefix(334).allSatisfy { Int($0.dropFirst()).map { $0 % 3 == 0 } == true }, "whole names first")
+        for offset in [0, 1, 19, 20, 77, 104, 105, 300, 990] {
+            let page = index.search("common", offset: offset, limit: 20)
+            #expect(page.ids == Array(whole.ids[offset..<min(offset + 20, 1_000)]) && page.total == 1_000, "offset \(offset)")
+        }
+    }
+
     /// One change at a time (its postings kept in runs of their own, merged as they grow) answers exactly as a
     /// brute-force scan of the same records: 2,000 random upserts, renames and removals, with reused slots,
     /// over 300 ids, checked every 50 changes on name prefixes, whole second words, diacritics and phone

@@ -142,13 +142,13 @@ public final class SearchIndex: CacheClearingParticipant {
         var scratch = SearchScratch.take(from: scratches, count: contents.ids.count)
         let candidates = Self.count(terms, in: contents, into: &scratch)
         let rounds = UInt8(min(terms.count, 255))
-        var results = candidates.filter { scratch.counters[Int($0)].matched == rounds }
-        results.sort { a, b in
+        let results = candidates.filter { scratch.counters[Int($0)].matched == rounds }
+        let best = Self.first(max(0, offset) + max(0, limit), of: results) { a, b in
             let (sa, sb) = (scratch.counters[Int(a)].score, scratch.counters[Int(b)].score)
             return sa != sb ? sa < sb : order[Int(a)] < order[Int(b)]
         }
         scratch.giveBack(to: scratches, touched: candidates)
-        let page = results.dropFirst(max(0, offset)).prefix(max(0, limit))
+        let page = best.dropFirst(max(0, offset))
         return SearchResults(ids: page.map { contents.ids[Int($0)] }, total: results.count)
     }
 
@@ -179,6 +179,27 @@ public final class SearchIndex: CacheClearingParticipant {
             }
         }
         return candidates
+    }
+
+    /// The first `count` of `results` in `order`: the whole sort only when the page reaches deep into them; else
+    /// one pass keeping the best `count` in order (a one-letter query matches most records, and a page is 20).
+    static func first(_ count: Int, of results: [Int32], by order: (Int32, Int32) -> Bool) -> [Int32] {
+        guard count > 0 else { return [] }
+        guard count * 8 < results.count else { return Array(results.sorted(by: order).prefix(count)) }
+        var best: [Int32] = []
+        best.reserveCapacity(count + 1)
+        for result in results {
+            if best.count == count, let last = best.last, !order(result, last) { continue }
+            var low = 0
+            var high = best.count
+            while low < high {
+                let middle = (low + high) / 2
+                if order(result, best[middle]) { high = middle } else { low = middle + 1 }
+            }
+            best.insert(result, at: low)
+            if best.count > count { best.removeLast() }
+        }
+        return best
     }
 
     /// The postings whose term starts with `prefix`: they are contiguous in term order.
