@@ -136,6 +136,10 @@ import Testing
             let page = index.search("common", offset: offset, limit: 20)
             #expect(page.ids == Array(whole.ids[offset..<min(offset + 20, 1_000)]) && page.total == 1_000, "offset \(offset)")
         }
+        #expect(index.search("common", limit: .max).ids == whole.ids, "every result, whatever the limit")
+        #expect(
+            index.search("common", offset: .max, limit: .max).ids.isEmpty
+                && index.search("common", offset: -5, limit: 3).ids == Array(whole.ids.prefix(3)))
     }
 
     /// One change at a time (its postings kept in runs of their own, merged as they grow) answers exactly as a

@@ -121,6 +121,32 @@ import Testing
         }
     }
 
+    /// A run cancelled (a logout) while it waits for a page it asked for ahead cancels that request, so the run
+    /// itself ends: the next run, which starts only once the one before it ended, completes, though the stalled
+    /// request would answer only when cancelled.
+    @Test func cancellingARunCancelsThePageItAskedForAhead() async throws {
+        try await withSource { (source, clock) async throws in
+            source.server.stallingRequest = 1
+            let runner = SyncRunner(source, clock: clock)
+            let first = Task { await runner.run() }
+            try await waitUntil("the second page asked for, and the first stored") {
+                source.server.requests().count == 2 && (try? source.stored("alice").count) == 3
+            }
+            runner.cancel()
+            let cancelled = await first.value
+            #expect(cancelled.outcome == .cancelled && cancelled.pages == 1)
+            let next = Locked<SyncReport?>(nil)
+            let second = Task {
+                let report = await runner.run()
+                next.withLock { $0 = report }
+            }
+            try await waitUntil("the next run completed (it waits for the cancelled run to end)") { next.withLock { $0 } != nil }
+            #expect(next.withLock { $0 }?.outcome == .completed && next.withLock { $0 }?.resumed == true)
+            #expect(try source.stored("alice") == source.server.snapshot())
+            await second.value
+        }
+    }
+
     @Test func aRunStopsAndStoresNothingMoreOnceAnotherUserSignsIn() async throws {
         try await withSource { (source, clock) async throws in
             source.server.onRequest = { index in if index == 1 { source.signedIn.withLock { $0 = "bob" } } }
@@ -325,7 +351,8 @@ final class FakeServer: @unchecked Sendable {
         let settings = settings.withLock { $0 }
         settings.onRequest?(index)
         await settings.gate?.wait()
-        if settings.stallingRequest == index { try await Task.sleep(for: .seconds(60)) }
+        // A stalled request answers only when cancelled (an hour is for ever to a test).
+        if settings.stallingRequest == index { try await Task.sleep(for: .seconds(3_600)) }
         settings.clock?.advance(by: settings.secondsPerRequest)
         if settings.failingRequest == index { throw Failure() }
         let (items, version) = state.withLock { state in

@@ -30,14 +30,29 @@ struct ContactJSON: Sendable {
     /// counted, never blocking the rest of the page).
     /// - Throws: `APIError.decoding` when the body is not JSON or has no `data` array.
     static func page(_ body: Data) throws(APIError) -> [ContactJSON?] {
-        let value: JSONValue
-        do {
-            value = try JSONValue.parse(body)
-        } catch {
-            throw .decoding(path: "", reason: "\(error)")
+        let items: [JSONValue?]
+        if let value = try? JSONValue.parse(body) {
+            guard let elements = value["data"]?.arrayValue else { throw .decoding(path: "data", reason: "expected an array of contacts") }
+            items = elements
+        } else {
+            // What the strict parser refuses (a number beyond a Double's range) is read record by record, the
+            // record holding it skipped; a body that is not JSON at all fails as a whole.
+            do {
+                items = try JSONDecoder().decode(LenientPage.self, from: body).data.map(\.value)
+            } catch {
+                throw .decoding(path: "", reason: "\(error)")
+            }
         }
-        guard let items = value["data"]?.arrayValue else { throw .decoding(path: "data", reason: "expected an array of contacts") }
-        return items.map { try? ContactJSON($0) }
+        return items.map { item in item.flatMap { try? ContactJSON($0) } }
+    }
+
+    /// A page read by `JSONDecoder`, each element on its own.
+    private struct LenientPage: Decodable {
+        struct Element: Decodable {
+            var value: JSONValue?
+            init(from decoder: any Decoder) throws { value = try? JSONValue(from: decoder) }
+        }
+        var data: [Element]
     }
 
     /// A record that is malformed.

@@ -2,11 +2,14 @@ import Foundation
 
 /// The contacts API's dates: ISO 8601 in UTC (`2026-11-26T14:55:00Z`), read and written by hand in that
 /// common form (a sync reads and writes ten thousand), and through Foundation in every other form (fractions of
-/// a second, offsets, years outside 1 to 9999). `ContactRowTests` holds both ways to Foundation's.
+/// a second, offsets, years outside 1600 to 9999, before which Foundation's calendar is Julian). `ContactRowTests` holds both ways to Foundation's.
 enum WireDate {
     /// `date` to the second, as JSONEncoder's `.iso8601` writes it.
     static func format(_ date: Date) -> String {
-        let seconds = Int(date.timeIntervalSince1970.rounded(.down))
+        // Years 1600 to 9999 by hand: Foundation's calendar is Julian before 1582, and far dates do not fit an Int.
+        let interval = date.timeIntervalSince1970
+        guard interval >= -11_676_096_000, interval < 253_402_300_800 else { return date.formatted(.iso8601) }
+        let seconds = Int(interval.rounded(.down))
         let (days, time) = (floorDivide(seconds, 86_400), seconds - floorDivide(seconds, 86_400) * 86_400)
         // Days since 1970 to a civil date (the proleptic Gregorian calendar), after Howard Hinnant's algorithm.
         let shifted = days + 719_468
@@ -18,7 +21,7 @@ enum WireDate {
         let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        guard (1...9_999).contains(year) else { return date.formatted(.iso8601) }
+        guard (1_600...9_999).contains(year) else { return date.formatted(.iso8601) }
         func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let paddedYear = String(repeating: "0", count: 4 - String(year).count) + String(year)
         return "\(paddedYear)-\(two(month))-\(two(day))T\(two(time / 3_600)):\(two(time / 60 % 60)):\(two(time % 60))Z"
@@ -45,7 +48,7 @@ enum WireDate {
             return value
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
-            let minute = number(14..<16), let second = number(17..<19), year >= 1, (1...12).contains(month), hour < 24, minute < 60,
+            let minute = number(14..<16), let second = number(17..<19), year >= 1_600, (1...12).contains(month), hour < 24, minute < 60,
             second < 60
         else { return nil }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)

@@ -76,7 +76,8 @@ struct StoredResponse: Sendable, Hashable {
     /// the response's one `Content-Language` (the suite's `vary-normalise-lang-select`).
     func matchesVary(_ requestFields: HTTPFields, secret: @autoclosure () -> InstallSecret) -> Bool {
         guard let vary else { return true }
-        guard vary["*"] == nil, let current = Self.varyValues(names: headerFields[values: .vary], requestFields: requestFields, secret: secret())
+        guard vary["*"] == nil,
+            let current = Self.varyValues(names: headerFields[values: .vary], requestFields: requestFields, secret: secret())
         else { return false }
         return current.keys == vary.keys
             && vary.allSatisfy { name, value in
@@ -84,22 +85,41 @@ struct StoredResponse: Sendable, Hashable {
             }
     }
 
-    /// Whether this response's one `Content-Language` is among the languages the request's `Accept-Language`
-    /// weighs highest (above 0): the language the server would choose for it (RFC 9110 §12.5.4).
+    /// Whether this response's one `Content-Language` is the language the request's `Accept-Language` weighs
+    /// highest, alone and above 0: the one the server would choose for it (RFC 9110 §12.5.4). A malformed
+    /// element or weight (RFC 9110 §12.4.2: `0` to `1` with at most three decimals) selects nothing.
     private func isMostPreferredLanguage(of requestFields: HTTPFields) -> Bool {
         guard let name = HTTPField.Name("Content-Language"),
             case let languages = headerFields[values: name].flatMap({ $0.split(separator: ",") }), languages.count == 1,
             let language = languages.first?.trimmingCharacters(in: .whitespaces).lowercased(), !language.isEmpty
         else { return false }
-        let ranges = requestFields[values: .acceptLanguage].flatMap { $0.split(separator: ",") }.compactMap { element -> (String, Double)? in
-            let parts = element.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            guard let tag = parts.first, !tag.isEmpty else { return nil }
-            let weight = parts.dropFirst().first { $0.hasPrefix("q=") }.map { Double($0.dropFirst(2)) } ?? 1
-            guard let weight else { return nil }
-            return (tag, weight)
+        var ranges: [(tag: String, weight: Int)] = []
+        for element in requestFields[values: .acceptLanguage].flatMap({ $0.split(separator: ",") }) {
+            let parts = element.split(separator: ";", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces).lowercased()
+            }
+            guard let tag = parts.first, !tag.isEmpty, parts.count <= 2 else { return false }
+            var weight = 1_000
+            if parts.count == 2 {
+                guard parts[1].hasPrefix("q="), let parsed = Self.qualityValue(parts[1].dropFirst(2)) else { return false }
+                weight = parsed
+            }
+            ranges.append((tag, weight))
         }
-        guard let best = ranges.map(\.1).max(), best > 0 else { return false }
-        return ranges.contains { $0.0 == language && $0.1 == best }
+        guard let best = ranges.map(\.weight).max(), best > 0 else { return false }
+        let top = ranges.filter { $0.weight == best }
+        return top.count == 1 && top[0].tag == language
+    }
+
+    /// A weight in thousandths (`0.5` is 500), or `nil` when it is not one (`1.0x`, `2`, `-1`, `0.1234`).
+    private static func qualityValue(_ text: Substring) -> Int? {
+        let pieces = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = pieces.first, whole == "0" || whole == "1" else { return nil }
+        let fraction = pieces.count == 2 ? pieces[1] : ""
+        guard fraction.count <= 3, fraction.allSatisfy({ ("0"..."9").contains($0) }) else { return nil }
+        let thousandths = (Int(fraction.padding(toLength: 3, withPad: "0", startingAt: 0)) ?? 0)
+        guard whole == "0" || thousandths == 0 else { return nil }
+        return whole == "1" ? 1_000 : thousandths
     }
 
     /// Whether `stale-if-error` (RFC 5861 §4) lets it answer for a 5xx at `now`.

@@ -21,13 +21,6 @@ public struct SearchDocument: Sendable, Hashable {
         self.sortKey = sortKey
         self.fields = fields
     }
-
-    /// `text` as the index compares it: lowercase without diacritics or width (`Zoë Ångström` reads
-    /// `zoe angstrom`), as Foundation's folding gives it, Latin text folded without Foundation's cost. A kit
-    /// sorting its rows as its search does keeps this as the row's sort key.
-    public static func folded(_ text: String) -> String {
-        SearchText.fold(text)
-    }
 }
 
 /// Text a ``SearchDocument`` is found by, and how a match in it ranks.

@@ -143,7 +143,8 @@ public final class SearchIndex: CacheClearingParticipant {
         let candidates = Self.count(terms, in: contents, into: &scratch)
         let rounds = UInt8(min(terms.count, 255))
         let results = candidates.filter { scratch.counters[Int($0)].matched == rounds }
-        let best = Self.first(max(0, offset) + max(0, limit), of: results) { a, b in
+        let wanted = min(max(0, offset), results.count) + min(max(0, limit), results.count)
+        let best = Self.first(wanted, of: results) { a, b in
             let (sa, sb) = (scratch.counters[Int(a)].score, scratch.counters[Int(b)].score)
             return sa != sb ? sa < sb : order[Int(a)] < order[Int(b)]
         }
@@ -185,7 +186,7 @@ public final class SearchIndex: CacheClearingParticipant {
     /// one pass keeping the best `count` in order (a one-letter query matches most records, and a page is 20).
     static func first(_ count: Int, of results: [Int32], by order: (Int32, Int32) -> Bool) -> [Int32] {
         guard count > 0 else { return [] }
-        guard count * 8 < results.count else { return Array(results.sorted(by: order).prefix(count)) }
+        guard count < results.count / 8 else { return Array(results.sorted(by: order).prefix(count)) }
         var best: [Int32] = []
         best.reserveCapacity(count + 1)
         for result in results {

@@ -161,8 +161,10 @@ public final class SyncRunner: Sendable {
                     }
                     let page: SyncPage<Source.Content>
                     do {
-                        if let fetching = prefetch.withLock({ $0.take() }) {
+                        if let fetching = prefetch.withLock({ $0 }) {
+                            // Left in `prefetch` while awaited, so a cancellation reaches its request.
                             page = try await fetching.value
+                            prefetch.withLock { $0 = nil }
                         } else {
                             page = try await source.fetchPage(request, for: runOwner)
                         }
@@ -183,6 +185,8 @@ public final class SyncRunner: Sendable {
                     if run.isUnbounded(), let cursor = page.nextPageCursor {
                         let following = SyncPageRequest(mode: request.mode, pageCursor: cursor, changesToken: request.changesToken)
                         prefetch.withLock { $0 = Task { [source, runOwner] in try await source.fetchPage(following, for: runOwner) } }
+                        // A cancellation that came before the task was kept found nothing to cancel.
+                        if Task.isCancelled { prefetch.withLock { $0?.cancel() } }
                     }
                     let next = (checkpoint ?? SyncCheckpoint(mode: request.mode)).advanced(by: page, for: request, at: clock.now())
                     // A page fetched is stored even when the deadline passes meanwhile (its request is over; storing
