@@ -147,6 +147,24 @@ import Testing
         }
     }
 
+    /// Another user signing in while a page asked for ahead stalls: the run ends `sessionEnded` at once, its
+    /// request for that page cancelled, not waited for.
+    @Test func aRunLeftByItsUserDoesNotWaitForThePageItAskedForAhead() async throws {
+        try await withSource { (source, clock) async throws in
+            source.server.stallingRequest = 1
+            source.beforeStore.withLock { $0 = { _ in source.signedIn.withLock { $0 = "bob" } } }
+            let ended = Locked<SyncReport?>(nil)
+            let work = Task {
+                let report = await SyncRunner(source, clock: clock).run()
+                ended.withLock { $0 = report }
+            }
+            try await waitUntil("the run ended (the page asked ahead answers only when cancelled)") { ended.withLock { $0 } != nil }
+            #expect(ended.withLock { $0 }?.outcome == .sessionEnded && source.server.requests().count == 2)
+            #expect(try source.stored("bob").isEmpty)
+            await work.value
+        }
+    }
+
     @Test func aRunStopsAndStoresNothingMoreOnceAnotherUserSignsIn() async throws {
         try await withSource { (source, clock) async throws in
             source.server.onRequest = { index in if index == 1 { source.signedIn.withLock { $0 = "bob" } } }

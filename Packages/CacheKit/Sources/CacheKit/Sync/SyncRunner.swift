@@ -130,8 +130,6 @@ public final class SyncRunner: Sendable {
         var report = SyncReport(name: source.name)
         var owner: Source.Owner?
         var lastCompleted: Date?
-        /// The next page's request, sent while the page before it is stored.
-        let prefetch = Locked<Task<SyncPage<Source.Content>, any Error>?>(nil)
         do {
             let runOwner = try await source.owner()
             owner = runOwner
@@ -145,7 +143,11 @@ public final class SyncRunner: Sendable {
             status.update(since: generation, loaded: true) { [lastCompleted] state in
                 state = SyncState(activity: .running(pages: 0, items: 0, total: nil), lastCompletedAt: lastCompleted)
             }
-            try await withTaskCancellationHandler {
+            // The page asked for ahead is a child task of the run: a cancellation reaches its request, and the run
+            // ends only once it is over (cancelled on every way out of the loop).
+            try await withThrowingTaskGroup(of: SyncPage<Source.Content>.self) { ahead in
+                defer { ahead.cancelAll() }
+                var askedAhead = false
                 while true {
                     if Task.isCancelled {
                         report.outcome = .cancelled
@@ -161,10 +163,10 @@ public final class SyncRunner: Sendable {
                     }
                     let page: SyncPage<Source.Content>
                     do {
-                        if let fetching = prefetch.withLock({ $0 }) {
-                            // Left in `prefetch` while awaited, so a cancellation reaches its request.
-                            page = try await fetching.value
-                            prefetch.withLock { $0 = nil }
+                        let asked = askedAhead
+                        askedAhead = false
+                        if asked, let next = try await ahead.next() {
+                            page = next
                         } else {
                             page = try await source.fetchPage(request, for: runOwner)
                         }
@@ -184,9 +186,8 @@ public final class SyncRunner: Sendable {
                     // request is cut at its deadline and sent again by the next run.
                     if run.isUnbounded(), let cursor = page.nextPageCursor {
                         let following = SyncPageRequest(mode: request.mode, pageCursor: cursor, changesToken: request.changesToken)
-                        prefetch.withLock { $0 = Task { [source, runOwner] in try await source.fetchPage(following, for: runOwner) } }
-                        // A cancellation that came before the task was kept found nothing to cancel.
-                        if Task.isCancelled { prefetch.withLock { $0?.cancel() } }
+                        ahead.addTask { try await source.fetchPage(following, for: runOwner) }
+                        askedAhead = true
                     }
                     let next = (checkpoint ?? SyncCheckpoint(mode: request.mode)).advanced(by: page, for: request, at: clock.now())
                     // A page fetched is stored even when the deadline passes meanwhile (its request is over; storing
@@ -207,8 +208,6 @@ public final class SyncRunner: Sendable {
                     }
                     request.pageCursor = cursor
                 }
-            } onCancel: {
-                prefetch.withLock { $0?.cancel() }
             }
         } catch {
             if let owner, await !isOwner(owner, of: source) {
@@ -220,12 +219,6 @@ public final class SyncRunner: Sendable {
                 report.error = error
                 logger.info("Sync stopped by an error", metadata: ["sync": "\(source.name)", "error": "\(error)"])
             }
-        }
-        // A page asked for and not stored (the run stopped or failed) is cancelled, and its request over
-        // before the run reports.
-        if let fetching = prefetch.withLock({ $0.take() }) {
-            fetching.cancel()
-            _ = await fetching.result
         }
         report.duration = clock.now().timeIntervalSince(started)
         if report.outcome == .sessionEnded {
