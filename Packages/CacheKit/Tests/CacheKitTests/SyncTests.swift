@@ -127,7 +127,14 @@ import Testing
     @Test func cancellingARunCancelsThePageItAskedForAhead() async throws {
         try await withSource { (source, clock) async throws in
             source.server.stallingRequest = 1
-            let runner = SyncRunner(source, clock: clock)
+            // The first page is stored only once the second was asked for: the stalled request is the one asked ahead.
+            source.beforeStore.withLock {
+                $0 = { page in
+                    guard page.content.keys.contains("i00") else { return }
+                    try await waitUntil("the second page asked for while the first is stored") { source.server.requests().count == 2 }
+                }
+            }
+            let runner = SyncRunner(source, clock: clock, stoppingGrace: .seconds(60))
             let first = Task { await runner.run() }
             try await waitUntil("the second page asked for, and the first stored") {
                 source.server.requests().count == 2 && (try? source.stored("alice").count) == 3
@@ -159,9 +166,24 @@ import Testing
                 ended.withLock { $0 = report }
             }
             try await waitUntil("the run ended (the page asked ahead answers only when cancelled)") { ended.withLock { $0 } != nil }
-            #expect(ended.withLock { $0 }?.outcome == .sessionEnded && source.server.requests().count == 2)
-            #expect(try source.stored("bob").isEmpty)
+            #expect(ended.withLock { $0 }?.outcome == .sessionEnded && ended.withLock { $0 }?.pages == 1)
+            let stored = try source.stored("alice").count
+            #expect(source.server.requests().count == 2 && stored == 3, "the page asked ahead is not stored")
             await work.value
+        }
+    }
+
+    /// The server refuses the changes token on a page asked for ahead (the second of an incremental run): the run
+    /// turns into one full sync from its first page, and nothing of the refused run's pages is lost.
+    @Test func aTokenRefusedOnAPageAskedAheadTurnsTheRunIntoOneFullSync() async throws {
+        try await withSource { (source, clock) async throws in
+            _ = await SyncRunner(source, clock: clock).run()
+            source.server.change(source.server.snapshot().keys.sorted())
+            source.server.rejectingRequest = 5
+            let report = await SyncRunner(source, clock: clock).run()
+            #expect(report.fellBackToFullSync && report.mode == .full && report.outcome == .completed)
+            #expect(source.server.requests().dropFirst(4).map(\.pageCursor) == [nil, "3", nil, "3", "6", "9"])
+            #expect(try source.stored("alice") == source.server.snapshot())
         }
     }
 
@@ -314,6 +336,7 @@ final class FakeServer: @unchecked Sendable {
     struct Settings {
         var secondsPerRequest: TimeInterval = 0
         var failingRequest: Int?
+        var rejectingRequest: Int?
         var stallingRequest: Int?
         var gate: AsyncGate?
         var onRequest: (@Sendable (Int) -> Void)?
@@ -332,6 +355,11 @@ final class FakeServer: @unchecked Sendable {
     var failingRequest: Int? {
         get { settings.withLock { $0.failingRequest } }
         set { settings.withLock { $0.failingRequest = newValue } }
+    }
+    /// The request (by index) answered as a server refusing the changes token.
+    var rejectingRequest: Int? {
+        get { settings.withLock { $0.rejectingRequest } }
+        set { settings.withLock { $0.rejectingRequest = newValue } }
     }
     var stallingRequest: Int? {
         get { settings.withLock { $0.stallingRequest } }
@@ -373,6 +401,7 @@ final class FakeServer: @unchecked Sendable {
         if settings.stallingRequest == index { try await Task.sleep(for: .seconds(3_600)) }
         settings.clock?.advance(by: settings.secondsPerRequest)
         if settings.failingRequest == index { throw Failure() }
+        if settings.rejectingRequest == index { throw SyncError.changesTokenRejected }
         let (items, version) = state.withLock { state in
             let since = request.changesToken.flatMap(Int.init) ?? 0
             return (state.items.filter { $0.value > since }.sorted { $0.key < $1.key }, state.version)

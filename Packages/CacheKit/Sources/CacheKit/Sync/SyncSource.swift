@@ -17,7 +17,9 @@ import Foundation
 /// - throws ``SyncError/changesTokenRejected`` when the server refuses the changes token;
 /// - never undoes the user's pending changes when storing a page (re-applies them over it);
 /// - lets a page be fetched while the page before it is stored: a run with no deadline asks for the next page
-///   before it stores the current one, so ``fetchPage(_:for:)`` must not depend on the previous ``store(_:checkpoint:for:)``.
+///   before it stores the current one, so ``fetchPage(_:for:)`` must not depend on the previous ``store(_:checkpoint:for:)``;
+/// - honours cancellation in ``fetchPage(_:for:)``: a run ends only once the page it asked for ahead is over,
+///   and a logout or a deadline cancels it (URLSession and `RESTClient` do).
 ///
 /// ```swift
 /// struct ContactsSync: SyncSource {
