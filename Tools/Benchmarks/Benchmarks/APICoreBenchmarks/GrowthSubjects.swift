@@ -172,9 +172,12 @@ struct MutationQueueSubject: GrowthSubject {
     func clear() async { await queue.erase(userId: queueCredentials.userId) }
 }
 
-/// The image cache with 1 KB thumbnails (a PNG signature and padding).
+/// The image cache with 1 KB thumbnails (whole PNG frames: the signature, an `IHDR` chunk's head, padding,
+/// `IEND`; the cache refuses a frame cut short).
 struct ImageCacheSubject: GrowthSubject {
-    static let image = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 1, count: 1_016)
+    static let image =
+        Data(ImageFormat.pngSignature + [0, 0, 0, 13] + Array("IHDR".utf8)) + Data(repeating: 1, count: 1_024 - 28)
+        + Data(ImageFormat.pngEnd)
     let cache: ImageCache
     let keys: [String]
     static func make(count: Int, full: Bool) async throws -> Self {

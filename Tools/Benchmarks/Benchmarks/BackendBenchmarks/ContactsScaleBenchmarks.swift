@@ -5,7 +5,6 @@ import CacheKit
 import ContactsKit
 import Foundation
 import HTTPTypes
-import HeapUsage
 
 // ContactsKit at ten times the specification's size (100,000 contacts from the local backend), beside the same
 // fetch-and-decode baseline: the full sync (time, memory held, file on disk), an incremental sync of 10, a
@@ -15,28 +14,13 @@ import HeapUsage
 let scaledCount = 100_000
 
 func contactsScaleBenchmarks() {
-    let requests = BenchmarkMetric.custom("requests", polarity: .prefersSmaller, useScalingFactor: false)
-    let held = BenchmarkMetric.custom("heap held after (KB)", polarity: .prefersSmaller, useScalingFactor: false)
-    let disk = BenchmarkMetric.custom("file on disk (KB)", polarity: .prefersSmaller, useScalingFactor: false)
+    let requests = requestsMetric
     let large = Benchmark.Configuration(
-        metrics: [.wallClock, .peakMemoryResident, requests, held, disk], scalingFactor: .one, maxDuration: .seconds(120),
+        metrics: [.wallClock, .peakMemoryResident, requests, heldMetric, diskMetric], scalingFactor: .one, maxDuration: .seconds(120),
         maxIterations: 3)
 
     Benchmark("Contacts 100,000 full sync: ContactsKit", configuration: large) { (benchmark: Benchmark, bench: ContactsBench) in
-        let counter = CountingRequests()
-        let before = heap_bytes_in_use()
-        let client = bench.client(counter)
-        benchmark.startMeasurement()
-        let report = await client.syncNow()
-        benchmark.stopMeasurement()
-        precondition(report.isComplete && report.counts["contacts"] == scaledCount, "\(report)")
-        benchmark.measurement(held, (Int(heap_bytes_in_use()) - Int(before)) / 1_024)
-        let file = client.store.fileURL(for: bench.credentials.userId)
-        let bytes = ["", "-wal"].compactMap { try? FileManager.default.attributesOfItem(atPath: file.path + $0)[.size] as? Int }.reduce(0, +)
-        benchmark.measurement(disk, bytes / 1_024)
-        benchmark.measurement(requests, counter.count)
-        blackHole(client)
-        try await client.store.clearAll()
+        try await measureFullSync(benchmark, bench, expecting: scaledCount)
     } setup: {
         try await ContactsBench.start(contacts: scaledCount)
     }
@@ -54,27 +38,10 @@ func contactsScaleBenchmarks() {
     }
 
     Benchmark("Contacts 100,000 incremental sync, 10 changed: ContactsKit", configuration: large) {
-        (benchmark: Benchmark, state: (ContactsBench, ContactsClient, CountingRequests)) in
-        let (bench, client, counter) = state
-        let admin = bench.rest(CountingRequests())
-        for index in 0..<10 {
-            let body = Data(#"{"displayName":"Changed \#(UUID().uuidString.prefix(8))"}"#.utf8)
-            _ = try await admin.send(
-                APIRequest<Data>(method: .patch, path: "/contacts/c\(index * 9_973)", headerFields: [.contentType: "application/json"], body: body),
-                policy: .fetchIgnoringCacheCompletely)
-        }
-        let before = counter.count
-        benchmark.startMeasurement()
-        let report = await client.syncNow()
-        benchmark.stopMeasurement()
-        precondition(report.mode == .incremental && report.counts["contacts"] == 10, "\(report)")
-        benchmark.measurement(requests, counter.count - before)
+        (benchmark: Benchmark, device: SyncedDevice) in
+        try await measureIncrementalSync(benchmark, device, changingEvery: 9_973)
     } setup: {
-        let bench = try await ContactsBench.start(contacts: scaledCount)
-        let counter = CountingRequests()
-        let client = bench.client(counter)
-        _ = await client.syncNow()
-        return (bench, client, counter)
+        try await SyncedDevice.make(contacts: scaledCount)
     }
 
     let queries = ["a", "zo", "mar", "zoe", "müller", "ana g", "lucia perez", "example", "(212) 4", "4567", "xyz", "emma smith"]

@@ -81,29 +81,69 @@ final class CountingRequests: HTTPTransport, @unchecked Sendable {
     }
 }
 
+let requestsMetric = BenchmarkMetric.custom("requests", polarity: .prefersSmaller, useScalingFactor: false)
+let heldMetric = BenchmarkMetric.custom("heap held after (KB)", polarity: .prefersSmaller, useScalingFactor: false)
+let diskMetric = BenchmarkMetric.custom("file on disk (KB)", polarity: .prefersSmaller, useScalingFactor: false)
+
+/// One full sync of a fresh device: its time, the heap it holds afterwards, its file on disk and its requests.
+func measureFullSync(_ benchmark: Benchmark, _ bench: ContactsBench, expecting count: Int) async throws {
+    let counter = CountingRequests()
+    let before = heap_bytes_in_use()
+    let client = bench.client(counter)
+    benchmark.startMeasurement()
+    let report = await client.syncNow()
+    benchmark.stopMeasurement()
+    precondition(report.isComplete && report.counts["contacts"] == count, "\(report)")
+    benchmark.measurement(heldMetric, (Int(heap_bytes_in_use()) - Int(before)) / 1_024)
+    let file = client.store.fileURL(for: bench.credentials.userId)
+    let bytes = ["", "-wal"].compactMap { try? FileManager.default.attributesOfItem(atPath: file.path + $0)[.size] as? Int }.reduce(0, +)
+    benchmark.measurement(diskMetric, bytes / 1_024)
+    benchmark.measurement(requestsMetric, counter.count)
+    blackHole(client)
+    try await client.store.clearAll()
+}
+
+/// A device synced in full against its own backend.
+struct SyncedDevice: Sendable {
+    let bench: ContactsBench
+    let client: ContactsClient
+    let counter: CountingRequests
+
+    static func make(contacts: Int) async throws -> SyncedDevice {
+        let bench = try await ContactsBench.start(contacts: contacts)
+        let counter = CountingRequests()
+        let client = bench.client(counter)
+        _ = await client.syncNow()
+        return SyncedDevice(bench: bench, client: client, counter: counter)
+    }
+}
+
+/// Ten contacts renamed on the server (every `stride`-th), then one incremental sync measured.
+func measureIncrementalSync(_ benchmark: Benchmark, _ device: SyncedDevice, changingEvery stride: Int) async throws {
+    let admin = device.bench.rest(CountingRequests())
+    for index in 0..<10 {
+        let body = Data(#"{"displayName":"Changed \#(UUID().uuidString.prefix(8))"}"#.utf8)
+        _ = try await admin.send(
+            APIRequest<Data>(method: .patch, path: "/contacts/c\(index * stride)", headerFields: [.contentType: "application/json"], body: body),
+            policy: .fetchIgnoringCacheCompletely)
+    }
+    let before = device.counter.count
+    benchmark.startMeasurement()
+    let report = await device.client.syncNow()
+    benchmark.stopMeasurement()
+    precondition(report.mode == .incremental && report.counts["contacts"] == 10, "\(report)")
+    benchmark.measurement(requestsMetric, device.counter.count - before)
+}
+
 func contactsSyncBenchmarks() {
-    let requests = BenchmarkMetric.custom("requests", polarity: .prefersSmaller, useScalingFactor: false)
-    let held = BenchmarkMetric.custom("heap held after (KB)", polarity: .prefersSmaller, useScalingFactor: false)
-    let disk = BenchmarkMetric.custom("file on disk (KB)", polarity: .prefersSmaller, useScalingFactor: false)
+    let requests = requestsMetric
+    let held = heldMetric
     let sync = Benchmark.Configuration(
-        metrics: [.wallClock, .peakMemoryResident, requests, held, disk], scalingFactor: .one, maxDuration: .seconds(60), maxIterations: 5)
+        metrics: [.wallClock, .peakMemoryResident, requests, held, diskMetric], scalingFactor: .one, maxDuration: .seconds(60), maxIterations: 5)
 
     Benchmark("Contacts full sync, 10,000 from the local backend: ContactsKit", configuration: sync) {
         (benchmark: Benchmark, bench: ContactsBench) in
-        let counter = CountingRequests()
-        let before = heap_bytes_in_use()
-        let client = bench.client(counter)
-        benchmark.startMeasurement()
-        let report = await client.syncNow()
-        benchmark.stopMeasurement()
-        precondition(report.isComplete && report.counts["contacts"] == 10_000, "\(report)")
-        benchmark.measurement(held, (Int(heap_bytes_in_use()) - Int(before)) / 1_024)
-        let file = client.store.fileURL(for: bench.credentials.userId)
-        let bytes = ["", "-wal"].compactMap { try? FileManager.default.attributesOfItem(atPath: file.path + $0)[.size] as? Int }.reduce(0, +)
-        benchmark.measurement(disk, bytes / 1_024)
-        benchmark.measurement(requests, counter.count)
-        blackHole(client)
-        try await client.store.clearAll()
+        try await measureFullSync(benchmark, bench, expecting: 10_000)
     } setup: {
         try await ContactsBench.start()
     }
@@ -122,27 +162,10 @@ func contactsSyncBenchmarks() {
     }
 
     Benchmark("Contacts incremental sync, 10 changed of 10,000: ContactsKit", configuration: sync) {
-        (benchmark: Benchmark, state: (ContactsBench, ContactsClient, CountingRequests)) in
-        let (bench, client, counter) = state
-        let admin = bench.rest(CountingRequests())
-        for index in 0..<10 {
-            let body = Data(#"{"displayName":"Changed \#(UUID().uuidString.prefix(8))"}"#.utf8)
-            _ = try await admin.send(
-                APIRequest<Data>(method: .patch, path: "/contacts/c\(index * 997)", headerFields: [.contentType: "application/json"], body: body),
-                policy: .fetchIgnoringCacheCompletely)
-        }
-        let before = counter.count
-        benchmark.startMeasurement()
-        let report = await client.syncNow()
-        benchmark.stopMeasurement()
-        precondition(report.mode == .incremental && report.counts["contacts"] == 10, "\(report)")
-        benchmark.measurement(requests, counter.count - before)
+        (benchmark: Benchmark, device: SyncedDevice) in
+        try await measureIncrementalSync(benchmark, device, changingEvery: 997)
     } setup: {
-        let bench = try await ContactsBench.start()
-        let counter = CountingRequests()
-        let client = bench.client(counter)
-        _ = await client.syncNow()
-        return (bench, client, counter)
+        try await SyncedDevice.make(contacts: 10_000)
     }
 
     let queries = ["a", "zo", "mar", "zoe", "müller", "ana g", "lucia perez", "example", "(212) 4", "4567", "xyz", "emma smith"]

@@ -13,10 +13,12 @@ let imageCount = 20_000
 let imageBytes = 10 * 1_024
 let imageKeys = (0..<imageCount).map { "https://cdn.example.com/avatars/\($0).png" }
 
-/// A 10 KB PNG-signed thumbnail.
+/// A 10 KB thumbnail, a whole PNG frame (the signature, an `IHDR` chunk's head, padding, `IEND`): the cache
+/// refuses a frame cut short.
 func thumbnail(_ index: Int) -> Data {
-    var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-    data.append(Data(repeating: UInt8(truncatingIfNeeded: index), count: imageBytes - 8))
+    var data = Data(ImageFormat.pngSignature + [0, 0, 0, 13] + Array("IHDR".utf8))
+    data.append(Data(repeating: UInt8(truncatingIfNeeded: index), count: imageBytes - 28))
+    data.append(contentsOf: ImageFormat.pngEnd)
     return data
 }
 
