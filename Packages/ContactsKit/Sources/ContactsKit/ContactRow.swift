@@ -36,13 +36,10 @@ struct ContactRow: Codable, FetchableRecord, PersistableRecord {
         try statement.execute(arguments: [id, sortKey, body, seen])
     }
 
-    /// The name folded to lowercase without diacritics (the key every row has had since the file's first
-    /// version): ASCII byte by byte, anything else through Foundation.
+    /// The name folded to lowercase without diacritics, width kept: the key every row has had since the file's
+    /// first version.
     static func sortKey(_ name: String) -> String {
-        guard name.utf8.allSatisfy({ $0 < 0x80 }) else {
-            return name.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-        }
-        return String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }, as: UTF8.self)
+        SearchDocument.sortKey(folding: name)
     }
 
     /// The contact's stored JSON.

@@ -77,7 +77,7 @@ import Testing
     /// rows already stored keep theirs).
     @Test func theSortKeyIsFoundationsFolding() {
         var random = SeededRandom(seed: 53)
-        let letters = Array("aZ09 -'.ÅéøßŁżĳǅœ株é\u{301}ａ")
+        let letters = Array("aZ09 -'.ÅéøßŁżĳǅœ株é\u{301}ａＺ") + (0xC0...0x24F).compactMap(Unicode.Scalar.init).map(Character.init)
         for _ in 0..<2_000 {
             let name = String(
                 (0..<Int.random(in: 0..<20, using: &random)).map { _ in letters[Int.random(in: 0..<letters.count, using: &random)] })
