@@ -96,86 +96,9 @@ import Testing
         }
     }
 
-    /// A run with no deadline asks for the next page while it stores one: each store waits until the next
-    /// page's request reached the server (a run that asked only after storing would fail the wait), and every
-    /// page is stored once, in order, with no request beyond the last page.
-    @Test func aRunWithNoDeadlineAsksForTheNextPageWhileItStoresOne() async throws {
-        try await withSource { (source, clock) async throws in
-            let stores = Locked(0)
-            source.beforeStore.withLock {
-                $0 = { page in
-                    let stored = stores.withLock { count in
-                        defer { count += 1 }
-                        return count
-                    }
-                    guard page.nextPageCursor != nil else { return }
-                    try await waitUntil("the request for the page after page \(stored) while it is stored") {
-                        source.server.requests().count == stored + 2
-                    }
-                }
-            }
-            let report = await SyncRunner(source, clock: clock).run()
-            #expect(report.outcome == .completed && report.pages == 4 && stores.withLock { $0 } == 4)
-            #expect(source.server.requests().map(\.pageCursor) == [nil, "3", "6", "9"], "each page asked for once")
-            #expect(try source.stored("alice") == source.server.snapshot())
-        }
-    }
-
-    /// A run cancelled (a logout) while it waits for a page it asked for ahead cancels that request, so the run
-    /// itself ends: the next run, which starts only once the one before it ended, completes, though the stalled
-    /// request would answer only when cancelled.
-    @Test func cancellingARunCancelsThePageItAskedForAhead() async throws {
-        try await withSource { (source, clock) async throws in
-            source.server.stallingRequest = 1
-            // The first page is stored only once the second was asked for: the stalled request is the one asked ahead.
-            source.beforeStore.withLock {
-                $0 = { page in
-                    guard page.content.keys.contains("i00") else { return }
-                    try await waitUntil("the second page asked for while the first is stored") { source.server.requests().count == 2 }
-                }
-            }
-            let runner = SyncRunner(source, clock: clock, stoppingGrace: .seconds(60))
-            let first = Task { await runner.run() }
-            try await waitUntil("the second page asked for, and the first stored") {
-                source.server.requests().count == 2 && (try? source.stored("alice").count) == 3
-            }
-            runner.cancel()
-            let cancelled = await first.value
-            #expect(cancelled.outcome == .cancelled && cancelled.pages == 1)
-            let next = Locked<SyncReport?>(nil)
-            let second = Task {
-                let report = await runner.run()
-                next.withLock { $0 = report }
-            }
-            try await waitUntil("the next run completed (it waits for the cancelled run to end)") { next.withLock { $0 } != nil }
-            #expect(next.withLock { $0 }?.outcome == .completed && next.withLock { $0 }?.resumed == true)
-            #expect(try source.stored("alice") == source.server.snapshot())
-            await second.value
-        }
-    }
-
-    /// Another user signing in while a page asked for ahead stalls: the run ends `sessionEnded` at once, its
-    /// request for that page cancelled, not waited for.
-    @Test func aRunLeftByItsUserDoesNotWaitForThePageItAskedForAhead() async throws {
-        try await withSource { (source, clock) async throws in
-            source.server.stallingRequest = 1
-            source.beforeStore.withLock { $0 = { _ in source.signedIn.withLock { $0 = "bob" } } }
-            let ended = Locked<SyncReport?>(nil)
-            let work = Task {
-                let report = await SyncRunner(source, clock: clock).run()
-                ended.withLock { $0 = report }
-            }
-            try await waitUntil("the run ended (the page asked ahead answers only when cancelled)") { ended.withLock { $0 } != nil }
-            #expect(ended.withLock { $0 }?.outcome == .sessionEnded && ended.withLock { $0 }?.pages == 1)
-            let stored = try source.stored("alice").count
-            #expect(source.server.requests().count == 2 && stored == 3, "the page asked ahead is not stored")
-            await work.value
-        }
-    }
-
-    /// The server refuses the changes token on a page asked for ahead (the second of an incremental run): the run
-    /// turns into one full sync from its first page, and nothing of the refused run's pages is lost.
-    @Test func aTokenRefusedOnAPageAskedAheadTurnsTheRunIntoOneFullSync() async throws {
+    /// The server refuses the changes token part way (the second page of an incremental run): the run turns
+    /// into one full sync from its first page, and nothing of the refused run's pages is lost.
+    @Test func aTokenRefusedPartWayTurnsTheRunIntoOneFullSync() async throws {
         try await withSource { (source, clock) async throws in
             _ = await SyncRunner(source, clock: clock).run()
             source.server.change(source.server.snapshot().keys.sorted())
@@ -422,8 +345,6 @@ struct ItemsSource: SyncSource {
     let server: FakeServer
     let database: DatabaseQueue
     let signedIn: Locked<String?>
-    /// Runs before each page is stored.
-    let beforeStore = Locked<(@Sendable (SyncPage<[String: Int]>) async throws -> Void)?>(nil)
 
     func owner() async throws -> String {
         guard let user = signedIn.withLock({ $0 }) else { throw SignedOut() }
@@ -439,7 +360,6 @@ struct ItemsSource: SyncSource {
     }
 
     func store(_ page: SyncPage<[String: Int]>, checkpoint: SyncCheckpoint, for owner: String) async throws {
-        try await beforeStore.withLock({ $0 })?(page)
         try await database.write { db in
             for (id, version) in page.content {
                 try db.execute(sql: "INSERT OR REPLACE INTO item VALUES (?, ?, ?)", arguments: [owner, id, version])

@@ -74,12 +74,6 @@ final class SharedSyncRun: Sendable {
         }
     }
 
-    /// Whether a caller waits with no deadline: the run then goes on until it completes, and may ask for its
-    /// next page while it stores one.
-    func isUnbounded() -> Bool {
-        state.withLock { state in state.waiters.values.contains { $0.left == nil && $0.deadline == nil } }
-    }
-
     /// Records what the run did so far, for a caller who stops waiting before it ends.
     func publish(_ progress: SyncReport) {
         state.withLock { $0.progress = progress }

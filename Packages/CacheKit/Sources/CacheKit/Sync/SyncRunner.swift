@@ -143,71 +143,51 @@ public final class SyncRunner: Sendable {
             status.update(since: generation, loaded: true) { [lastCompleted] state in
                 state = SyncState(activity: .running(pages: 0, items: 0, total: nil), lastCompletedAt: lastCompleted)
             }
-            // The page asked for ahead is a child task of the run: a cancellation reaches its request, and the run
-            // ends only once it is over (cancelled on every way out of the loop).
-            try await withThrowingTaskGroup(of: SyncPage<Source.Content>.self) { ahead in
-                defer { ahead.cancelAll() }
-                var askedAhead = false
-                while true {
-                    if Task.isCancelled {
-                        report.outcome = .cancelled
-                        break
-                    }
-                    if let deadline = run.deadline(), clock.now() >= deadline {
-                        report.outcome = .budgetExhausted
-                        break
-                    }
-                    guard await isOwner(runOwner, of: source) else {
-                        report.outcome = .sessionEnded
-                        break
-                    }
-                    let page: SyncPage<Source.Content>
-                    do {
-                        let asked = askedAhead
-                        askedAhead = false
-                        if asked, let next = try await ahead.next() {
-                            page = next
-                        } else {
-                            page = try await source.fetchPage(request, for: runOwner)
-                        }
-                    } catch SyncError.changesTokenRejected where request.mode == .incremental && !report.fellBackToFullSync {
-                        logger.info("The changes token was rejected: one full sync instead", metadata: ["sync": "\(source.name)"])
-                        report.fellBackToFullSync = true
-                        report.mode = .full
-                        request = SyncPageRequest(mode: .full, pageCursor: nil, changesToken: nil)
-                        continue
-                    }
-                    guard await isOwner(runOwner, of: source) else {
-                        report.outcome = .sessionEnded
-                        break
-                    }
-                    // A run with no deadline asks for the next page while it stores this one: the server makes the
-                    // one while the device stores the other. A run with a budget asks only when it can store, so no
-                    // request is cut at its deadline and sent again by the next run.
-                    if run.isUnbounded(), let cursor = page.nextPageCursor {
-                        let following = SyncPageRequest(mode: request.mode, pageCursor: cursor, changesToken: request.changesToken)
-                        ahead.addTask { try await source.fetchPage(following, for: runOwner) }
-                        askedAhead = true
-                    }
-                    let next = (checkpoint ?? SyncCheckpoint(mode: request.mode)).advanced(by: page, for: request, at: clock.now())
-                    // A page fetched is stored even when the deadline passes meanwhile (its request is over; storing
-                    // takes milliseconds), so the next run does not fetch it again. A clearing still refuses it.
-                    try await Task { try await source.store(page, checkpoint: next, for: runOwner) }.value
-                    checkpoint = next
-                    lastCompleted = next.lastCompletedAt
-                    report.pages += 1
-                    report.requests += page.requests
-                    report.counts.merge(page.counts, uniquingKeysWith: +)
-                    run.publish(report)
-                    status.update(since: generation) { [report] in
-                        $0.activity = .running(pages: report.pages, items: report.items, total: page.total)
-                    }
-                    guard let cursor = page.nextPageCursor else {
-                        report.outcome = .completed
-                        break
-                    }
-                    request.pageCursor = cursor
+            while true {
+                if Task.isCancelled {
+                    report.outcome = .cancelled
+                    break
                 }
+                if let deadline = run.deadline(), clock.now() >= deadline {
+                    report.outcome = .budgetExhausted
+                    break
+                }
+                guard await isOwner(runOwner, of: source) else {
+                    report.outcome = .sessionEnded
+                    break
+                }
+                let page: SyncPage<Source.Content>
+                do {
+                    page = try await source.fetchPage(request, for: runOwner)
+                } catch SyncError.changesTokenRejected where request.mode == .incremental && !report.fellBackToFullSync {
+                    logger.info("The changes token was rejected: one full sync instead", metadata: ["sync": "\(source.name)"])
+                    report.fellBackToFullSync = true
+                    report.mode = .full
+                    request = SyncPageRequest(mode: .full, pageCursor: nil, changesToken: nil)
+                    continue
+                }
+                guard await isOwner(runOwner, of: source) else {
+                    report.outcome = .sessionEnded
+                    break
+                }
+                let next = (checkpoint ?? SyncCheckpoint(mode: request.mode)).advanced(by: page, for: request, at: clock.now())
+                // A page fetched is stored even when the deadline passes meanwhile (its request is over; storing
+                // takes milliseconds), so the next run does not fetch it again. A clearing still refuses it.
+                try await Task { try await source.store(page, checkpoint: next, for: runOwner) }.value
+                checkpoint = next
+                lastCompleted = next.lastCompletedAt
+                report.pages += 1
+                report.requests += page.requests
+                report.counts.merge(page.counts, uniquingKeysWith: +)
+                run.publish(report)
+                status.update(since: generation) { [report] in
+                    $0.activity = .running(pages: report.pages, items: report.items, total: page.total)
+                }
+                guard let cursor = page.nextPageCursor else {
+                    report.outcome = .completed
+                    break
+                }
+                request.pageCursor = cursor
             }
         } catch {
             if let owner, await !isOwner(owner, of: source) {

@@ -15,11 +15,7 @@ import Foundation
 /// - stores through the lease (`UserDatabases.database(for: lease)`), which refuses once the
 ///   files were cleared, so nothing recreates a file after a logout;
 /// - throws ``SyncError/changesTokenRejected`` when the server refuses the changes token;
-/// - never undoes the user's pending changes when storing a page (re-applies them over it);
-/// - lets a page be fetched while the page before it is stored: a run with no deadline asks for the next page
-///   before it stores the current one, so ``fetchPage(_:for:)`` must not depend on the previous ``store(_:checkpoint:for:)``;
-/// - honours cancellation in ``fetchPage(_:for:)``: a run ends only once the page it asked for ahead is over,
-///   and a logout or a deadline cancels it (URLSession and `RESTClient` do).
+/// - never undoes the user's pending changes when storing a page (re-applies them over it).
 ///
 /// ```swift
 /// struct ContactsSync: SyncSource {
