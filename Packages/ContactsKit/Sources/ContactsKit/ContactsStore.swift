@@ -249,12 +249,26 @@ public final class ContactsStore: CacheClearingParticipant {
 
     private func index(of database: UserDatabase, userId: String) throws -> SearchIndex {
         if let index = indexes.withLock({ $0[userId] }) { return index }
+        // A clearing before this lease closed `database`, so the read below fails; one after it moves the lease.
+        let lease = files.lease(for: userId)
         let index = SearchIndex(name: "contacts.search")
         index.rebuild(try database.read { db in try ContactRow.fetchAll(db).compactMap { try? $0.contact().searchDocument } })
-        return indexes.withLock { indexes in
-            if let existing = indexes[userId] { return existing }
-            indexes[userId] = index
+        return keep(index, builtUnder: lease)
+    }
+
+    /// Keeps `index`, built from the user's file under `lease`, as the user's (or the one kept meanwhile), unless
+    /// the files were cleared since: a logout's drops may have passed while it was built, and it would hold the
+    /// user's contacts in memory after the logout, stale at the next sign-in.
+    func keep(_ index: SearchIndex, builtUnder lease: UserDatabases.Lease) -> SearchIndex {
+        let kept = indexes.withLock { indexes in
+            if let existing = indexes[lease.userId] { return existing }
+            indexes[lease.userId] = index
             return index
         }
+        if files.lease(for: lease.userId) != lease {
+            indexes.withLock { indexes in if indexes[lease.userId] === kept { indexes.removeValue(forKey: lease.userId) } }
+            kept.clearAll()
+        }
+        return kept
     }
 }
