@@ -7,8 +7,9 @@ import GRDB
 ///
 /// A full sync writes ten thousand of these, so a row is built and written without `Codable`: the body is
 /// the JSON `ContactsStore.encoder` would write (the same keys, the date as ``WireDate`` writes it), and the
-/// row goes in through one cached upsert statement. `ContactRowTests` holds both to their `Codable` forms.
-struct ContactRow: Codable, FetchableRecord, PersistableRecord {
+/// row goes in through one cached upsert statement, its only way in (``write(_:)``). `ContactRowTests` holds
+/// both to their `Codable` forms.
+struct ContactRow: Decodable, FetchableRecord, TableRecord {
     static let databaseTableName = "contact"
     var id: String
     var sortKey: String

@@ -89,9 +89,8 @@ struct StoredResponse: Sendable, Hashable {
     /// highest, alone and above 0: the one the server would choose for it (RFC 9110 §12.5.4). A malformed
     /// element or weight (RFC 9110 §12.4.2: `0` to `1` with at most three decimals) selects nothing.
     private func isMostPreferredLanguage(of requestFields: HTTPFields) -> Bool {
-        guard let name = HTTPField.Name("Content-Language"),
-            case let languages = headerFields[values: name].flatMap({ $0.split(separator: ",") }), languages.count == 1,
-            let language = languages.first?.trimmingCharacters(in: .whitespaces).lowercased(), !language.isEmpty
+        let languages = headerFields[values: .contentLanguage].flatMap { $0.split(separator: ",") }
+        guard languages.count == 1, let language = languages.first?.trimmingCharacters(in: .whitespaces).lowercased(), !language.isEmpty
         else { return false }
         var ranges: [(tag: String, weight: Int)] = []
         for element in requestFields[values: .acceptLanguage].flatMap({ $0.split(separator: ",") }) {

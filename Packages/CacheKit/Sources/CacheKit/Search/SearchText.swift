@@ -6,13 +6,18 @@ enum SearchText {
     /// `text` in lowercase without diacritics, as Foundation folds it (case, diacritics and width).
     static func fold(_ text: String) -> String {
         if let bytes = latinFold(text) { return String(decoding: bytes, as: UTF8.self) }
-        return text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+        return foundationFold(text)
+    }
+
+    /// Foundation's folding of `text`: case, diacritics and width.
+    private static func foundationFold(_ text: String) -> String {
+        text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
     }
 
     /// The words of `text`, folded: runs of letters and digits.
     static func words(_ text: String) -> [String] {
         guard let folded = latinFold(text) else {
-            return fold(text).split { !($0.isLetter || $0.isNumber) }.map(String.init)
+            return foundationFold(text).split { !($0.isLetter || $0.isNumber) }.map(String.init)
         }
         return folded.split {
             !((UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0))
@@ -43,8 +48,7 @@ enum SearchText {
     /// What Foundation folds each letter of U+00C0 to U+024F to, for those it folds to ASCII letters alone.
     private static let latinFolds: [[UInt8]?] = (UInt32(0xC0)...0x24F).map { value in
         guard let scalar = Unicode.Scalar(value) else { return nil }
-        let folded = String(Character(scalar)).folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
-        let bytes = Array(folded.utf8)
+        let bytes = Array(foundationFold(String(Character(scalar))).utf8)
         return !bytes.isEmpty && bytes.allSatisfy { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) } ? bytes : nil
     }
 
