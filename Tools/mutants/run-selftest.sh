@@ -11,7 +11,7 @@ repo="$work/repo"
 mkdir -p "$work/bin" "$repo/Tools/mutants" "$repo/Sources"
 cp "$here/run.sh" "$here/apply.py" "$here/results.py" "$repo/Tools/mutants/"
 echo "scenario: none" > "$repo/Sources/scenario.txt"
-for scenario in stillborn killed survived flaky-only hang crash; do
+for scenario in stillborn killed killed-slow survived flaky-only hang crash; do
   printf 'id: %s\nreq: TEST-1\nfile: Sources/scenario.txt\nfrom: scenario: none\nto: scenario: %s\n\n' "$scenario" "$scenario"
 done > "$repo/Tools/mutants/mutants.txt"
 printf 'id: gone\nreq: TEST-1\nfile: Sources/scenario.txt\nfrom: text that is not there\nto: anything\n' >> "$repo/Tools/mutants/mutants.txt"
@@ -35,6 +35,8 @@ testing=('zetaPromiseIsKept()' '"A display name with spaces"' 'alphaFourth()' 'c
 case $scenario in
   killed) failing=("PromiseTests.testHeld" 'zetaPromiseIsKept()' '"A display name with spaces"' 'alphaFourth()') ;;
   hang) echo $$ > "$FAKE_STATE/hang.pid"; exec sleep 60 ;;
+  killed-slow) echo "✘ Test zetaPromiseIsKept() failed after 0.002 seconds with 1 issue."
+    echo $$ > "$FAKE_STATE/slow.pid"; exec sleep 60 ;;
   *) failing=() ;;
 esac
 [[ ${FAKE_RED_BASELINE:-} == 1 || $scenario == flaky-only ]] && failing=('flakyUnderCI()' "${failing[@]}")
@@ -95,6 +97,16 @@ saw "the summary counts all five" "mutants: 7 run, 3 killed, 1 survived, 1 still
 exited "a run with survivors fails" ne0
 if cmp -s "$repo/Sources/scenario.txt" "$repo/.build-mutants/tree/Sources/scenario.txt"; then echo "ok    the scratch copy was restored"
 else echo "FAIL  the scratch copy was not restored"; failures=$((failures + 1)); fi
+
+# A kill stops the suite: the rest of a slow one is not waited for.
+run first-kill MUTANT_DEADLINE=50 -- killed-slow
+saw "a kill stops the suite at once" "KILLED  killed-slow"
+saw "killed by the test that failed" "by zetaPromiseIsKept()"
+if [[ -s "$work/slow.pid" ]] && kill -0 "$(cat "$work/slow.pid")" 2>/dev/null; then
+  echo "FAIL  the rest of the suite ran on after the kill"; kill "$(cat "$work/slow.pid")"; failures=$((failures + 1))
+else echo "ok    the rest of the suite was stopped"; fi
+grep -q "KILLED  killed-slow ([0-9] s)" "$out" && echo "ok    within seconds, not at the deadline" \
+  || { echo "FAIL  the kill waited for the deadline"; sed 's/^/        /' "$out"; failures=$((failures + 1)); }
 
 run all-killed -- killed
 exited "a run where every mutant is killed succeeds" 0

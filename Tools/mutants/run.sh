@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The mutant check (docs/testing.md): applies each one-line break of Tools/mutants/mutants.txt to a scratch
-# copy of the repository, rebuilds it incrementally, runs the whole suite under a deadline, and compares the
-# run with the unmutated suite's (the baseline). A mutant is KILLED when a test that passed in the baseline
-# fails, SURVIVED when none does (a promise no test holds), STILLBORN when it does not build (it proves
+# copy of the repository, rebuilds it incrementally, runs the suite under a deadline, and compares the run
+# with the unmutated suite's (the baseline). A mutant is KILLED when a test that passed in the baseline fails
+# (the suite stops there), SURVIVED when none does (a promise no test holds), STILLBORN when it does not build (it proves
 # nothing), HUNG when the deadline passed, NO LONGER APPLIES when its text is gone. The scratch copy is
 # restored after each mutant, and on interruption. The run succeeds only when every mutant was killed.
 #   Tools/mutants/run.sh            every mutant
@@ -42,14 +42,26 @@ interrupted() {
 trap interrupted INT TERM
 
 build() { swift build --build-tests --package-path "$tree" --scratch-path "$scratch/build"; }
+# The tests a log names (Tools/mutants/results.py): failed, passed, ended or unfinished.
+tests() { python3 Tools/mutants/results.py "$@"; }
+# The tests that passed in the baseline (and did not fail there too, a name shared by two suites) and
+# failed in the log $1, in the order they failed: a mutant's killers.
+killers() { tests failed "$1" | grep -Fx -f "$logs/baseline-passed.txt" | grep -Fxv -f "$logs/baseline-failed.txt"; }
 # The suite runs in the background and is waited for, so that a signal is handled at once, not at its end.
+# `suite LOG` (a mutant's run, its output going to LOG) stops at its first killer: the verdict is known, and
+# the rest of the suite would only add minutes.
 suite() {
   timeout --kill-after=10 "$deadline" swift test --skip-build --package-path "$tree" --scratch-path "$scratch/build" \
     ${MUTANT_FILTER:+--filter "$MUTANT_FILTER"} &
-  suite_pid=$!; wait "$suite_pid"; local status=$?; suite_pid=""; return "$status"
+  suite_pid=$!
+  if [[ $# -gt 0 ]]; then
+    while kill -0 "$suite_pid" 2>/dev/null; do
+      sleep 1
+      if [[ -n "$(killers "$1")" ]]; then kill -TERM "$suite_pid" 2>/dev/null; break; fi
+    done
+  fi
+  wait "$suite_pid"; local status=$?; suite_pid=""; return "$status"
 }
-# The tests a log names (Tools/mutants/results.py): failed, passed, ended or unfinished.
-tests() { python3 Tools/mutants/results.py "$@"; }
 # The first three lines of standard input, joined by ", ", and how many more there were.
 first_three() { awk 'NR <= 3 { printf "%s%s", (NR > 1 ? ", " : ""), $0 } END { if (NR > 3) printf " and %d more", NR - 3 }'; }
 timed_out() { [[ $1 -eq 124 || $1 -eq 137 ]]; }
@@ -87,12 +99,11 @@ for id in "${ids[@]}"; do
   if ! build > "$log" 2>&1; then
     echo "STILLBORN  $id: $(grep -m1 'error:' "$log" || echo "no error: line, see $log")"; stillborn=$((stillborn + 1)); restore; continue
   fi
-  suite >> "$log" 2>&1
+  suite "$log" >> "$log" 2>&1
   status=$?
   seconds=$(( $(date +%s) - started ))
-  # Killers: the tests that passed in the baseline (and did not fail there too, a name shared by two
-  # suites) and failed now, in the order they failed. A crash ends the run before some of them end.
-  killers=$(tests failed "$log" | grep -Fx -f "$logs/baseline-passed.txt" | grep -Fxv -f "$logs/baseline-failed.txt")
+  # A crash ends the run before some tests end.
+  killers=$(killers "$log")
   lost=$(tests ended "$log" | grep -cFxv -f - "$logs/baseline-passed.txt")
   if timed_out "$status"; then
     echo "HUNG  $id (${seconds} s)"; hung=$((hung + 1))
