@@ -154,23 +154,22 @@ enum Chromium {
 
     /// The DOM of `url` after 3 s of (virtual) time; fails after 90 s of real time rather than hang.
     static func dumpDOM(of url: URL) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(path, "chromium is required in CI (.ci/run installs it)"))
-        process.arguments = [
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--virtual-time-budget=3000", "--dump-dom",
-            url.absoluteString,
-        ]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let reading = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let dom = directory.url.appendingPathComponent("dom.html")
+        let process = try SpawnedProcess.start(
+            try #require(path, "chromium is required in CI (.ci/run installs it)"),
+            arguments: [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--virtual-time-budget=3000", "--dump-dom",
+                url.absoluteString,
+            ], output: dom)
         do {
             try await waitUntil("chromium to render the page and exit", timeout: .seconds(90)) { !process.isRunning }
         } catch {
-            process.terminate()
+            process.send(SIGKILL)
+            _ = await process.waitUntilExit()
             throw error
         }
-        return String(decoding: await reading.value, as: UTF8.self)
+        return try String(contentsOf: dom, encoding: .utf8)
     }
 }

@@ -18,29 +18,21 @@ import Testing
     @Test func noConfirmedEnqueueIsLostAndNoChangeIsAppliedTwice() async throws {
         try await withBackend(10) { fixture in
             let alice = try await fixture.credentials()
-            let executable = URL(fileURLWithPath: CommandLine.arguments[0])
             var confirmed: [String] = []
             var killedWithPending = 0
             for trial in 0..<Self.trials {
                 let directory = try TemporaryDirectory()
                 defer { directory.remove() }
                 let log = directory.url.appendingPathComponent("confirmed.txt")
-                let process = Process()
-                process.executableURL = executable
-                process.arguments = ["--testing-library", "swift-testing", "--filter", "childEnqueuesAndReplays"]
                 let settings = [directory.url.path, fixture.backend.baseURL.absoluteString, alice.accessToken, alice.userId]
-                process.environment = ProcessInfo.processInfo.environment.merging([Self.variable: settings.joined(separator: "\n")]) { $1 }
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
+                let child = try CrashChild.start(
+                    test: "childEnqueuesAndReplays", environment: [Self.variable: settings.joined(separator: "\n")])
                 // Kill after a random number of confirmed enqueues (0 to 30), then a random few milliseconds.
                 let target = trial == 0 ? 0 : Int.random(in: 0...30)
                 try await waitUntil("the child confirmed \(target) enqueues", timeout: .seconds(120)) {
-                    Self.keys(in: log).count >= target || !process.isRunning
+                    Self.keys(in: log).count >= target || !child.process.isRunning
                 }
-                try await Task.sleep(for: .milliseconds(Int.random(in: 0...15)))
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                try await child.kill(after: .milliseconds(Int.random(in: 0...15)))
                 confirmed += Self.keys(in: log)
 
                 let relaunched = MutationQueueTests.App(baseURL: fixture.backend.baseURL, directory: directory.url, credentials: alice)

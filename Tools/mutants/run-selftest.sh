@@ -11,7 +11,7 @@ repo="$work/repo"
 mkdir -p "$work/bin" "$repo/Tools/mutants" "$repo/Sources"
 cp "$here/run.sh" "$here/apply.py" "$here/results.py" "$repo/Tools/mutants/"
 echo "scenario: none" > "$repo/Sources/scenario.txt"
-for scenario in stillborn killed killed-slow survived flaky-only hang crash; do
+for scenario in stillborn killed killed-slow survived flaky-only hang crash crash-once; do
   printf 'id: %s\nreq: TEST-1\nfile: Sources/scenario.txt\nfrom: scenario: none\nto: scenario: %s\n\n' "$scenario" "$scenario"
 done > "$repo/Tools/mutants/mutants.txt"
 printf 'id: gone\nreq: TEST-1\nfile: Sources/scenario.txt\nfrom: text that is not there\nto: anything\n' >> "$repo/Tools/mutants/mutants.txt"
@@ -41,7 +41,9 @@ case $scenario in
 esac
 [[ ${FAKE_RED_BASELINE:-} == 1 || $scenario == flaky-only ]] && failing=('flakyUnderCI()' "${failing[@]}")
 for name in "${testing[@]}"; do echo "◇ Test $name started."; done
-if [[ $scenario == crash ]]; then
+# crash-once: the suite's own crash, which a second run does not repeat.
+if [[ $scenario == crash || ( $scenario == crash-once && ! -e "$FAKE_STATE/crashed-once" ) ]]; then
+  [[ $scenario == crash-once ]] && touch "$FAKE_STATE/crashed-once"
   echo "✔ Test zetaPromiseIsKept() passed after 0.001 seconds."
   echo "error: Exited with unexpected signal code 4"; exit 1
 fi
@@ -84,16 +86,18 @@ exited() {
   echo "FAIL  $1: expected exit $2, saw $status"; sed 's/^/        /' "$out"; failures=$((failures + 1))
 }
 
-run green -- stillborn killed survived flaky-only hang crash gone
+run green -- stillborn killed survived flaky-only hang crash crash-once gone
 saw "stillborn, with its first compiler error" "STILLBORN  stillborn: $repo/.build-mutants/tree/Sources/Promise.swift:12:9: error: cannot find 'promise' in scope"
 saw "killed, names whole and in failure order" 'by PromiseTests.testHeld, zetaPromiseIsKept(), "A display name with spaces" and 1 more'
 saw "survived" "SURVIVED  survived ("
 saw "a test that passed in the baseline kills" "KILLED  flaky-only ("
 saw "flaky-only killed by it" "by flakyUnderCI()"
 saw "hung past the deadline" "HUNG  hang ("
-saw "a crash kills" "by a crash (exit 1 during"
+saw "a crash that comes again kills" "by a crash, twice (exit 1 during"
+saw "a crash that does not come again is not a kill" "SURVIVED  crash-once ("
+saw "and is named" "its first run crashed during"
 saw "no longer applies" "NO LONGER APPLIES  gone"
-saw "the summary counts all five" "mutants: 7 run, 3 killed, 1 survived, 1 stillborn, 1 hung, 1 no longer apply — $(date +%F), 0 min"
+saw "the summary counts all five" "mutants: 8 run, 3 killed, 2 survived, 1 stillborn, 1 hung, 1 no longer apply — $(date +%F), 0 min"
 exited "a run with survivors fails" ne0
 if cmp -s "$repo/Sources/scenario.txt" "$repo/.build-mutants/tree/Sources/scenario.txt"; then echo "ok    the scratch copy was restored"
 else echo "FAIL  the scratch copy was not restored"; failures=$((failures + 1)); fi

@@ -2,7 +2,7 @@
 # The mutant check (docs/testing.md): applies each one-line break of Tools/mutants/mutants.txt to a scratch
 # copy of the repository, rebuilds it incrementally, runs the suite under a deadline, and compares the run
 # with the unmutated suite's (the baseline). A mutant is KILLED when a test that passed in the baseline fails
-# (the suite stops there), SURVIVED when none does (a promise no test holds), STILLBORN when it does not build (it proves
+# (the suite stops there) or when the suite crashes twice, SURVIVED when none does (a promise no test holds), STILLBORN when it does not build (it proves
 # nothing), HUNG when the deadline passed, NO LONGER APPLIES when its text is gone. The scratch copy is
 # restored after each mutant, and on interruption. The run succeeds only when every mutant was killed.
 #   Tools/mutants/run.sh            every mutant
@@ -101,20 +101,30 @@ for id in "${ids[@]}"; do
   fi
   suite "$log" >> "$log" 2>&1
   status=$?
-  seconds=$(( $(date +%s) - started ))
   # A crash ends the run before some tests end.
   killers=$(killers "$log")
   lost=$(tests ended "$log" | grep -cFxv -f - "$logs/baseline-passed.txt")
+  crashes=""
+  # A crash may be the suite's own, not the mutant's: it counts only when the suite, run again, fails again.
+  if ! timed_out "$status" && [[ -z "$killers" && $status -ne 0 && $lost -gt 0 ]]; then
+    crashes="$(tests unfinished "$log" | first_three)"; log="$logs/$id.again.log"
+    suite "$log" > "$log" 2>&1
+    status=$?
+    killers=$(killers "$log")
+    lost=$(tests ended "$log" | grep -cFxv -f - "$logs/baseline-passed.txt")
+  fi
+  seconds=$(( $(date +%s) - started ))
   if timed_out "$status"; then
     echo "HUNG  $id (${seconds} s)"; hung=$((hung + 1))
   elif [[ -n "$killers" ]]; then
     echo "KILLED  $id (${seconds} s) by $(first_three <<< "$killers")"; killed=$((killed + 1))
   elif [[ $status -ne 0 && $lost -gt 0 ]]; then
     during=$(tests unfinished "$log" | first_three)
-    echo "KILLED  $id (${seconds} s) by a crash (exit $status${during:+ during $during}; $lost tests that passed in the baseline did not end)"
+    echo "KILLED  $id (${seconds} s) by a crash, twice (exit $status${during:+ during $during}; $lost tests that passed in the baseline did not end)"
     killed=$((killed + 1))
   else
     note=""; [[ $status -ne 0 ]] && note=": the suite exited $status, but no test that passed in the baseline failed"
+    [[ -n "$crashes" ]] && note="$note (its first run crashed during $crashes, the second did not: the crash was not the mutant's)"
     echo "SURVIVED  $id (${seconds} s)$note"
     survived=$((survived + 1))
   fi

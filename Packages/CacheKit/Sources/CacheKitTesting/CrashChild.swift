@@ -1,11 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// This test binary run again as a child process, filtered to one test, to be killed with SIGKILL at a
 /// random moment: the harness of every kill -9 trial. The child's test is enabled only when its
 /// environment variable is set, and signals that it started by creating a file.
@@ -17,7 +11,7 @@ import Foundation
 /// ```
 public struct CrashChild: Sendable {
     /// The running child.
-    public let process: Process
+    public let process: SpawnedProcess
 
     /// Starts this test binary filtered to `test`, with `environment` added to this process's own, its
     /// output discarded.
@@ -25,22 +19,18 @@ public struct CrashChild: Sendable {
     /// - Parameters:
     ///   - test: the name of the child's test function.
     ///   - environment: the variables that enable the child's test and tell it where to work.
-    /// - Throws: when the binary cannot be started.
+    /// - Throws: ``SpawnFailed`` when the binary cannot be started.
     public static func start(test: String, environment: [String: String]) throws -> CrashChild {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = ["--testing-library", "swift-testing", "--filter", test]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try SpawnedProcess.start(
+            CommandLine.arguments[0], arguments: ["--testing-library", "swift-testing", "--filter", test],
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
         return CrashChild(process: process)
     }
 
     /// Waits until the child created `file` (its sign that it started working).
     /// - Throws: ``WaitTimedOut`` after `timeout`, naming the file and the binary.
     public func waitUntilStarted(signalledBy file: URL, timeout: Duration = .seconds(60)) async throws {
-        let binary = process.executableURL?.path ?? "?"
+        let binary = CommandLine.arguments[0]
         try await waitUntil("the child to create \(file.lastPathComponent) (is \(binary) the test binary?)", timeout: timeout) {
             FileManager.default.fileExists(atPath: file.path)
         }
@@ -53,29 +43,18 @@ public struct CrashChild: Sendable {
     /// - Returns: whether the kill landed where `inside()` wanted it.
     /// - Throws: ``CrashChildFailed`` when the child had ended by itself with a failure.
     public func killWhenPaused(where inside: () -> Bool, attempts: Int = 400) async throws -> Bool {
-        let pid = process.processIdentifier
         for _ in 0..<attempts where process.isRunning {
             try await Task.sleep(for: .microseconds(Int.random(in: 100...2_000)))
-            guard Self.signal(pid, SIGSTOP) else { break }
-            await Self.waitUntilStopped(pid)
+            guard process.send(SIGSTOP) else { break }
+            await Self.waitUntilStopped(process.pid)
             if inside() {
                 try await kill(after: .zero)
                 return true
             }
-            _ = Self.signal(pid, SIGCONT)
+            process.send(SIGCONT)
         }
         try await kill(after: .zero)
         return false
-    }
-
-    private static func signal(_ pid: Int32, _ signal: Int32) -> Bool {
-        #if canImport(Glibc)
-            Glibc.kill(pid, signal) == 0
-        #elseif canImport(Darwin)
-            Darwin.kill(pid, signal) == 0
-        #else
-            false
-        #endif
     }
 
     /// Waits (at most 100 ms) until the process shows as stopped in `/proc` (Linux); elsewhere, 5 ms.
@@ -100,15 +79,13 @@ public struct CrashChild: Sendable {
     @discardableResult
     public func kill(after delay: Duration) async throws -> Bool {
         try await Task.sleep(for: delay)
-        #if canImport(Glibc)
-            _ = Glibc.kill(process.processIdentifier, SIGKILL)
-        #elseif canImport(Darwin)
-            _ = Darwin.kill(process.processIdentifier, SIGKILL)
-        #endif
-        process.waitUntilExit()
-        if process.terminationReason == .uncaughtSignal, process.terminationStatus == SIGKILL { return true }
-        if process.terminationReason == .exit, process.terminationStatus == 0 { return false }
-        throw CrashChildFailed(reason: process.terminationReason == .exit ? "exit status" : "signal", status: process.terminationStatus)
+        process.send(SIGKILL)
+        switch await process.waitUntilExit() {
+        case .signalled(SIGKILL): return true
+        case .exited(0): return false
+        case .exited(let status): throw CrashChildFailed(reason: "exit status", status: status)
+        case .signalled(let signal): throw CrashChildFailed(reason: "signal", status: signal)
+        }
     }
 }
 
