@@ -19,10 +19,10 @@ deadline=${MUTANT_DEADLINE:-600}
 run_started=$(date +%s)
 mkdir -p "$logs"
 
-# A copy of the working tree (sources only), refreshed on each run; its build folder is kept, so only what
+# A copy of the working tree (sources only: no build folder at any depth), refreshed on each run; its build folder is kept, so only what
 # a mutant touches is rebuilt.
 rm -rf "$tree" && mkdir -p "$tree"
-tar -C "$root" --exclude='./.build*' --exclude='./.git' -cf - . | tar -C "$tree" -xf -
+tar -C "$root" --exclude='.build*' --exclude='./.git' -cf - . | tar -C "$tree" -xf -
 
 ids=("$@")
 if [[ ${#ids[@]} -eq 0 ]]; then mapfile -t ids < <(python3 Tools/mutants/apply.py list | awk '{print $1}'); fi
