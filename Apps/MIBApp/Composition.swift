@@ -104,7 +104,7 @@ public final class Composition: Sendable {
         connectivity = TransportConnectivity(probe: baseURL.appendingPathComponent("health"))
         let transport = connectivity.observing(transport)
         self.transport = transport
-        preferences = PreferencesStore(url: support.appendingPathComponent("preferences.json"))
+        preferences = PreferencesStore(url: support.appendingPathComponent("preferences.json", isDirectory: false))
         environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: cachesDirectory, dataDirectory: support)
         telemetry = APITelemetry(clock: clock, sinks: [LoggingTelemetrySink(logger: logger)])
         screens = ScreenTelemetry(
@@ -129,7 +129,7 @@ public final class Composition: Sendable {
                 telemetry: telemetry))
         queue = MutationQueue(
             configuration: .init(
-                directory: support.appendingPathComponent("mutations"), tokenProvider: session, rest: rest, graphQL: graphQL,
+                directory: support.appendingPathComponent("mutations", isDirectory: true), tokenProvider: session, rest: rest, graphQL: graphQL,
                 container: container, clock: clock, logger: logger))
         let images = ImageCache(environment: environment)
         self.images = images

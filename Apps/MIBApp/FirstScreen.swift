@@ -92,11 +92,11 @@ extension Composition {
 
     /// The session's token file in the support folder (used where there is no Keychain).
     static func tokenFile(support: URL) -> URL {
-        support.appendingPathComponent("session/token.json")
+        support.appendingPathComponent("session/token.json", isDirectory: false)
     }
 
     /// The screens' snapshots, a folder of the caches.
     static func snapshotsDirectory(caches: URL) -> URL {
-        caches.appendingPathComponent("snapshots")
+        caches.appendingPathComponent("snapshots", isDirectory: true)
     }
 }

@@ -55,12 +55,12 @@ extension MutationQueue {
     /// The file that holds a user's queue: named by a keyed hash of the user id (the key is this
     /// installation's, beside the files), never the id itself nor a hash anyone can compute from a guess.
     public nonisolated func fileURL(for userId: String) -> URL {
-        configuration.directory.appendingPathComponent("queue-\(fileSecret.fileNameHash(userId)).sqlite")
+        configuration.directory.appendingPathComponent("queue-\(fileSecret.fileNameHash(userId)).sqlite", isDirectory: false)
     }
 
     /// The name earlier versions gave the file (an unkeyed hash): renamed to ``fileURL(for:)`` when found.
     nonisolated func legacyFileURL(for userId: String) -> URL {
-        configuration.directory.appendingPathComponent("queue-\(StableHash.hex(userId)).sqlite")
+        configuration.directory.appendingPathComponent("queue-\(StableHash.hex(userId)).sqlite", isDirectory: false)
     }
 
     private func queueFiles() -> [URL] {

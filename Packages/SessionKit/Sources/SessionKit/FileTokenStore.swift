@@ -35,15 +35,15 @@ public final class FileTokenStore: TokenStore {
         #if canImport(Darwin)
             support =
                 FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
-                ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent("Library/Application Support")
+                ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent("Library/Application Support", isDirectory: true)
         #else
             if let dataHome = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
                 support = URL(fileURLWithPath: dataHome)
             } else {
-                support = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+                support = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
             }
         #endif
-        return support.appendingPathComponent(app).appendingPathComponent("session/token.json")
+        return support.appendingPathComponent(app, isDirectory: true).appendingPathComponent("session/token.json", isDirectory: false)
     }
 
     /// The prefix and suffix of the temporary files ``save(_:)`` writes: `.token.json.<UUID>.tmp`.
@@ -55,7 +55,7 @@ public final class FileTokenStore: TokenStore {
         let folder = url.deletingLastPathComponent()
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
         for name in names where name.hasPrefix(temporaryPrefix) && name.hasSuffix(Self.temporarySuffix) {
-            unlink(folder.appendingPathComponent(name).path)
+            unlink(folder.appendingPathComponent(name, isDirectory: false).path)
         }
     }
 
@@ -92,7 +92,7 @@ public final class FileTokenStore: TokenStore {
             throw .corrupt(reason: "the token does not encode")
         }
         removeStrayTemporaryFiles()
-        let temporary = folder.appendingPathComponent(temporaryPrefix + UUID().uuidString + Self.temporarySuffix).path
+        let temporary = folder.appendingPathComponent(temporaryPrefix + UUID().uuidString + Self.temporarySuffix, isDirectory: false).path
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else { throw .io(operation: "open", errno: errno) }
         let written = data.withUnsafeBytes { buffer in write(descriptor, buffer.baseAddress, buffer.count) }

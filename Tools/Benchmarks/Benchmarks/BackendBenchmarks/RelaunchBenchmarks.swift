@@ -86,7 +86,7 @@ struct DashboardEnvelope: Decodable {
 
 /// A benchmark over the files a first launch left (made once, before its iterations), 60 iterations.
 func relaunchBenchmark(_ name: String, _ body: @escaping (Benchmark, LaunchedBefore) async throws -> Void) {
-    let configuration = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(60), maxIterations: 4000)
+    let configuration = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(20), maxIterations: 60)
     Benchmark(name, configuration: configuration) { (benchmark: Benchmark, launched: LaunchedBefore) in
         try await body(benchmark, launched)
     } setup: {

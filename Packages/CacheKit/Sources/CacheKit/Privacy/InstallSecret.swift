@@ -17,7 +17,7 @@ public final class InstallSecret: Sendable {
     /// after a relaunch (a miss, never a leak).
     public init(directory: URL) {
         self.directory = directory
-        if let stored = try? Data(contentsOf: directory.appendingPathComponent(Self.fileName)), stored.count == 32 {
+        if let stored = try? Data(contentsOf: directory.appendingPathComponent(Self.fileName, isDirectory: false)), stored.count == 32 {
             key = stored
             return
         }
@@ -27,18 +27,18 @@ public final class InstallSecret: Sendable {
 
     /// Whether `directory` holds a secret's file.
     public static func exists(in directory: URL) -> Bool {
-        FileManager.default.fileExists(atPath: directory.appendingPathComponent(fileName).path)
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent(fileName, isDirectory: false).path)
     }
 
     /// Deletes the secret's file in `directory`, if any (the key of the hashes of what was just erased).
     public static func delete(in directory: URL) throws {
-        let file = directory.appendingPathComponent(fileName)
+        let file = directory.appendingPathComponent(fileName, isDirectory: false)
         if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
     }
 
     private func store() {
         guard let directory, (try? ProtectedFiles.createDirectory(directory)) != nil else { return }
-        let file = directory.appendingPathComponent(Self.fileName)
+        let file = directory.appendingPathComponent(Self.fileName, isDirectory: false)
         _ = FileManager.default.createFile(atPath: file.path, contents: key, attributes: [.posixPermissions: 0o600])
     }
 
@@ -63,7 +63,7 @@ public final class InstallSecret: Sendable {
     /// ``hash(_:)`` for naming a file: the secret's own file is written again first if it was deleted, so
     /// the name can be found after a relaunch.
     public func fileNameHash(_ text: String) -> String {
-        if let directory, !FileManager.default.fileExists(atPath: directory.appendingPathComponent(Self.fileName).path) { store() }
+        if let directory, !FileManager.default.fileExists(atPath: directory.appendingPathComponent(Self.fileName, isDirectory: false).path) { store() }
         return hash(text)
     }
 }

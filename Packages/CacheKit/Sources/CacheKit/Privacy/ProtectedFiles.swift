@@ -86,7 +86,7 @@ public enum ProtectedFiles {
         let prefix = file.lastPathComponent + "."
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         for name in names where name.hasPrefix(prefix) && name.hasSuffix(temporarySuffix) {
-            unlink(folder.appendingPathComponent(name).path)
+            unlink(folder.appendingPathComponent(name, isDirectory: false).path)
         }
     }
 

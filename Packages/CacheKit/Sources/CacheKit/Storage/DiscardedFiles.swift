@@ -20,11 +20,11 @@ public enum DiscardedFiles {
     public static func discard(_ paths: [String], in directory: URL) throws {
         let present = paths.filter { FileManager.default.fileExists(atPath: $0) }
         guard !present.isEmpty else { return }
-        let bin = directory.appendingPathComponent(folderName).appendingPathComponent(UUID().uuidString)
+        let bin = directory.appendingPathComponent(folderName, isDirectory: true).appendingPathComponent(UUID().uuidString, isDirectory: true)
         try ProtectedFiles.createDirectory(bin)
         for (index, path) in present.enumerated() {
             let name = "\(index)-" + URL(fileURLWithPath: path).lastPathComponent
-            try FileManager.default.moveItem(atPath: path, toPath: bin.appendingPathComponent(name).path)
+            try FileManager.default.moveItem(atPath: path, toPath: bin.appendingPathComponent(name, isDirectory: false).path)
         }
         deleter.async { try? FileManager.default.removeItem(at: bin) }
     }
@@ -32,14 +32,14 @@ public enum DiscardedFiles {
     /// Deletes what an earlier ``discard(_:in:)`` left in `directory` (the process died before the
     /// background deletion ran), in the background.
     public static func sweep(_ directory: URL) {
-        let bin = directory.appendingPathComponent(folderName)
+        let bin = directory.appendingPathComponent(folderName, isDirectory: true)
         // Listing a folder that is not there throws, which costs more than asking first.
         guard FileManager.default.fileExists(atPath: bin.path),
             let leftovers = try? FileManager.default.contentsOfDirectory(atPath: bin.path), !leftovers.isEmpty
         else { return }
         // Only the folders there now: a discard that starts meanwhile deletes its own.
         deleter.async {
-            for name in leftovers { try? FileManager.default.removeItem(at: bin.appendingPathComponent(name)) }
+            for name in leftovers { try? FileManager.default.removeItem(at: bin.appendingPathComponent(name, isDirectory: false)) }
         }
     }
 

@@ -35,7 +35,7 @@ public final class DiskStore: CacheStore {
         }
 
         /// The database file.
-        public var databaseURL: URL { directory.appendingPathComponent(fileName) }
+        public var databaseURL: URL { directory.appendingPathComponent(fileName, isDirectory: false) }
     }
 
     struct State {

@@ -95,7 +95,7 @@ public final class ScreenSnapshots: CacheClearingParticipant {
     }
 
     private func fileURL(_ screen: String) -> URL {
-        directory.appendingPathComponent("\(screen).snapshot")
+        directory.appendingPathComponent("\(screen).snapshot", isDirectory: false)
     }
 
     /// The name in clearing reports.

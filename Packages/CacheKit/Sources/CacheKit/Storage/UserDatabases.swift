@@ -203,7 +203,7 @@ public final class UserDatabases: Sendable {
     private func fileURL(for userId: String, in state: inout State) -> URL {
         let key = state.secret ?? InstallSecret(directory: directory)
         state.secret = key
-        return directory.appendingPathComponent("\(prefix)-\(key.fileNameHash(userId)).sqlite")
+        return directory.appendingPathComponent("\(prefix)-\(key.fileNameHash(userId)).sqlite", isDirectory: false)
     }
 
     /// The user's database, and the observations to attach to it when this call opened it.
