@@ -21,7 +21,11 @@ cat > "$work/bin/swift" <<'FAKE'
 #!/usr/bin/env bash
 set -uo pipefail
 command=$1; package=""
-while [[ $# -gt 0 ]]; do [[ $1 == --package-path ]] && package=$2; shift; done
+while [[ $# -gt 0 ]]; do
+  [[ $1 == --package-path ]] && package=$2
+  [[ $1 == --filter ]] && echo "$2" >> "$FAKE_STATE/filters.txt"
+  shift
+done
 scenario=$(sed -n 's/^scenario: //p' "$package/Sources/scenario.txt")
 if [[ $command == build ]]; then
   echo "[1/2] Compiling Promise Promise.swift"
@@ -112,8 +116,12 @@ else echo "ok    the rest of the suite was stopped"; fi
 grep -q "KILLED  killed-slow ([0-9] s)" "$out" && echo "ok    within seconds, not at the deadline" \
   || { echo "FAIL  the kill waited for the deadline"; sed 's/^/        /' "$out"; failures=$((failures + 1)); }
 
+rm -f "$work/filters.txt"
 run all-killed -- killed
 exited "a run where every mutant is killed succeeds" 0
+saw "a mutant killed before is killed again by the same tests, run first" ', again'
+if [[ "$(cat "$work/filters.txt" 2>/dev/null)" == "zetaPromiseIsKept|alphaFourth" ]]; then echo "ok    only the functions that killed it ran first"
+else echo "FAIL  the first run's filter: expected zetaPromiseIsKept|alphaFourth, saw: $(cat "$work/filters.txt" 2>/dev/null)"; failures=$((failures + 1)); fi
 
 run red FAKE_RED_BASELINE=1 -- killed flaky-only
 exited "a red baseline stops the run" ne0

@@ -50,9 +50,11 @@ killers() { tests failed "$1" | grep -Fx -f "$logs/baseline-passed.txt" | grep -
 # The suite runs in the background and is waited for, so that a signal is handled at once, not at its end.
 # `suite LOG` (a mutant's run, its output going to LOG) stops at its first killer: the verdict is known, and
 # the rest of the suite would only add minutes.
+# `suite LOG FILTER` runs only the tests FILTER matches (a regular expression).
 suite() {
+  local filter=${2:-${MUTANT_FILTER:-}}
   timeout --kill-after=10 "$deadline" swift test --skip-build --package-path "$tree" --scratch-path "$scratch/build" \
-    ${MUTANT_FILTER:+--filter "$MUTANT_FILTER"} &
+    ${filter:+--filter "$filter"} &
   suite_pid=$!
   if [[ $# -gt 0 ]]; then
     while kill -0 "$suite_pid" 2>/dev/null; do
@@ -99,6 +101,22 @@ for id in "${ids[@]}"; do
   if ! build > "$log" 2>&1; then
     echo "STILLBORN  $id: $(grep -m1 'error:' "$log" || echo "no error: line, see $log")"; stillborn=$((stillborn + 1)); restore; continue
   fi
+  # The tests that killed it last time run first: when one fails again, the verdict is known in seconds
+  # (a kill is a kill whichever tests ran); when none does, the whole suite runs.
+  if [[ -s "$logs/$id.killers" && -z "${MUTANT_FILTER:-}" ]]; then
+    # Swift Testing's functions, by name (a display name or an XCTest name is left to the whole suite).
+    previous=$(sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)(.*$/\1/p' "$logs/$id.killers" | paste -sd'|')
+    if [[ -n "$previous" ]]; then
+      echo "--- first, the tests that killed it last time: $previous" >> "$log"
+      suite "$log" "$previous" >> "$log" 2>&1
+      if [[ -n "$(killers "$log")" ]]; then
+        killers=$(killers "$log"); seconds=$(( $(date +%s) - started ))
+        echo "KILLED  $id (${seconds} s) by $(first_three <<< "$killers"), again"; killed=$((killed + 1))
+        echo "$killers" > "$logs/$id.killers"; restore; continue
+      fi
+      echo "--- none failed; the whole suite" >> "$log"
+    fi
+  fi
   suite "$log" >> "$log" 2>&1
   status=$?
   # A crash ends the run before some tests end.
@@ -118,6 +136,7 @@ for id in "${ids[@]}"; do
     echo "HUNG  $id (${seconds} s)"; hung=$((hung + 1))
   elif [[ -n "$killers" ]]; then
     echo "KILLED  $id (${seconds} s) by $(first_three <<< "$killers")"; killed=$((killed + 1))
+    echo "$killers" > "$logs/$id.killers"
   elif [[ $status -ne 0 && $lost -gt 0 ]]; then
     during=$(tests unfinished "$log" | first_three)
     echo "KILLED  $id (${seconds} s) by a crash, twice (exit $status${during:+ during $during}; $lost tests that passed in the baseline did not end)"
