@@ -129,7 +129,8 @@ public final class Composition: Sendable {
                 telemetry: telemetry))
         queue = MutationQueue(
             configuration: .init(
-                directory: support.appendingPathComponent("mutations", isDirectory: true), tokenProvider: session, rest: rest, graphQL: graphQL,
+                directory: support.appendingPathComponent("mutations", isDirectory: true), tokenProvider: session, rest: rest,
+                graphQL: graphQL,
                 container: container, clock: clock, logger: logger))
         let images = ImageCache(environment: environment)
         self.images = images

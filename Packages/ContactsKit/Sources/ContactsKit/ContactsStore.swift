@@ -223,7 +223,9 @@ public final class ContactsStore: CacheClearingParticipant {
         }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for name in names {
-            let size = try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name, isDirectory: false).path)[.size] as? Int
+            let size =
+                try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name, isDirectory: false).path)[.size]
+                as? Int
             usage.bytes += size ?? 0
         }
         return [

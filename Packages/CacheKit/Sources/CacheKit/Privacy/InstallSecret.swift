@@ -63,7 +63,10 @@ public final class InstallSecret: Sendable {
     /// ``hash(_:)`` for naming a file: the secret's own file is written again first if it was deleted, so
     /// the name can be found after a relaunch.
     public func fileNameHash(_ text: String) -> String {
-        if let directory, !FileManager.default.fileExists(atPath: directory.appendingPathComponent(Self.fileName, isDirectory: false).path) { store() }
+        if let directory, !FileManager.default.fileExists(atPath: directory.appendingPathComponent(Self.fileName, isDirectory: false).path)
+        {
+            store()
+        }
         return hash(text)
     }
 }

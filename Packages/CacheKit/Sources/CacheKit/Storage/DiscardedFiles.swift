@@ -20,7 +20,8 @@ public enum DiscardedFiles {
     public static func discard(_ paths: [String], in directory: URL) throws {
         let present = paths.filter { FileManager.default.fileExists(atPath: $0) }
         guard !present.isEmpty else { return }
-        let bin = directory.appendingPathComponent(folderName, isDirectory: true).appendingPathComponent(UUID().uuidString, isDirectory: true)
+        let bin = directory.appendingPathComponent(folderName, isDirectory: true).appendingPathComponent(
+            UUID().uuidString, isDirectory: true)
         try ProtectedFiles.createDirectory(bin)
         for (index, path) in present.enumerated() {
             let name = "\(index)-" + URL(fileURLWithPath: path).lastPathComponent
