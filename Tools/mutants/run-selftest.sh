@@ -139,6 +139,10 @@ rm -f "$work/hang.pid"
 MUTANT_DEADLINE=60 timeout 60 bash "$repo/Tools/mutants/run.sh" hang > "$work/term.out" 2>&1 &
 runner=$!
 for _ in $(seq 100); do [[ -s "$work/hang.pid" ]] && break; sleep 0.1; done
+# A second run meanwhile is refused: both would mutate the same copy.
+run second -- killed
+exited "a second run at once is refused" ne0
+saw "and says why" "another mutant run is using"
 kill -TERM "$runner"; wait "$runner"; status=$?; out="$work/term.out"
 exited "an interrupted run exits 130" 130
 saw "an interrupted run says so" "interrupted: the scratch copy was restored"

@@ -18,6 +18,11 @@ logs="$scratch/logs"
 deadline=${MUTANT_DEADLINE:-600}
 run_started=$(date +%s)
 mkdir -p "$logs"
+# One run at a time: two would apply their mutants to the same copy (flock is util-linux's, not a Mac's).
+if command -v flock > /dev/null; then
+  exec 9> "$scratch/lock"
+  flock -n 9 || { echo "another mutant run is using $scratch; stop it first"; exit 1; }
+fi
 
 # A copy of the working tree (sources only: no build folder at any depth), refreshed on each run; its build folder is kept, so only what
 # a mutant touches is rebuilt.
