@@ -41,8 +41,9 @@ struct LaunchedBefore {
     let flatFile: URL
     let catalogBytes: Int
 
-    var caches: URL { directory.appendingPathComponent("caches") }
-    var records: URL { caches.appendingPathComponent("graphql/records.sqlite") }
+    // With the kind given: the one-argument form asks the disk, in the measured part, what an app knows.
+    var caches: URL { directory.appendingPathComponent("caches", isDirectory: true) }
+    var records: URL { caches.appendingPathComponent("graphql/records.sqlite", isDirectory: false) }
 
     static let logger: Logger = {
         var logger = Logger(label: "bench-relaunch")
