@@ -11,7 +11,7 @@ repo="$work/repo"
 mkdir -p "$work/bin" "$repo/Tools/mutants" "$repo/Sources"
 cp "$here/run.sh" "$here/apply.py" "$here/results.py" "$repo/Tools/mutants/"
 echo "scenario: none" > "$repo/Sources/scenario.txt"
-for scenario in stillborn killed killed-slow survived flaky-only hang crash crash-once; do
+for scenario in stillborn killed killed-slow killed-elsewhere survived flaky-only hang crash crash-once; do
   printf 'id: %s\nreq: TEST-1\nfile: Sources/scenario.txt\nfrom: scenario: none\nto: scenario: %s\n\n' "$scenario" "$scenario"
 done > "$repo/Tools/mutants/mutants.txt"
 printf 'id: gone\nreq: TEST-1\nfile: Sources/scenario.txt\nfrom: text that is not there\nto: anything\n' >> "$repo/Tools/mutants/mutants.txt"
@@ -20,10 +20,10 @@ printf 'id: gone\nreq: TEST-1\nfile: Sources/scenario.txt\nfrom: text that is no
 cat > "$work/bin/swift" <<'FAKE'
 #!/usr/bin/env bash
 set -uo pipefail
-command=$1; package=""
+command=$1; package=""; filter=""
 while [[ $# -gt 0 ]]; do
   [[ $1 == --package-path ]] && package=$2
-  [[ $1 == --filter ]] && echo "$2" >> "$FAKE_STATE/filters.txt"
+  [[ $1 == --filter ]] && { filter=$2; echo "$2" >> "$FAKE_STATE/filters.txt"; }
   shift
 done
 scenario=$(sed -n 's/^scenario: //p' "$package/Sources/scenario.txt")
@@ -37,6 +37,8 @@ fi
 xctest=("PromiseTests.testHeld" "PromiseTests.testOther")
 testing=('zetaPromiseIsKept()' '"A display name with spaces"' 'alphaFourth()' 'crashingTest()' 'flakyUnderCI()')
 case $scenario in
+  # Killed by the whole suite only: the tests that killed it last time pass now.
+  killed-elsewhere) [[ -n $filter ]] && failing=() || failing=('crashingTest()') ;;
   killed) failing=("PromiseTests.testHeld" 'zetaPromiseIsKept()' '"A display name with spaces"' 'alphaFourth()') ;;
   hang) echo $$ > "$FAKE_STATE/hang.pid"; exec sleep 60 ;;
   killed-slow) echo "✘ Test zetaPromiseIsKept() failed after 0.002 seconds with 1 issue."
@@ -44,6 +46,8 @@ case $scenario in
   *) failing=() ;;
 esac
 [[ ${FAKE_RED_BASELINE:-} == 1 || $scenario == flaky-only ]] && failing=('flakyUnderCI()' "${failing[@]}")
+# FAKE_ALONE_FAILS=1: alphaFourth() fails whenever it runs apart (a filter), mutated or not.
+[[ ${FAKE_ALONE_FAILS:-} == 1 && -n $filter ]] && failing=('alphaFourth()' "${failing[@]}")
 for name in "${testing[@]}"; do echo "◇ Test $name started."; done
 # crash-once: the suite's own crash, which a second run does not repeat.
 if [[ $scenario == crash || ( $scenario == crash-once && ! -e "$FAKE_STATE/crashed-once" ) ]]; then
@@ -120,8 +124,20 @@ rm -f "$work/filters.txt"
 run all-killed -- killed
 exited "a run where every mutant is killed succeeds" 0
 saw "a mutant killed before is killed again by the same tests, run first" ', again'
-if [[ "$(cat "$work/filters.txt" 2>/dev/null)" == "zetaPromiseIsKept|alphaFourth" ]]; then echo "ok    only the functions that killed it ran first"
-else echo "FAIL  the first run's filter: expected zetaPromiseIsKept|alphaFourth, saw: $(cat "$work/filters.txt" 2>/dev/null)"; failures=$((failures + 1)); fi
+expected_filters=$'/(alphaFourth|zetaPromiseIsKept)\\(\n/(alphaFourth|zetaPromiseIsKept)\\('
+if [[ "$(cat "$work/filters.txt" 2>/dev/null)" == "$expected_filters" ]]; then echo "ok    only the functions that killed it ran first, unmutated then mutated"
+else echo "FAIL  the first runs' filters: expected"; echo "$expected_filters"; echo "      saw:"; cat "$work/filters.txt"; failures=$((failures + 1)); fi
+
+# Last time's killers pass now: the whole suite runs, and its own killer is named.
+echo 'alphaFourth()' > "$repo/.build-mutants/logs/killed-elsewhere.killers"
+run elsewhere -- killed-elsewhere
+saw "when last time's killers pass, the whole suite judges" "KILLED  killed-elsewhere ("
+saw "by its own killer" "by crashingTest()"
+
+# A test that fails whenever it runs apart kills nothing there: the first runs have a baseline of their own.
+echo 'alphaFourth()' > "$repo/.build-mutants/logs/survived.killers"
+run alone FAKE_ALONE_FAILS=1 -- survived
+saw "a test failing only apart, unmutated too, kills nothing" "SURVIVED  survived ("
 
 run red FAKE_RED_BASELINE=1 -- killed flaky-only
 exited "a red baseline stops the run" ne0

@@ -46,28 +46,41 @@ interrupted() {
 }
 trap interrupted INT TERM
 
-build() { swift build --build-tests --package-path "$tree" --scratch-path "$scratch/build"; }
+# Swift and the suite get neither the runner's own output (3) nor its lock (9): a process left behind must
+# not hold them.
+build() { swift build --build-tests --package-path "$tree" --scratch-path "$scratch/build" 3>&- 9>&-; }
 # The tests a log names (Tools/mutants/results.py): failed, passed, ended or unfinished.
 tests() { python3 Tools/mutants/results.py "$@"; }
 # The tests that passed in the baseline (and did not fail there too, a name shared by two suites) and
 # failed in the log $1, in the order they failed: a mutant's killers.
 killers() { tests failed "$1" | grep -Fx -f "$logs/baseline-passed.txt" | grep -Fxv -f "$logs/baseline-failed.txt"; }
+# The filter that runs exactly the Swift Testing functions named in the files given (`name(…)` lines; a
+# display name or an XCTest name is left to the whole suite): `/(one|other)\(`, as test ids end.
+filter_of() {
+  local names; names=$(cat "$@" 2>/dev/null | sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)(.*$/\1/p' | sort -u | paste -sd'|')
+  [[ -n "$names" ]] && echo "/($names)\\("
+}
 # The suite runs in the background and is waited for, so that a signal is handled at once, not at its end.
 # `suite LOG` (a mutant's run, its output going to LOG) stops at its first killer: the verdict is known, and
 # the rest of the suite would only add minutes.
-# `suite LOG FILTER` runs only the tests FILTER matches (a regular expression).
+# `suite LOG FILTER` runs only the tests FILTER matches (a regular expression); `suite "" FILTER` runs them
+# to the end.
 suite() {
   local filter=${2:-${MUTANT_FILTER:-}}
   timeout --kill-after=10 "$deadline" swift test --skip-build --package-path "$tree" --scratch-path "$scratch/build" \
-    ${filter:+--filter "$filter"} &
+    ${filter:+--filter "$filter"} 3>&- 9>&- &
   suite_pid=$!
-  if [[ $# -gt 0 ]]; then
+  if [[ -n "${1:-}" ]]; then
     while kill -0 "$suite_pid" 2>/dev/null; do
       sleep 1
       if [[ -n "$(killers "$1")" ]]; then kill -TERM "$suite_pid" 2>/dev/null; break; fi
     done
   fi
-  wait "$suite_pid"; local status=$?; suite_pid=""; return "$status"
+  wait "$suite_pid"; local status=$?
+  # timeout led a process group of its own: whatever the suite started and left (a crash trial's child)
+  # goes with it.
+  kill -KILL -- -"$suite_pid" 2>/dev/null
+  suite_pid=""; return "$status"
 }
 # The first three lines of standard input, joined by ", ", and how many more there were.
 first_three() { awk 'NR <= 3 { printf "%s%s", (NR > 1 ? ", " : ""), $0 } END { if (NR > 3) printf " and %d more", NR - 3 }'; }
@@ -96,6 +109,17 @@ elif [[ $status -ne 0 || -s "$logs/baseline-failed.txt" ]]; then
   echo "the unmutated suite fails (exit $status: ${failing:-no failing test named}); going on, as MUTANT_ALLOW_RED_BASELINE=1 asks, with only the $(wc -l < "$logs/baseline-passed.txt") tests that passed"
 fi
 
+# The tests that killed these mutants last time run first, alone (below): they get a baseline of their own,
+# run alone on the unmutated copy, so that one failing only when run apart never reads as a kill.
+if [[ -z "${MUTANT_FILTER:-}" ]]; then
+  together=$(cd "$logs" && filter_of $(printf '%s.killers\n' "${ids[@]}"))
+  if [[ -n "$together" ]]; then
+    echo "running last time's killers once, alone, unmutated (their baseline)"
+    suite "" "$together" > "$logs/baseline-first.log" 2>&1
+    tests failed "$logs/baseline-first.log" >> "$logs/baseline-failed.txt"
+  fi
+fi
+
 killed=0; survived=0; stillborn=0; hung=0; stale=0
 for id in "${ids[@]}"; do
   # The list of the copy taken at the start, so a mutant matches the sources it is applied to.
@@ -110,16 +134,17 @@ for id in "${ids[@]}"; do
   # (a kill is a kill whichever tests ran); when none does, the whole suite runs.
   if [[ -s "$logs/$id.killers" && -z "${MUTANT_FILTER:-}" ]]; then
     # Swift Testing's functions, by name (a display name or an XCTest name is left to the whole suite).
-    previous=$(sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)(.*$/\1/p' "$logs/$id.killers" | paste -sd'|')
+    previous=$(filter_of "$logs/$id.killers")
     if [[ -n "$previous" ]]; then
-      echo "--- first, the tests that killed it last time: $previous" >> "$log"
-      suite "$log" "$previous" >> "$log" 2>&1
-      if [[ -n "$(killers "$log")" ]]; then
-        killers=$(killers "$log"); seconds=$(( $(date +%s) - started ))
+      # A log of its own: what ended here says nothing of the whole suite's run.
+      first="$logs/$id.first.log"
+      suite "$first" "$previous" > "$first" 2>&1
+      killers=$(killers "$first")
+      if [[ -n "$killers" ]]; then
+        seconds=$(( $(date +%s) - started ))
         echo "KILLED  $id (${seconds} s) by $(first_three <<< "$killers"), again"; killed=$((killed + 1))
         echo "$killers" > "$logs/$id.killers"; restore; continue
       fi
-      echo "--- none failed; the whole suite" >> "$log"
     fi
   fi
   suite "$log" >> "$log" 2>&1
@@ -137,11 +162,12 @@ for id in "${ids[@]}"; do
     lost=$(tests ended "$log" | grep -cFxv -f - "$logs/baseline-passed.txt")
   fi
   seconds=$(( $(date +%s) - started ))
-  if timed_out "$status"; then
-    echo "HUNG  $id (${seconds} s)"; hung=$((hung + 1))
-  elif [[ -n "$killers" ]]; then
+  # A killer is a kill even when the deadline or our own stop ended the suite.
+  if [[ -n "$killers" ]]; then
     echo "KILLED  $id (${seconds} s) by $(first_three <<< "$killers")"; killed=$((killed + 1))
     echo "$killers" > "$logs/$id.killers"
+  elif timed_out "$status"; then
+    echo "HUNG  $id (${seconds} s)"; hung=$((hung + 1))
   elif [[ $status -ne 0 && $lost -gt 0 ]]; then
     during=$(tests unfinished "$log" | first_three)
     echo "KILLED  $id (${seconds} s) by a crash, twice (exit $status${during:+ during $during}; $lost tests that passed in the baseline did not end)"

@@ -78,7 +78,14 @@ public struct CrashChild: Sendable {
     ///   own is no kill trial.
     @discardableResult
     public func kill(after delay: Duration) async throws -> Bool {
-        try await Task.sleep(for: delay)
+        do {
+            try await Task.sleep(for: delay)
+        } catch {
+            // Cancelled (a test's time limit): the child never outlives its trial, even stopped.
+            process.send(SIGKILL)
+            _ = await process.waitUntilExit()
+            throw error
+        }
         process.send(SIGKILL)
         switch await process.waitUntilExit() {
         case .signalled(SIGKILL): return true
