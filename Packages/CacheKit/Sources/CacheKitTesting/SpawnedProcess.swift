@@ -30,7 +30,11 @@ public final class SpawnedProcess: Sendable {
 
     /// Starts `executable` with `arguments`, standard input from `/dev/null`, standard output to
     /// `output` (created or emptied, 0600) or `/dev/null`, standard error to `/dev/null`.
-    /// - Parameter environment: the child's whole environment.
+    /// - Parameters:
+    ///   - executable: the program's path.
+    ///   - arguments: its arguments, after its name.
+    ///   - environment: the child's whole environment.
+    ///   - output: the file its standard output goes to; `nil` for `/dev/null`.
     /// - Throws: ``SpawnFailed`` with `posix_spawn`'s error number.
     public static func start(
         _ executable: String, arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
