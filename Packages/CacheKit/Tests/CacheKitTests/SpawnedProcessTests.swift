@@ -48,7 +48,7 @@ import Testing
             // No shell: one resets its own mask.
             let started = Result { try SpawnedProcess.start("/bin/grep", arguments: ["SigBlk", "/proc/self/status"], output: output) }
             pthread_sigmask(SIG_SETMASK, &before, nil)
-            #expect(await try started.get().waitUntilExit() == .exited(0))
+            #expect(try await started.get().waitUntilExit() == .exited(0))
             #expect(try String(contentsOf: output, encoding: .utf8) == "SigBlk:\t0000000000000000\n")
 
             let listing = try SpawnedProcess.start("/bin/ls", arguments: ["/proc/self/fd"], output: output)
