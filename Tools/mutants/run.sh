@@ -26,6 +26,15 @@ fi
 
 # A copy of the working tree (sources only: no build folder at any depth), refreshed on each run; its build folder is kept, so only what
 # a mutant touches is rebuilt.
+# Last time's killers as committed (Tools/mutants/killers.txt, `id: test()|test()`), for a machine with no run
+# of its own yet; a run's own record (.build-mutants/logs/<id>.killers) comes first.
+if [[ -f Tools/mutants/killers.txt ]]; then
+  while IFS= read -r line; do
+    known=${line%%: *}
+    [[ -s "$logs/$known.killers" ]] || tr '|' '\n' <<< "${line#*: }" > "$logs/$known.killers"
+  done < Tools/mutants/killers.txt
+fi
+
 rm -rf "$tree" && mkdir -p "$tree"
 tar -C "$root" --exclude='.build*' --exclude='./.git' -cf - . | tar -C "$tree" -xf -
 
@@ -180,6 +189,11 @@ for id in "${ids[@]}"; do
   fi
   restore
 done
+
+# Every mutant's last killers, one line each, to commit as Tools/mutants/killers.txt after a whole run.
+for known in $(python3 Tools/mutants/apply.py list | awk '{print $1}'); do
+  [[ -s "$logs/$known.killers" ]] && echo "$known: $(paste -sd'|' "$logs/$known.killers")"
+done > "$scratch/killers.txt"
 
 elapsed=$(( $(date +%s) - run_started ))
 if [[ $elapsed -ge 3600 ]]; then took="$((elapsed / 3600)) h $((elapsed % 3600 / 60)) min"; else took="$((elapsed / 60)) min $((elapsed % 60)) s"; fi
