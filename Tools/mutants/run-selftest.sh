@@ -128,6 +128,16 @@ expected_filters=$'/(alphaFourth|zetaPromiseIsKept)\\(\n/(alphaFourth|zetaPromis
 if [[ "$(cat "$work/filters.txt" 2>/dev/null)" == "$expected_filters" ]]; then echo "ok    only the functions that killed it ran first, unmutated then mutated"
 else echo "FAIL  the first runs' filters: expected"; echo "$expected_filters"; echo "      saw:"; cat "$work/filters.txt"; failures=$((failures + 1)); fi
 
+# No record of its own: last time's killers come from the committed list, and a whole run writes it anew.
+rm -f "$repo/.build-mutants/logs/killed.killers"
+echo 'killed: alphaFourth()' > "$repo/Tools/mutants/killers.txt"
+run committed -- killed
+saw "the committed killers are run first" 'KILLED  killed ('
+saw "and kill it" ', again'
+if grep -q '^killed: ' "$repo/.build-mutants/killers.txt"; then echo "ok    the run writes the list anew"
+else echo "FAIL  no .build-mutants/killers.txt line for the mutant"; failures=$((failures + 1)); fi
+rm -f "$repo/Tools/mutants/killers.txt"
+
 # Last time's killers pass now: the whole suite runs, and its own killer is named.
 echo 'alphaFourth()' > "$repo/.build-mutants/logs/killed-elsewhere.killers"
 run elsewhere -- killed-elsewhere
