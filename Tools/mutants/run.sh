@@ -2,8 +2,8 @@
 # The mutant check (docs/testing.md): applies each one-line break of Tools/mutants/mutants.txt to a scratch
 # copy of the repository, rebuilds it incrementally, runs the suite under a deadline, and compares the run
 # with the unmutated suite's (the baseline). A mutant is KILLED when a test that passed in the baseline fails
-# (the suite stops there) or when the suite crashes twice, SURVIVED when none does (a promise no test holds), STILLBORN when it does not build (it proves
-# nothing), HUNG when the deadline passed, NO LONGER APPLIES when its text is gone. The scratch copy is
+# (the suite stops there) or when the suite crashes twice, SURVIVED when none does (a promise no test holds),
+# STILLBORN when it does not build (it proves nothing), HUNG when the deadline passed, NO LONGER APPLIES when its text is gone. The scratch copy is
 # restored after each mutant, and on interruption. The run succeeds only when every mutant was killed.
 #   Tools/mutants/run.sh            every mutant
 #   Tools/mutants/run.sh ID [ID…]   those
@@ -24,8 +24,6 @@ if command -v flock > /dev/null; then
   flock -n 9 || { echo "another mutant run is using $scratch; stop it first"; exit 1; }
 fi
 
-# A copy of the working tree (sources only: no build folder at any depth), refreshed on each run; its build folder is kept, so only what
-# a mutant touches is rebuilt.
 # Last time's killers as committed (Tools/mutants/killers.txt, `id: test()|test()`), for a machine with no run
 # of its own yet; a run's own record (.build-mutants/logs/<id>.killers) comes first.
 if [[ -f Tools/mutants/killers.txt ]]; then
@@ -35,6 +33,8 @@ if [[ -f Tools/mutants/killers.txt ]]; then
   done < Tools/mutants/killers.txt
 fi
 
+# A copy of the working tree (sources only: no build folder at any depth), refreshed on each run; its build
+# folder is kept, so only what a mutant touches is rebuilt.
 rm -rf "$tree" && mkdir -p "$tree"
 tar -C "$root" --exclude='.build*' --exclude='./.git' -cf - . | tar -C "$tree" -xf -
 

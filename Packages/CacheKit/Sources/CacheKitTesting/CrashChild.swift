@@ -78,16 +78,13 @@ public struct CrashChild: Sendable {
     ///   own is no kill trial.
     @discardableResult
     public func kill(after delay: Duration) async throws -> Bool {
-        do {
-            try await Task.sleep(for: delay)
-        } catch {
-            // Cancelled (a test's time limit): the child never outlives its trial, even stopped.
-            process.send(SIGKILL)
-            _ = await process.waitUntilExit()
-            throw error
-        }
+        // Cancelled (a test's time limit), the sleep throws: the child is killed all the same, even stopped.
+        var cancelled: (any Error)?
+        do { try await Task.sleep(for: delay) } catch { cancelled = error }
         process.send(SIGKILL)
-        switch await process.waitUntilExit() {
+        let ended = await process.waitUntilExit()
+        if let cancelled { throw cancelled }
+        switch ended {
         case .signalled(SIGKILL): return true
         case .exited(0): return false
         case .exited(let status): throw CrashChildFailed(reason: "exit status", status: status)

@@ -17,7 +17,7 @@ public final class InstallSecret: Sendable {
     /// after a relaunch (a miss, never a leak).
     public init(directory: URL) {
         self.directory = directory
-        if let stored = try? Data(contentsOf: directory.appendingPathComponent(Self.fileName, isDirectory: false)), stored.count == 32 {
+        if let stored = try? Data(contentsOf: Self.file(in: directory)), stored.count == 32 {
             key = stored
             return
         }
@@ -27,23 +27,26 @@ public final class InstallSecret: Sendable {
 
     /// Whether `directory` holds a secret's file.
     public static func exists(in directory: URL) -> Bool {
-        FileManager.default.fileExists(atPath: directory.appendingPathComponent(fileName, isDirectory: false).path)
+        FileManager.default.fileExists(atPath: file(in: directory).path)
     }
 
     /// Deletes the secret's file in `directory`, if any (the key of the hashes of what was just erased).
     public static func delete(in directory: URL) throws {
-        let file = directory.appendingPathComponent(fileName, isDirectory: false)
+        let file = Self.file(in: directory)
         if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
     }
 
     private func store() {
         guard let directory, (try? ProtectedFiles.createDirectory(directory)) != nil else { return }
-        let file = directory.appendingPathComponent(Self.fileName, isDirectory: false)
+        let file = Self.file(in: directory)
         _ = FileManager.default.createFile(atPath: file.path, contents: key, attributes: [.posixPermissions: 0o600])
     }
 
     /// The file's name in its folder.
     public static let fileName = ".install-secret"
+
+    /// The secret's file in `directory`.
+    private static func file(in directory: URL) -> URL { directory.appendingPathComponent(fileName, isDirectory: false) }
 
     /// A key for this process alone (tests, and folders that are never reopened).
     public init() {
@@ -63,10 +66,7 @@ public final class InstallSecret: Sendable {
     /// ``hash(_:)`` for naming a file: the secret's own file is written again first if it was deleted, so
     /// the name can be found after a relaunch.
     public func fileNameHash(_ text: String) -> String {
-        if let directory, !FileManager.default.fileExists(atPath: directory.appendingPathComponent(Self.fileName, isDirectory: false).path)
-        {
-            store()
-        }
+        if let directory, !FileManager.default.fileExists(atPath: Self.file(in: directory).path) { store() }
         return hash(text)
     }
 }
