@@ -16,11 +16,19 @@ import ReferenceBackend
 /// The origin's status, fields and body come back as a private cache serves them: reused responses
 /// carry `Age`, redirects are returned rather than followed, and nothing is kept longer than the
 /// response's own headers allow (RFC 9111; no timeout of the proxy's own). Each caller, told apart by
-/// **every** request field but the ones known to identify nobody (content negotiation, validators,
-/// `Cache-Control`, connection management: `ProxyResponder.nonIdentifyingFields`), gets its own cache,
-/// so two users behind one proxy never share an entry, whatever field identifies them (`Authorization`,
-/// `Cookie`, `PRIVATE-TOKEN`, `X-Goog-Api-Key`, …). At most ``maximumCallers`` caches are kept; the least
-/// recently used one is cleared to make room.
+/// its credentials (``ProxyCaller``: `Authorization`, `Cookie`, an API key's field, what an authenticating
+/// front adds, and the fields named in ``Configuration/callerFields``), gets its own cache, so two users
+/// behind one proxy never share an entry; every other field (a request id, a trace header, a counter)
+/// leaves the caller as it is. At most ``maximumCallers`` caches are kept; the least recently used one
+/// is cleared to make room.
+///
+/// A stored `Set-Cookie` is never served: a cookie answers the one request it was issued to, and callers
+/// without credentials share one cache, so a hit carries the stored response without it, a revalidated
+/// response carries only the 304's own, and a request that joined another's fetch gets none.
+///
+/// When the proxy itself is why a response did not come from the cache, `X-Cache` says so after the
+/// word: `MISS; new caller (authorization)` (the first request of a caller with its own cache, named by
+/// its identifying fields, never their values) or `MISS; request no-cache` (the request's own directive).
 ///
 /// Like the reference backend, it answers only requests for a loopback `Host` and refuses any `Origin`
 /// that is not a loopback one, so a web page (DNS rebinding, a cross-site `fetch`) can neither read the
@@ -46,18 +54,22 @@ public final class CacheProxy: Sendable {
         public var transport: any HTTPTransport
         /// How long to wait for the upstream's response.
         public var requestTimeout: Duration
+        /// Fields, besides the credential fields ``CacheProxy`` recognises, that identify a caller (an API
+        /// whose credential field's name says nothing of it); any case.
+        public var callerFields: Set<String>
 
         /// Creates a configuration.
         public init(
             upstream: URL, port: Int = 0, environment: CacheEnvironment = CacheEnvironment(),
             transport: any HTTPTransport = ToolTransport.make(),
-            requestTimeout: Duration = .seconds(60)
+            requestTimeout: Duration = .seconds(60), callerFields: Set<String> = []
         ) {
             self.upstream = upstream
             self.port = port
             self.environment = environment
             self.transport = transport
             self.requestTimeout = requestTimeout
+            self.callerFields = Set(callerFields.map { $0.lowercased() })
         }
     }
 
@@ -99,41 +111,6 @@ final class ProxyResponder: HTTPResponder {
         var created = 0
     }
 
-    /// The request fields known to identify nobody: content negotiation, validators and ranges, the
-    /// request's own caching directives, connection management, the body's description, tracing and the
-    /// browser's fetch metadata. **Every other field** tells callers apart (security review two,
-    /// finding 3): a list of credential fields would always miss one (`PRIVATE-TOKEN`, `X-Goog-Api-Key`).
-    static let nonIdentifyingFields: Set<String> = [
-        "accept", "accept-charset", "accept-encoding", "accept-language", "accept-datetime",
-        "cache-control", "pragma", "if-match", "if-none-match", "if-modified-since", "if-unmodified-since",
-        "if-range", "range", "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding",
-        "upgrade", "host", "via", "max-forwards", "expect", "content-length", "content-type",
-        "content-encoding", "content-language", "date", "user-agent", "referer", "origin", "dnt", "priority",
-        "upgrade-insecure-requests", "traceparent", "tracestate", "x-request-id", "x-correlation-id",
-        "idempotency-key", "prefer", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host", "x-forwarded-port",
-    ]
-
-    /// Prefixes of fields that identify nobody: the browser's fetch metadata and client hints. Not the
-    /// forwarding fields as a family: `X-Forwarded-User`, `X-Forwarded-Email` or `X-Forwarded-Client-Cert`
-    /// (set by an authenticating proxy in front) identify the caller, so only the four that describe the
-    /// route are listed above; `Forwarded` may carry a `for=` identity too.
-    static let nonIdentifyingPrefixes = ["sec-fetch-", "sec-ch-"]
-
-    /// What tells the caller sending `fields` apart: every field not known to identify nobody, names
-    /// lower-cased, values joined and their list separators normalized (`a,b` is `a, b`), sorted.
-    static func identity(_ fields: HTTPFields) -> String {
-        var values: [String: [String]] = [:]
-        for field in fields {
-            let name = field.name.canonicalName
-            guard !nonIdentifyingFields.contains(name), !nonIdentifyingPrefixes.contains(where: name.hasPrefix) else { continue }
-            values[name, default: []].append(field.value)
-        }
-        return values.keys.sorted().map { name in
-            let items = (values[name] ?? []).joined(separator: ",").split(separator: ",", omittingEmptySubsequences: false)
-            return name + "=" + items.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", ")
-        }.joined(separator: "\n")
-    }
-
     init(configuration: CacheProxy.Configuration) {
         self.configuration = configuration
     }
@@ -153,7 +130,8 @@ final class ProxyResponder: HTTPResponder {
         let fields = Self.forwardedFields(request.headers)
         let base = configuration.upstream.absoluteString
         let url = (base.hasSuffix("/") ? String(base.dropLast()) : base) + request.uri.description
-        let client = client(for: request.headers)
+        let caller = ProxyCaller(request.headers, extraFields: configuration.callerFields)
+        let (client, isNewCaller) = client(for: caller)
         do {
             // The request's own Cache-Control (no-cache, max-age, max-stale, min-fresh, only-if-cached,
             // no-store) is honoured by the client itself.
@@ -162,7 +140,13 @@ final class ProxyResponder: HTTPResponder {
             // URLSession hands over bodies already decoded, so their encoding no longer applies; the
             // tools' transport on Linux passes them through as sent, encoding and all.
             if configuration.transport is URLSessionTransport { headers[.contentEncoding] = nil }
-            headers[ProxyHeader.xCache] = ProxyHeader.value(response.source, isStale: response.isStale)
+            // A stored cookie answered another request, maybe another caller's (all anonymous callers
+            // share one cache): never served. A 304's own reaches its caller (the client merges it in).
+            if response.source == .cache { headers[.setCookie] = nil }
+            headers[ProxyHeader.xCache] = ProxyHeader.value(
+                response.source, isStale: response.isStale,
+                reason: response.source == .network
+                    ? ProxyHeader.missReason(request: request.headers, caller: caller, isNewCaller: isNewCaller) : nil)
             // The endpoint's template, never the path itself (ids, user names).
             configuration.environment.logger.info(
                 "\(request.method) \(EndpointTemplate.of(path: request.uri.path)) \(response.status) \(headers[ProxyHeader.xCache] ?? "")")
@@ -174,15 +158,16 @@ final class ProxyResponder: HTTPResponder {
         }
     }
 
-    /// The cache of the caller sending `fields`: keyed by a keyed hash of its ``identity(_:)``, so no
-    /// credential is kept as a key. Past ``CacheProxy/maximumCallers``, the least recently used cache is cleared.
-    private func client(for fields: HTTPFields) -> RESTClient {
-        let key = configuration.environment.secret.hash(Self.identity(fields))
-        let (client, evicted) = callers.withLock { callers -> (RESTClient, RESTClient?) in
+    /// The cache of `caller`, and whether it was made for this request while another caller had one:
+    /// keyed by a keyed hash of its ``ProxyCaller/key``, so no credential is kept as a key. Past
+    /// ``CacheProxy/maximumCallers``, the least recently used cache is cleared.
+    private func client(for caller: ProxyCaller) -> (RESTClient, isNew: Bool) {
+        let key = configuration.environment.secret.hash(caller.key)
+        let (client, evicted, isNew) = callers.withLock { callers -> (RESTClient, RESTClient?, Bool) in
             if let client = callers.clients[key] {
                 callers.recency.removeAll { $0 == key }
                 callers.recency.append(key)
-                return (client, nil)
+                return (client, nil, false)
             }
             var evicted: RESTClient?
             if callers.clients.count >= CacheProxy.maximumCallers, let oldest = callers.recency.first {
@@ -203,7 +188,7 @@ final class ProxyResponder: HTTPResponder {
                     cacheName: "proxy-\(callers.created)"))
             callers.clients[key] = client
             callers.recency.append(key)
-            return (client, evicted)
+            return (client, evicted, callers.created > 1)
         }
         if let evicted {
             let logger = configuration.environment.logger
@@ -215,7 +200,7 @@ final class ProxyResponder: HTTPResponder {
                 }
             }
         }
-        return client
+        return (client, isNew)
     }
 
     /// `fields` without the hop-by-hop ones (RFC 9110 §7.6.1), those `Connection` names, `Host` and
@@ -257,13 +242,40 @@ public enum ProxyHeader {
     public static let xCache = HTTPField.Name("X-Cache") ?? .via  // always valid; `?? .via` avoids a force unwrap
 
     /// `HIT` (fresh, no request), `MISS` (from the origin), `REVALIDATED` (stored, confirmed by a
-    /// 304) or `STALE` (stored and stale, served because the origin could not be reached).
-    public static func value(_ source: ResponseSource, isStale: Bool) -> String {
-        if isStale { return "STALE" }
-        switch source {
-        case .cache: return "HIT"
-        case .network: return "MISS"
-        case .revalidated: return "REVALIDATED"
+    /// 304) or `STALE` (stored and stale, served because the origin could not be reached), followed by
+    /// `; ` and `reason` when there is one.
+    public static func value(_ source: ResponseSource, isStale: Bool, reason: String? = nil) -> String {
+        let word: String
+        if isStale {
+            word = "STALE"
+        } else {
+            switch source {
+            case .cache: word = "HIT"
+            case .network: word = "MISS"
+            case .revalidated: word = "REVALIDATED"
+            }
         }
+        return reason.map { word + "; " + $0 } ?? word
     }
+
+    /// Why a request went to the origin when the proxy is the cause: the request's own directive
+    /// (`request no-cache`, `request no-store`, `request max-age=0`, `request Pragma: no-cache`), or a
+    /// caller whose cache was made for this request while others have theirs (`new caller (cookie)`:
+    /// the names of its identifying fields, never their values). `nil` otherwise.
+    static func missReason(request fields: HTTPFields, caller: ProxyCaller, isNewCaller: Bool) -> String? {
+        let directives = fields[values: .cacheControl].flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        for directive in ["no-store", "no-cache", "max-age=0"] where directives.contains(directive) {
+            return "request " + directive
+        }
+        if directives.isEmpty, fields[values: pragma].contains(where: { $0.lowercased().contains("no-cache") }) {
+            return "request Pragma: no-cache"
+        }
+        guard isNewCaller else { return nil }
+        let names = caller.isAnonymous ? "anonymous" : caller.fieldNames.joined(separator: ", ")
+        return "new caller (" + names + ")"
+    }
+
+    /// `Pragma` (always valid; `?? .cacheControl` avoids a force unwrap).
+    static let pragma = HTTPField.Name("Pragma") ?? .cacheControl
 }

@@ -2,6 +2,7 @@ import APICore
 import ArgumentParser
 import CacheKit
 import Foundation
+import HTTPTypes
 import Logging
 import MIBCore
 import ReferenceBackend
@@ -82,7 +83,18 @@ struct ProxyCommand: AsyncParsableCommand {
         commandName: "proxy",
         abstract: "A local HTTP proxy that sends every request through APICore's HTTP cache.",
         discussion: """
-            Each response carries X-Cache: HIT, MISS, REVALIDATED or STALE, and Age when it was reused.
+            Each response carries X-Cache: HIT, MISS, REVALIDATED or STALE, and Age when it was reused;
+            when the proxy is why a response came from the origin, the reason follows
+            (MISS; new caller (authorization), MISS; request no-cache).
+
+            What identifies a caller (each caller has a cache of its own): Authorization,
+            Proxy-Authorization, Cookie; what an authenticating front adds (X-Forwarded-User, -Email,
+            -Client-Cert, the for= of Forwarded, X-Forwarded-For); any field whose name contains token,
+            key, auth, session, secret, signature, password, passwd, credential, cookie or jwt
+            (PRIVATE-TOKEN, X-Goog-Api-Key, X-Auth-Token), Idempotency-Key aside; and each
+            --caller-field. Every other field (a request id, a trace header) never splits callers.
+            A caller with none of them is the anonymous caller. A stored Set-Cookie is never served.
+
             Example: mib proxy --upstream https://api.example.com --port 8081, then
             curl -i http://127.0.0.1:8081/some/path twice.
             """)
@@ -96,10 +108,18 @@ struct ProxyCommand: AsyncParsableCommand {
     @Option(help: "How long to wait for the origin, in seconds.")
     var timeout = 60
 
+    @Option(
+        name: .customLong("caller-field"),
+        help: "A request field that identifies a caller besides the credential fields (repeatable).")
+    var callerFields: [String] = []
+
     func validate() throws {
         _ = try httpURL(upstream, option: "--upstream", example: "https://api.example.com")
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be from 0 to 65535") }
         guard timeout > 0 else { throw ValidationError("--timeout must be positive") }
+        for name in callerFields where HTTPField.Name(name) == nil {
+            throw ValidationError("--caller-field must be a field name, such as X-Tenant; '\(name)' is not")
+        }
     }
 
     func run() async throws {
@@ -111,7 +131,7 @@ struct ProxyCommand: AsyncParsableCommand {
         let proxy = try await CacheProxy.start(
             .init(
                 upstream: url, port: port, environment: environment,
-                requestTimeout: .seconds(timeout)))
+                requestTimeout: .seconds(timeout), callerFields: Set(callerFields)))
         print("Caching proxy on \(proxy.baseURL.absoluteString) → \(upstream); Ctrl-C stops it.")
         while !Task.isCancelled {
             try await Task.sleep(for: .seconds(3_600))

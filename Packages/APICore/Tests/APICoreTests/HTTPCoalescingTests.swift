@@ -98,6 +98,33 @@ import Testing
         }
     }
 
+    /// A cookie answers the one request it was issued to: a request that joined another's fetch (through
+    /// `mib proxy`, maybe another caller without credentials) gets the response without its `Set-Cookie`.
+    @Test func aRequestThatJoinedAnothersFetchNeverGetsItsCookie() async throws {
+        let gate = AsyncGate()
+        try await withTestServer({ router in
+            router.get("greet") { _, _ in
+                await gate.wait()
+                return reply(.ok, "hello", [.cacheControl: "max-age=60", .setCookie: "sid=first"])
+            }
+        }) { server in
+            // Whatever happens below, the origin's handlers end, so the server can stop.
+            defer { gate.open() }
+            let fixture = try ClientFixture(baseURL: server.baseURL)
+            let callers = (0..<2).map { _ in Task { try await fixture.get(server, "/greet") } }
+            try await waitUntil("2 callers sharing one fetch") { fixture.client.inFlight.waiterCount == 2 }
+            gate.open()
+            var cookies: [String] = []
+            for caller in callers {
+                let response = try await caller.value
+                #expect(Self.text(response) == "hello")
+                cookies += response.headerFields[values: .setCookie]
+            }
+            #expect(server.count("/greet") == 1)
+            #expect(cookies == ["sid=first"], "the cookie reached \(cookies.count) callers of one fetch")
+        }
+    }
+
     @Test func anUnsafeMethodInvalidatesOnlyTheURLsItNames() async throws {
         let gate = AsyncGate()
         try await withTestServer({ router in

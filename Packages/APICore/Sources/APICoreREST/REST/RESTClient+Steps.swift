@@ -62,7 +62,9 @@ extension RESTClient {
     static let unreserved = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-    /// Runs the network step once for identical concurrent requests.
+    /// Runs the network step once for identical concurrent requests. A `Set-Cookie` goes only to the
+    /// request that fetched: one that joined its fetch gets the response without it (a cookie answers
+    /// one request; through `mib proxy`, the joiner may be another caller without credentials).
     func fetch<R>(_ request: APIRequest<R>, _ prepared: Prepared, conditional: StoredResponse?, store: Bool)
         async throws(APIError) -> Exchange
     {
@@ -73,9 +75,13 @@ extension RESTClient {
             prepared.key, prepared.requester ?? "", store ? "store" : "transient",
             conditional?.eTag ?? "", conditional?.lastModified ?? "", requestKey,
         ].joined(separator: "\u{1F}")
-        return try await inFlight.run(flightKey) { () async throws(APIError) -> Exchange in
-            try await self.exchange(request, prepared, conditional: conditional, store: store)
+        let fetched = Locked(false)
+        var shared = try await inFlight.run(flightKey) { () async throws(APIError) -> Exchange in
+            fetched.withLock { $0 = true }
+            return try await self.exchange(request, prepared, conditional: conditional, store: store)
         }
+        if !fetched.withLock({ $0 }) { shared.headerFields[.setCookie] = nil }
+        return shared
     }
 
     /// `Pragma`, HTTP/1.0's `no-cache` (a valid name, built once rather than on every send).
@@ -141,8 +147,12 @@ extension RESTClient {
             }
             cache.metrics(feature: request.feature)
                 .recordRevalidation(bytesSaved: conditional.body.count)
+            // The caller gets the 304's own cookie, never the stored one (issued to an earlier request).
+            var returned = merged.headerFields
+            returned[.setCookie] = nil
+            returned.append(contentsOf: response.headerFields.filter { $0.name == .setCookie })
             return Exchange(
-                status: merged.status, headerFields: merged.headerFields, body: merged.body,
+                status: merged.status, headerFields: returned, body: merged.body,
                 source: .revalidated, decoded: try? request.decode(merged.body))
         }
         // Any final response the headers allow is stored, whatever its status (RFC 9111 §3); a
