@@ -160,6 +160,14 @@ public final class Composition: Sendable {
         // Account deletion erases what is not a cache: the queue and the preferences.
         let queue = self.queue
         let preferences = self.preferences
+        // Every end of a session (logout, expiry of any cause, deletion, any sign-in): the queue forgets the
+        // ended user's pending and refused changes in memory, so nothing it publishes is another user's; at a
+        // logout it also discards their file unless the app keeps queues across logouts.
+        let keepsQueue = keepsQueueAtLogout
+        session.onSessionEnd { end in
+            await queue.sessionEnded()
+            if end.cause == .logout, !keepsQueue, let user = end.userId { await queue.erase(userId: user) }
+        }
         // Signed out (after a logout or an expiry) the user is not known: every queue on the device goes.
         session.addEraser("mutation queue") { userId in
             if let userId { await queue.erase(userId: userId) } else { await queue.eraseAll() }
@@ -203,25 +211,58 @@ public final class Composition: Sendable {
         #endif
     }
 
-    /// Signs in through the session, then starts replaying the user's queued changes.
+    /// The one call an app makes at launch: restores the stored session and, when a user is signed in,
+    /// starts everything a signed-in app runs (``signIn(email:password:)`` starts the same): the queue
+    /// replaying with ``connectivity`` (what the last run left queued is sent, at once and whenever the network
+    /// returns), and each kit's queue follower (what was refused, also while the app was not running, is
+    /// undone on the device and reported; a change the last run recorded but never queued is undone).
+    ///
+    /// ```swift
+    /// let app = try Composition(baseURL: api, cachesDirectory: caches, logger: logger)
+    /// switch await app.launch() {
+    /// case .signedIn, .offline, .validating: showHome()
+    /// case .signedOut, .expired: showSignIn()
+    /// }
+    /// ```
+    /// - Parameter offlineFirst: `true` (the default) shows the user's cached content at once while the
+    ///   token is checked with the server in the background (``SessionManager/launchOfflineFirst()``);
+    ///   `false` waits for the check (``SessionManager/launch()``).
+    /// - Returns: the session's state once launched (``SessionState/validating`` while an offline-first check
+    ///   runs).
+    @discardableResult
+    public func launch(offlineFirst: Bool = true) async -> SessionState {
+        if offlineFirst {
+            session.launchOfflineFirst()
+        } else {
+            await session.launch()
+        }
+        let state = session.current
+        if state.user != nil || state == .validating { await startSignedIn() }
+        return session.current
+    }
+
+    /// Signs in through the session, then starts what a signed-in app runs, as ``launch(offlineFirst:)`` does.
     /// - Returns: the user's id.
     @discardableResult
     public func signIn(email: String, password: String) async throws -> String {
         let user = try await session.signIn(email: email, password: password).userId
-        await queue.start(connectivity: connectivity)
-        await chat.followQueue()
-        await contacts.followQueue()
+        await startSignedIn()
         return user
     }
 
+    /// What a signed-in app runs, started by the launch and by a sign-in alike.
+    private func startSignedIn() async {
+        await queue.start(connectivity: connectivity)
+        await chat.followQueue()
+        await contacts.followQueue()
+    }
+
     /// Logs out through the session: the server is told (its failure does not matter), every cache
-    /// cleared, the token deleted.
+    /// cleared, the token deleted, and the queue told (``keepsQueueAtLogout``).
     /// - Returns: the clearing's report and how long the whole logout took.
     public func logOut() async -> (report: ClearingReport, duration: Duration) {
         let started = ContinuousClock.now
-        let user = session.current.user?.userId
         let report = await session.logOut()
-        if let user { await queue.endSession(of: user, keepingQueue: keepsQueueAtLogout) }
         return (report, ContinuousClock.now - started)
     }
 

@@ -69,7 +69,7 @@ public final class CacheProxy: Sendable {
             self.environment = environment
             self.transport = transport
             self.requestTimeout = requestTimeout
-            self.callerFields = Set(callerFields.map { $0.lowercased() })
+            self.callerFields = callerFields
         }
     }
 
@@ -113,7 +113,11 @@ final class ProxyResponder: HTTPResponder {
 
     init(configuration: CacheProxy.Configuration) {
         self.configuration = configuration
+        callerFields = Set(configuration.callerFields.map { $0.lowercased().replacingOccurrences(of: "_", with: "-") })
     }
+
+    /// ``CacheProxy/Configuration/callerFields``, as ``ProxyCaller`` compares names.
+    let callerFields: Set<String>
 
     /// The largest request body forwarded.
     static let maxBodySize = 64 * 1024 * 1024
@@ -130,7 +134,7 @@ final class ProxyResponder: HTTPResponder {
         let fields = Self.forwardedFields(request.headers)
         let base = configuration.upstream.absoluteString
         let url = (base.hasSuffix("/") ? String(base.dropLast()) : base) + request.uri.description
-        let caller = ProxyCaller(request.headers, extraFields: configuration.callerFields)
+        let caller = ProxyCaller(request.headers, extraFields: callerFields)
         let (client, isNewCaller) = client(for: caller)
         do {
             // The request's own Cache-Control (no-cache, max-age, max-stale, min-fresh, only-if-cached,
@@ -142,7 +146,7 @@ final class ProxyResponder: HTTPResponder {
             if configuration.transport is URLSessionTransport { headers[.contentEncoding] = nil }
             // A stored cookie answered another request, maybe another caller's (all anonymous callers
             // share one cache): never served. A 304's own reaches its caller (the client merges it in).
-            if response.source == .cache { headers[.setCookie] = nil }
+            if response.source == .cache { for name in Self.issuedToOneRequest { headers[name] = nil } }
             headers[ProxyHeader.xCache] = ProxyHeader.value(
                 response.source, isStale: response.isStale,
                 reason: response.source == .network
@@ -211,6 +215,10 @@ final class ProxyResponder: HTTPResponder {
         let dropped = hopByHop.union(named)
         return HTTPFields(fields.filter { !dropped.contains($0.name.canonicalName) })
     }
+
+    /// Response fields issued to the one request they answered: never served from the cache.
+    static let issuedToOneRequest: [HTTPField.Name] =
+        [.setCookie] + ["Set-Cookie2", "Authentication-Info"].compactMap { HTTPField.Name($0) }
 
     static let hopByHop: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",

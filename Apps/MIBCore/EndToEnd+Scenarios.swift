@@ -156,13 +156,13 @@ extension EndToEnd {
             let relaunched = try DemoComposition(
                 baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory, transport: app.makeTransport,
                 logger: DemoComposition.quietLogger)
-            await relaunched.session.launch()
+            await relaunched.composition.launch(offlineFirst: false)
             try require(relaunched.session.current.user?.userId == user, "relaunch: \(relaunched.session.current)")
             await relaunched.session.logOut()
             let afterLogout = try DemoComposition(
                 baseURL: app.baseURL, cachesDirectory: app.environment.cachesDirectory, transport: app.makeTransport,
                 logger: DemoComposition.quietLogger)
-            await afterLogout.session.launch()
+            await afterLogout.composition.launch(offlineFirst: false)
             try require(afterLogout.session.current == .signedOut, "after logout: \(afterLogout.session.current)")
             return "signed in as \(user) again at launch after a caches purge; signed out after logout"
         },

@@ -37,6 +37,7 @@ import Testing
             }
             var headers: HTTPFields = [
                 .cacheControl: "private, max-age=600", .eTag: "\"v1\"", .setCookie: "sid=\(number); HttpOnly",
+                HTTPField.Name("Set-Cookie2")!: "legacy=\(number)",
             ]
             if request.headers[.ifNoneMatch] == "\"v1\"" { return Response(status: .notModified, headers: headers) }
             headers[.contentType] = "text/plain"
@@ -59,7 +60,7 @@ import Testing
     static let perRequestFields = [
         "sentry-trace", "baggage", "X-Amzn-Trace-Id", "X-B3-TraceId", "X-B3-SpanId", "traceparent",
         "X-Cloud-Trace-Context", "X-Client-Request-Id", "X-Request-Id", "X-Correlation-Id", "Request-Num",
-        "Test-Name", "X-Counter", "Idempotency-Key",
+        "Test-Name", "X-Counter", "Idempotency-Key", "X-Idempotency-Key", "X-Forwarded-Uri", "Req-Num", "Test-ID",
     ]
 
     /// Random field names that carry no credential word: built from consonants that spell none of them
@@ -112,8 +113,13 @@ import Testing
             ("X-Amz-Security-Token", "alice-sts", "bob-sts"),
             ("X-Hub-Signature", "sha1=alice", "sha1=bob"),
             ("X-Tenant", "alice-corp", "bob-corp"),
+            ("X_Forwarded_User", "alice", "bob"),
+            ("Tailscale-User-Login", "alice@example.com", "bob@example.com"),
+            ("X-Ms-Client-Principal-Name", "alice", "bob"),
+            ("X-Real-IP", "192.0.2.1", "192.0.2.2"),
         ]
-        try await Self.withProxy(callerFields: ["x-tenant"]) { fixture, _ in
+        // Named as a user would type it, in any case.
+        try await Self.withProxy(callerFields: ["X-TENANT"]) { fixture, _ in
             for (index, entry) in identifying.enumerated() {
                 let field = try #require(HTTPField.Name(entry.name))
                 let path = "/count?form=\(index)"
@@ -148,6 +154,7 @@ import Testing
             #expect(bob.headerFields[ProxyHeader.xCache] == "HIT")
             #expect(bob.body == alice.body)
             #expect(bob.headerFields[values: .setCookie] == [], "a hit handed over alice's cookie")
+            #expect(bob.headerFields[HTTPField.Name("Set-Cookie2")!] == nil, "a hit handed over alice's Set-Cookie2")
 
             // Stale: revalidated with a 304 that issues a cookie of its own, which reaches its caller alone.
             fixture.clock.advance(by: 601)

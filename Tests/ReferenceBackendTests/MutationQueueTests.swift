@@ -114,6 +114,12 @@ import Testing
             #expect(report.refused.map(\.mutation.name) == ["AddFavorite"])
             #expect(report.refused.first?.error.serverCode == "NOT_FOUND")
             #expect(try fixture.backend.catalog.favorites(userId: alice.userId) == [slug])
+            // Kept in the user's file until settled: a new queue over the same folder (a restart) reads it back.
+            let failures = await app.queue.failures()
+            #expect(failures.map(\.mutation.name) == ["AddFavorite"] && failures.first?.error.serverCode == "NOT_FOUND")
+            let relaunched = App(fixture.backend, directory: directory, credentials: alice)
+            let kept = await relaunched.queue.failures()
+            #expect(kept == failures, "after a restart: \(kept)")
         }
     }
 

@@ -15,10 +15,36 @@ extension MutationQueue {
         return (try? store(for: user).all()) ?? []
     }
 
-    /// The mutations refused for good since the queue started, oldest first (what ``MutationQueueState/failures``
-    /// holds), for a kit that settles the changes it keeps on the device.
-    public func failures() -> [MutationFailure] {
-        state.failures
+    /// The signed-in user's mutations refused for good and not yet settled by their kit, oldest first (what
+    /// ``MutationQueueState/failures`` holds): kept in the user's file, so a refusal that came before a
+    /// restart is still here after it. A kit undoes the change on the device, reports it, then calls
+    /// ``settle(_:of:)``.
+    public func failures() async -> [MutationFailure] {
+        guard let user = await configuration.tokenProvider.currentCredentials()?.userId else { return [] }
+        if pendingOwner == user { return state.failures }
+        return (try? store(for: user).refusals()) ?? []
+    }
+
+    /// Forgets a refusal of `userId`'s once its kit has undone the change on the device and reported it.
+    public func settle(_ failure: MutationFailure, of userId: String) async {
+        do {
+            try store(for: userId).settle(failure.mutation.id)
+        } catch {
+            configuration.logger.error("A refusal could not be settled", metadata: ["error": "\(error)"])
+        }
+        guard pendingOwner == userId else { return }
+        state.failures.removeAll { $0.mutation.id == failure.mutation.id }
+        for observer in observers.values { observer.yield(state) }
+    }
+
+    /// Every end of a session (logout, expiry, account deletion, any sign-in): forgets the ended user's pending
+    /// list and refusals in memory (their file keeps them for their next sign-in) and tells every observer,
+    /// so nothing the queue publishes is ever another user's.
+    public func sessionEnded() {
+        state.pending = []
+        state.failures = []
+        pendingOwner = nil
+        for observer in observers.values { observer.yield(state) }
     }
 
     /// The state now, then every change.
@@ -43,6 +69,7 @@ extension MutationQueue {
     enum PendingChange {
         case appended(QueuedMutation)
         case removed(Int64)
+        case refused(MutationFailure)
         case failed(Int64, String)
         case none
     }
@@ -51,14 +78,19 @@ extension MutationQueue {
         let current = await configuration.tokenProvider.currentCredentials()?.userId
         if current != user {
             state.pending = []
+            state.failures = []
             pendingOwner = nil
         } else if pendingOwner != user {
             state.pending = (try? store(for: user).all()) ?? []
+            state.failures = (try? store(for: user).refusals()) ?? []
             pendingOwner = user
         } else {
             switch change {
             case .appended(let mutation): state.pending.append(mutation)
             case .removed(let id): state.pending.removeAll { $0.id == id }
+            case .refused(let failure):
+                state.pending.removeAll { $0.id == failure.mutation.id }
+                state.failures.append(failure)
             case .failed(let id, let reason):
                 if let index = state.pending.firstIndex(where: { $0.id == id }) {
                     state.pending[index].attempts += 1

@@ -7,26 +7,55 @@ import Logging
 // Replaying: in order, once the network allows, with backoff; a 4xx is dropped and rolled back.
 extension MutationQueue {
     /// Sends the signed-in user's mutations in order until the queue is empty or one must wait
-    /// (see the type's documentation). Concurrent calls share one replay.
+    /// (see the type's documentation). Concurrent calls share one replay, which goes round again when a
+    /// call came after it last looked at the queue (a change enqueued as it was ending is never left
+    /// unsent until the next trigger).
     @discardableResult
     public func replay() async -> ReplayReport {
-        if let running { return await running.value }
-        let task = Task { await self.sendAll() }
+        if let running {
+            replayAgain = true
+            return await running.value
+        }
+        let task = Task { await self.sendAllWhileAsked() }
         running = task
         let report = await task.value
         running = nil
+        // A call that came after the replay's last look, as it ended.
+        if replayAgain, report.stoppedBy == nil {
+            replayAgain = false
+            scheduleReplay()
+        }
         if automatic, report.remaining > 0, let error = report.stoppedBy, error.isRetryable {
             scheduleRetry()
         }
         return report
     }
 
+    /// ``sendAll()``, again as long as a call asked for a replay meanwhile and nothing must wait.
+    func sendAllWhileAsked() async -> ReplayReport {
+        replayAgain = false
+        var report = await sendAll()
+        while replayAgain, report.stoppedBy == nil {
+            replayAgain = false
+            let more = await sendAll()
+            report.sent += more.sent
+            report.refused += more.refused
+            report.stoppedBy = more.stoppedBy
+            report.remaining = more.remaining
+        }
+        // Waiting on the network or a sign-in: the retry, the reconnection or the next call starts the next one.
+        if report.stoppedBy != nil { replayAgain = false }
+        return report
+    }
+
     /// Replays by itself from now on: after each enqueue, each time `connectivity` says the network
-    /// returned, and after a retryable failure with backoff. Replays once at once.
-    public func start(connectivity: (any Connectivity)? = nil) {
+    /// returned, and after a retryable failure with backoff. Publishes the signed-in user's pending changes
+    /// and refusals (read from their file: what a previous run left), then replays once at once.
+    public func start(connectivity: (any Connectivity)? = nil) async {
         automatic = true
         reconnection?.cancel()
         reconnection = connectivity?.whenOnlineAgain { [weak self] in await self?.replay() }
+        if let user = await configuration.tokenProvider.currentCredentials()?.userId { await publish(for: user, .none) }
         scheduleReplay()
     }
 
@@ -83,10 +112,11 @@ extension MutationQueue {
                 try? store.remove(next.id)
                 report.sent += 1
             case .refused(let error):
-                try? store.remove(next.id)
                 let failure = MutationFailure(mutation: next, error: error)
+                // Kept in the user's file until its kit settles it: never taken for sent after a restart.
+                if (try? store.refuse(next, error: error)) == nil { try? store.remove(next.id) }
                 report.refused.append(failure)
-                state.failures.append(failure)
+                change = .refused(failure)
                 configuration.logger.warning(
                     "A queued mutation was refused; removed",
                     metadata: ["mutation": "\(next.name)", "error": "\(error)"])

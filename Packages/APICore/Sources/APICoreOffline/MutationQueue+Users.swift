@@ -9,9 +9,7 @@ extension MutationQueue {
     /// updates are gone with the cleared caches). Either way nothing of it is sent while another
     /// user is signed in.
     public func endSession(of userId: String, keepingQueue: Bool) {
-        state.pending = []
-        pendingOwner = nil
-        for observer in observers.values { observer.yield(state) }
+        sessionEnded()
         guard !keepingQueue else { return }
         erase(userId: userId)
     }
@@ -20,6 +18,7 @@ extension MutationQueue {
     public func erase(userId: String) {
         if pendingOwner == userId {
             state.pending = []
+            state.failures = []
             pendingOwner = nil
         }
         let store = stores.removeValue(forKey: userId)
@@ -41,6 +40,7 @@ extension MutationQueue {
     /// queue file on the device is deleted, so the app returns to its first-launch state.
     public func eraseAll() {
         state.pending = []
+        state.failures = []
         pendingOwner = nil
         for user in Array(stores.keys) { erase(userId: user) }
         do {

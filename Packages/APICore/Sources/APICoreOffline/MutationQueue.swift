@@ -21,7 +21,7 @@ import Logging
 ///   or a 429 stops the replay and keeps the mutation (retried with exponential backoff and jitter,
 ///   and at once when the network returns); a dropped connection is first sent again at once, up to
 ///   three times per replay (pooled connections that died while offline). Any other refusal (a 4xx, a GraphQL `errors` array) is
-///   permanent: the mutation is removed, reported in ``MutationQueueState/failures`` and its
+///   permanent: the mutation is removed, kept in the user's file as a refusal (``failures()``, also after a restart) until its kit settles it (``settle(_:of:)``), and its
 ///   optimistic update rolled back; the next one is sent.
 /// - **Users.** Each user's queue is a file of its own. A mutation is only ever sent while its
 ///   user is signed in, with that user's token; a 401 or 403 stops the replay and keeps it.
@@ -97,6 +97,8 @@ public actor MutationQueue {
     var observers: [Int: AsyncStream<MutationQueueState>.Continuation] = [:]
     var nextObserver = 0
     var running: Task<ReplayReport, Never>?
+    /// Whether a replay was asked for while one ran (it goes round again).
+    var replayAgain = false
     var automatic = false
     var retry: Task<Void, Never>?
     var reconnection: Task<Void, Never>?

@@ -36,7 +36,66 @@ final class MutationQueueStore: Sendable {
                         optimistic BLOB)
                     """)
         }
+        // Refusals are kept until the kit that made the change has undone and reported it, so one that came
+        // while the app was not running, or before a kill, is never taken for sent.
+        migrator.registerMigration("v2") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE refusal (
+                        id INTEGER PRIMARY KEY,
+                        name TEXT NOT NULL,
+                        idempotencyKey TEXT NOT NULL,
+                        request BLOB NOT NULL,
+                        enqueuedAt DOUBLE NOT NULL,
+                        attempts INTEGER NOT NULL,
+                        lastError TEXT,
+                        error BLOB NOT NULL)
+                    """)
+        }
         try migrator.migrate(database)
+    }
+
+    /// How many refusals one user's file keeps: past it, the oldest goes (a kit that never settles its
+    /// refusals cannot grow the file without bound).
+    static let maximumRefusals = 200
+
+    /// Removes a mutation the server refused for good and keeps the refusal, in one transaction.
+    func refuse(_ mutation: QueuedMutation, error: APIError) throws {
+        try database.write { db in
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO refusal (id, name, idempotencyKey, request, enqueuedAt, attempts, lastError, error)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    mutation.id, mutation.name, mutation.idempotencyKey, Self.encode(mutation.request),
+                    mutation.enqueuedAt.timeIntervalSince1970, mutation.attempts, mutation.lastError,
+                    try JSONEncoder().encode(StoredRefusal(error)),
+                ])
+            try db.execute(sql: "DELETE FROM mutation WHERE id = ?", arguments: [mutation.id])
+            try db.execute(
+                sql: "DELETE FROM refusal WHERE id NOT IN (SELECT id FROM refusal ORDER BY id DESC LIMIT ?)",
+                arguments: [Self.maximumRefusals])
+        }
+    }
+
+    /// The refusals not yet settled, oldest first.
+    func refusals() throws -> [MutationFailure] {
+        try database.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT id, name, idempotencyKey, request, enqueuedAt, attempts, lastError, error FROM refusal ORDER BY id"
+            ).compactMap { row in
+                guard let mutation = Self.mutation(row), let data: Data = row["error"],
+                    let stored = try? JSONDecoder().decode(StoredRefusal.self, from: data)
+                else { return nil }
+                return MutationFailure(mutation: mutation, error: stored.error)
+            }
+        }
+    }
+
+    /// Forgets a refusal its kit has settled.
+    func settle(_ id: Int64) throws {
+        try database.write { db in try db.execute(sql: "DELETE FROM refusal WHERE id = ?", arguments: [id]) }
     }
 
     /// Appends a mutation; returns it with its place in the queue.

@@ -47,7 +47,8 @@ public struct MutationQueueState: Sendable, Hashable {
     public var pending: [QueuedMutation] = []
     /// Whether a replay is sending now.
     public var isReplaying = false
-    /// Mutations refused for good since the queue started, newest last.
+    /// The signed-in user's mutations refused for good and not yet settled by their kit, newest last
+    /// (``MutationQueue/failures()``).
     public var failures: [MutationFailure] = []
 
     /// The pending count.

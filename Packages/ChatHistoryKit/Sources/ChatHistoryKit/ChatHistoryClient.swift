@@ -165,16 +165,18 @@ public final class ChatHistoryClient: Sendable {
         let states = await queue.states()
         let task = Task { [weak self] in
             var waiting = false
-            var failuresSeen = 0
             for await state in states {
                 guard let self else { return }
                 let ours = state.pending.contains { [Mutation.ask, Mutation.match].contains($0.name) }
-                for failure in state.failures.dropFirst(failuresSeen) {
-                    if let id = Self.messageId(of: failure.mutation), let user = try? await self.currentUser() {
-                        try? self.store.markFailed(lease: self.store.lease(for: user), messageId: id)
+                // The signed-in user's refusals (kept by the queue until settled, across restarts too): each
+                // question marked failed, then settled.
+                for failure in state.failures where [Mutation.ask, Mutation.match].contains(failure.mutation.name) {
+                    guard let user = try? await self.currentUser(), (await self.queue.failures()).contains(failure) else { continue }
+                    if let id = Self.messageId(of: failure.mutation) {
+                        guard (try? self.store.markFailed(lease: self.store.lease(for: user), messageId: id)) != nil else { continue }
                     }
+                    await self.queue.settle(failure, of: user)
                 }
-                failuresSeen = state.failures.count
                 if waiting, !ours, !state.isReplaying {
                     do {
                         try await self.syncFromServer()

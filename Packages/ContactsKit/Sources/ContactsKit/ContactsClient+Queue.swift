@@ -10,6 +10,9 @@ public enum ContactsEvent: Sendable, Hashable {
     /// The server refused a change made on the device for good (a 4xx): it was undone on the device, the
     /// server's value restored. `mutation` is its name (``ContactsClient/Mutation``).
     case changeRefused(mutation: String, error: APIError)
+    /// A change made on the device whose app ended before it reached the queue: never sent, it was undone
+    /// at the next launch and the server's value restored. `change` is its handle's id (``ContactsChange/id``).
+    case changeNotSent(change: String)
 }
 
 // Following the mutation queue: a change the server confirmed is forgotten (its effect stays), one it
@@ -58,24 +61,33 @@ extension ContactsClient {
                 // before the queue took it): forgotten, as a change that was never sent.
                 if let id = inQueue[change.key] {
                     try? store.markQueued(key: change.key, mutationId: id, lease: lease)
-                } else if atLaunch {
-                    try? store.forget(key: change.key, as: nil, lease: lease)
+                } else if atLaunch, await undo(change, as: .notSent, lease: lease) {
+                    // Never sent, and its effect on the device: undone, never left applied and unmarked.
+                    let event = ContactsEvent.changeNotSent(change: change.key)
+                    for observer in observers.withLock({ Array($0.values) }) { observer.yield(event) }
                 }
                 continue
             }
             if let failure = failures.last(where: { $0.mutation.idempotencyKey == change.key && $0.mutation.id == id }) {
-                guard await undo(change, lease: lease) else { continue }
+                guard await undo(change, as: .refused, lease: lease) else { continue }
                 let event = ContactsEvent.changeRefused(mutation: failure.mutation.name, error: failure.error)
                 for observer in observers.withLock({ Array($0.values) }) { observer.yield(event) }
+                await queue.settle(failure, of: user)
             } else if inQueue[change.key] == nil {
                 try? store.forget(key: change.key, as: .sent, lease: lease)
             }
+        }
+        // The kit's refusals whose change is no longer kept (undone before a kill, before the refusal was
+        // settled) are settled now.
+        let keptIds = Set(kept.compactMap(\.mutationId))
+        for failure in failures where Mutation.queueable.contains(failure.mutation.name) && !keptIds.contains(failure.mutation.id) {
+            await queue.settle(failure, of: user)
         }
     }
 
     /// Undoes a refused change with the server's values, fetched now. Returns `false`, keeping the change for
     /// the next try, when they cannot be fetched (a contact the server no longer has counts as fetched).
-    private func undo(_ kept: PendingChange, lease: UserDatabases.Lease) async -> Bool {
+    private func undo(_ kept: PendingChange, as outcome: ContactsChange.State, lease: UserDatabases.Lease) async -> Bool {
         var server = ContactsStore.ServerValues()
         if let id = kept.change.contactId {
             guard let fetched = await fetchContact(id, for: lease.userId) else { return false }
@@ -88,7 +100,7 @@ extension ContactsClient {
             server.profile = summary.profile
         }
         do {
-            try store.undo(key: kept.key, server: server, lease: lease)
+            try store.undo(key: kept.key, as: outcome, server: server, lease: lease)
             return true
         } catch {
             environment.logger.info("A refused change could not be undone", metadata: ["error": "\(error)"])

@@ -74,7 +74,7 @@ extension ContactsStore {
     /// contact, `nil` when the server has none; the documents), an imported contact the server never took
     /// is removed, and the changes still kept are applied again over them.
     func undo(
-        key: String, server: ServerValues, lease: UserDatabases.Lease
+        key: String, as undone: ContactsChange.State = .refused, server: ServerValues, lease: UserDatabases.Lease
     ) throws {
         let (database, index) = try opened(lease)
         try database.write { db in
@@ -83,7 +83,7 @@ extension ContactsStore {
                 let change = try? Self.decoder.decode(LocalChange.self, from: body)
             else { return }
             try db.execute(sql: "DELETE FROM pending_change WHERE key = ?", arguments: [key])
-            try Self.settle(key: key, as: .refused, db)
+            try Self.settle(key: key, as: undone, db)
             for contact in change.addedContacts {
                 try ContactRow.deleteOne(db, key: contact.id)
                 index.remove(id: contact.id, in: db)

@@ -25,7 +25,7 @@ extension SessionManager {
                 configuration.logger.info("The server logout failed; clearing anyway", metadata: ["error": "\(error)"])
             }
         }
-        return await end(to: .signedOut, expecting: nil)
+        return await end(to: .signedOut, expecting: nil, cause: .logout)
     }
 
     /// Switches away from account `accountId`: that account's cached data is cleared, the user's
@@ -46,7 +46,8 @@ extension SessionManager {
     /// - Returns: what was erased and what failed, by name.
     @discardableResult
     public func deleteAccountData() async -> ClearingReport {
-        var report = await end(to: .signedOut, expecting: nil, alsoErasing: state.withLock { $0.erasers })
+        var report = await end(
+            to: .signedOut, expecting: nil, cause: .accountDeleted, alsoErasing: state.withLock { $0.erasers })
         report.operation = "deleteAccount"
         return report
     }
@@ -84,15 +85,28 @@ extension SessionManager {
         configuration.logger.info(
             "The server ended the session",
             metadata: ["status": "\(expiry.status)", "endpoint": "\(EndpointTemplate.of(path: event.path))"])
-        await end(to: .expired(expiry), expecting: expired)
+        await end(to: .expired(expiry), expecting: expired, cause: .expired)
+    }
+
+    /// Registers what must hear every end of a session (logout, expiry of any cause, account deletion, and
+    /// any sign-in, which ends whoever was before): `handler` runs once per end, after the token stops being
+    /// handed out and before the caches are cleared and the new state is published, so whatever it drops
+    /// is gone before an observer sees the session's next state.
+    public func onSessionEnd(_ handler: @escaping @Sendable (SessionEnd) async -> Void) {
+        state.withLock { $0.endHandlers.append(handler) }
+    }
+
+    /// Tells every ``onSessionEnd(_:)`` handler, in the order they were registered.
+    func announceEnd(_ end: SessionEnd) async {
+        for handler in state.withLock({ $0.endHandlers }) { await handler(end) }
     }
 
     /// Ends the session: stops handing out the token (only if it is still `expecting`, when given)
-    /// and cancels registered work at once; clears every cache and deletes the stored token; and only
+    /// and cancels registered work at once; tells every ``onSessionEnd(_:)`` handler; clears every cache and deletes the stored token; and only
     /// then publishes `final`, so an observer that sees it can rely on nothing of the user being left.
     @discardableResult
     func end(
-        to final: SessionState, expecting: StoredToken?,
+        to final: SessionState, expecting: StoredToken?, cause: SessionEnd.Cause,
         alsoErasing erasers: [(name: String, erase: @Sendable (_ userId: String?) async throws -> Void)] = []
     ) async -> ClearingReport {
         let ending = state.withLock { state -> (cancels: [@Sendable () -> Void], userId: String?)? in
@@ -103,6 +117,7 @@ extension SessionManager {
         }
         guard let (cancels, userId) = ending else { return ClearingReport(operation: "clearAllCaches") }
         for cancel in cancels { cancel() }
+        await announceEnd(SessionEnd(userId: userId, cause: cause))
         var report = await configuration.caches.clearAllCaches()
         do {
             try configuration.tokenStore.delete()

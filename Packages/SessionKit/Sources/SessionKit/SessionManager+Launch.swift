@@ -90,7 +90,7 @@ extension SessionManager {
             }
         case 401, 403:
             configuration.logger.info("The stored token was refused; signing out")
-            await end(to: .signedOut, expecting: token)
+            await end(to: .signedOut, expecting: token, cause: .expired)
         default:
             configuration.logger.warning("The token check failed; offline", metadata: ["status": "\(response.status)"])
             await goOffline(token)

@@ -38,6 +38,6 @@ extension SessionManager {
 
     func endOffline(_ token: StoredToken, reason: SessionExpiry.Reason) async {
         configuration.logger.info("The session ended offline", metadata: ["reason": "\(reason)"])
-        await end(to: .expired(SessionExpiry(status: 0, path: "", reason: reason)), expecting: token)
+        await end(to: .expired(SessionExpiry(status: 0, path: "", reason: reason)), expecting: token, cause: .expired)
     }
 }

@@ -79,6 +79,7 @@ public final class SessionManager: TokenProvider {
         var handledAuthEvents = 0
         var nextWork = 0
         var erasers: [(name: String, erase: @Sendable (_ userId: String?) async throws -> Void)] = []
+        var endHandlers: [@Sendable (SessionEnd) async -> Void] = []
     }
 
     /// The configuration.
@@ -232,7 +233,11 @@ public final class SessionManager: TokenProvider {
         let token = StoredToken(accessToken: accessToken, userId: userId, expiresAt: expiresAt, validatedAt: configuration.now())
         // The previous user's token is no longer handed out before the clearing starts, so no work of theirs
         // (a sync's page, a load) can begin during the clearing and write after it.
-        state.withLock { $0.token = nil }
+        let previous = state.withLock { state -> String? in
+            defer { state.token = nil }
+            return state.token?.userId ?? state.session.user?.userId
+        }
+        await announceEnd(SessionEnd(userId: previous, cause: .signIn))
         // Clearing fails closed (security review, finding 7): nothing of the previous user may remain
         // readable when the next one signs in, so an incomplete clear refuses the sign-in.
         let cleared = await configuration.caches.clearAllCaches()

@@ -347,6 +347,66 @@ import Testing
         #expect(transport.requests.last?.headerFields[.authorization] == "Bearer t-1")
     }
 
+    /// Every end of a session is one event, heard by every handler before the clearing and before the next
+    /// state is published: a launch whose token is refused, a 401, the offline grace, a logout, a deletion,
+    /// and a sign-in (which ends whoever was before).
+    @Test func everyEndOfASessionIsHeardOnceWithItsUserBeforeTheNextStateIsPublished() async throws {
+        let heard = Locked<[SessionEnd]>([])
+        let clearsBefore = Locked<[Int]>([])
+        let statesSeen = Locked<[SessionState]>([])
+        let participant = self.participant
+        let session = self.session
+        session.onSessionEnd { end in
+            heard.withLock { $0.append(end) }
+            clearsBefore.withLock { $0.append(participant.calls.count) }
+            statesSeen.withLock { $0.append(session.current) }
+        }
+        // A refused token at launch.
+        transport.stub(.get, "/auth/validate", status: 401, body: Self.json(#"{"valid":false}"#))
+        await session.launch()
+        // The sign-ins' answers, in order (the transport answers each stub once, its last one again).
+        for user in 2...5 {
+            transport.stub(
+                .post, "/auth/login", status: 200,
+                body: Self.json(#"{"success":true,"data":{"token":"t-\#(user)","user":{"id":"u\#(user)"}}}"#))
+        }
+        // A sign-in with nobody before, then a 401.
+        try await session.signIn(email: "bob@example.com", password: "Password2")
+        events.publish(AuthEvent(kind: .unauthorized, userId: "u2", path: "/api/me"))
+        try await waitUntil("the 401 handled") { session.handledAuthEvents == 1 }
+        // A sign-in over another user, a logout, a deletion.
+        try await session.signIn(email: "carol@example.com", password: "Password3")
+        try await session.signIn(email: "dave@example.com", password: "Password4")
+        transport.stub(.post, "/auth/logout", status: 200)
+        await session.logOut()
+        try await session.signIn(email: "erin@example.com", password: "Password5")
+        await session.deleteAccountData()
+        #expect(
+            heard.withLock { $0 }
+                == [
+                    SessionEnd(userId: "u1", cause: .expired), SessionEnd(userId: nil, cause: .signIn),
+                    SessionEnd(userId: "u2", cause: .expired), SessionEnd(userId: nil, cause: .signIn),
+                    SessionEnd(userId: "u3", cause: .signIn), SessionEnd(userId: "u4", cause: .logout),
+                    SessionEnd(userId: nil, cause: .signIn), SessionEnd(userId: "u5", cause: .accountDeleted),
+                ])
+        // Each handler ran before its end's clearing (one clear per end), and before the next state was published.
+        #expect(clearsBefore.withLock { $0 } == Array(0..<8))
+        let seen = statesSeen.withLock { $0 }
+        #expect(seen.count == 8 && seen[2] == .signedIn(SignedInUser(userId: "u2", expiresAt: nil)), "the 401's handler saw \(seen)")
+        #expect(seen.count == 8 && seen[5] == .signedIn(SignedInUser(userId: "u4", expiresAt: nil)), "the logout's handler saw \(seen)")
+        // The offline grace ends a session too.
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let now = Locked(start)
+        let (offline, _, _) = Self.offlineSession(
+            StoredToken(accessToken: "t", userId: "u6", expiresAt: nil, validatedAt: start.addingTimeInterval(-86_400)), now: now)
+        let offlineHeard = Locked<[SessionEnd]>([])
+        offline.onSessionEnd { end in offlineHeard.withLock { $0.append(end) } }
+        await offline.launch()
+        now.withLock { $0 = start.addingTimeInterval(2 * 86_400) }
+        #expect(await offline.currentCredentials() == nil)
+        #expect(offlineHeard.withLock { $0 } == [SessionEnd(userId: "u6", cause: .expired)])
+    }
+
     @Test func accountSwitchClearsOnlyThatAccount() async {
         await session.switchAccount(from: "100")
         #expect(participant.calls == [.clearAccount("100")])
