@@ -231,13 +231,20 @@ public final class Composition: Sendable {
     ///   runs).
     @discardableResult
     public func launch(offlineFirst: Bool = true) async -> SessionState {
-        if offlineFirst {
-            session.launchOfflineFirst()
-        } else {
+        guard offlineFirst else {
             await session.launch()
+            if session.current.user != nil { await startSignedIn() }
+            return session.current
         }
-        let state = session.current
-        if state.user != nil || state == .validating { await startSignedIn() }
+        // The queue and the followers start once the check has ended signed in (or offline): before, no token
+        // is handed out past the offline grace, so what they did at once would be lost.
+        if let check = session.launchOfflineFirst() {
+            Task { [weak self] in
+                await check.value
+                guard let self, self.session.current.user != nil else { return }
+                await self.startSignedIn()
+            }
+        }
         return session.current
     }
 
@@ -250,11 +257,12 @@ public final class Composition: Sendable {
         return user
     }
 
-    /// What a signed-in app runs, started by the launch and by a sign-in alike.
+    /// What a signed-in app runs, started by the launch and by a sign-in alike: the followers first, so their
+    /// launch pass reads the queue before the replay changes it, then the queue.
     private func startSignedIn() async {
-        await queue.start(connectivity: connectivity)
         await chat.followQueue()
         await contacts.followQueue()
+        await queue.start(connectivity: connectivity)
     }
 
     /// Logs out through the session: the server is told (its failure does not matter), every cache

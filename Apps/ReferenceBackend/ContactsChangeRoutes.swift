@@ -165,7 +165,10 @@ extension ContactsRoutes {
             guard let contact else { return (404, Envelope.failureBody(code: "NOT_FOUND", message: "No such contact.")) }
             if delta != 0 {
                 _ = try BackendDatabase.changeCircles(db, userId: user) { circles in
-                    for index in circles.indices where circles[index].id == circleId { circles[index].memberCount += delta }
+                    for index in circles.indices where circles[index].id == circleId {
+                        // Never below zero (a circle deleted and created again with its old members' memberships).
+                        circles[index].memberCount = max(0, circles[index].memberCount + delta)
+                    }
                     return true
                 }
             }

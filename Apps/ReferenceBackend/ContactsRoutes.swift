@@ -110,7 +110,8 @@ struct ContactsRoutes {
                 guard let contact = try database.contact(userId: user, id: id) else {
                     return Envelope.failure(.notFound, code: "NOT_FOUND", message: "No such contact.")
                 }
-                let seed = Int(id.dropFirst()) ?? id.count
+                // The id is the client's (`c-1`, `c9223372036854775807`): only its magnitude picks, never its sign.
+                let seed = Int(id.dropFirst()).map { Int($0.magnitude % 60) } ?? id.count
                 let enrichment = EnrichmentRecord(
                     contactId: id, company: ["Acme", "Globex", "Initech", "Umbrella", "Hooli"][seed % 5],
                     title: ["Engineer", "Designer", "Manager", "Founder"][seed % 4],

@@ -30,6 +30,19 @@ public struct FaultRule: Codable, Sendable, Hashable {
         self.status = status
         self.dropConnection = dropConnection
     }
+
+    /// The most rules `PUT /admin/faults` takes at once.
+    public static let maximumRules = 100
+
+    /// Why the rule cannot be applied, in one sentence, or `nil`: every value a client sends is bounded, so
+    /// no rule can trap the server (a rate far past 1 overflowed an `Int`, a status past 999 failed
+    /// `HTTPResponse.Status`'s precondition, latencies summed past `Duration`'s range).
+    public var problem: String? {
+        if let latencyMs, !(0...60_000).contains(latencyMs) { return "latencyMs must be from 0 to 60000." }
+        if let errorRate, !(errorRate.isFinite && (0...1).contains(errorRate)) { return "errorRate must be from 0 to 1." }
+        if let status, !(100...599).contains(status) { return "status must be from 100 to 599." }
+        return nil
+    }
 }
 
 /// The faults in force, changed through `PUT /admin/faults` (a JSON array of ``FaultRule``) and

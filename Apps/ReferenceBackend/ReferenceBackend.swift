@@ -94,7 +94,17 @@ public final class ReferenceBackend: Sendable {
         router.add(middleware: FaultMiddleware(faults: faults))
         router.add(middleware: IdempotencyFingerprint())
         router.put("admin/faults") { request, context in
-            faults.replace(try await request.decode(as: [FaultRule].self, context: context))
+            guard let rules = try? await request.decode(as: [FaultRule].self, context: context) else {
+                return Envelope.failure(.badRequest, code: "INVALID_FAULTS", message: "Send a JSON array of fault rules.")
+            }
+            guard rules.count <= FaultRule.maximumRules else {
+                return Envelope.failure(
+                    .badRequest, code: "INVALID_FAULTS", message: "At most \(FaultRule.maximumRules) rules at once.")
+            }
+            if let problem = rules.lazy.compactMap(\.problem).first {
+                return Envelope.failure(.badRequest, code: "INVALID_FAULTS", message: problem)
+            }
+            faults.replace(rules)
             return Response(status: .noContent)
         }
         router.get("admin/faults") { _, _ in try Envelope.success(faults.rules) }

@@ -41,6 +41,7 @@ extension MutationQueue {
     /// list and refusals in memory (their file keeps them for their next sign-in) and tells every observer,
     /// so nothing the queue publishes is ever another user's.
     public func sessionEnded() {
+        sessionEpoch += 1
         state.pending = []
         state.failures = []
         pendingOwner = nil
@@ -75,15 +76,26 @@ extension MutationQueue {
     }
 
     func publish(for user: String, _ change: PendingChange) async {
+        let epoch = sessionEpoch
         let current = await configuration.tokenProvider.currentCredentials()?.userId
+        // A session ended while the user was asked for: what was asked is stale, and the end published already.
+        guard epoch == sessionEpoch else { return }
         if current != user {
             state.pending = []
             state.failures = []
             pendingOwner = nil
         } else if pendingOwner != user {
-            state.pending = (try? store(for: user).all()) ?? []
-            state.failures = (try? store(for: user).refusals()) ?? []
-            pendingOwner = user
+            do {
+                state.pending = try store(for: user).all()
+                state.failures = try store(for: user).refusals()
+                pendingOwner = user
+            } catch {
+                // Read again at the next change rather than shown empty for the rest of the session.
+                state.pending = []
+                state.failures = []
+                pendingOwner = nil
+                configuration.logger.error("The mutation queue could not be read", metadata: ["error": "\(error)"])
+            }
         } else {
             switch change {
             case .appended(let mutation): state.pending.append(mutation)

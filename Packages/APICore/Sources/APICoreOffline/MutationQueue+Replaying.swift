@@ -113,12 +113,17 @@ extension MutationQueue {
                 report.sent += 1
             case .refused(let error):
                 let failure = MutationFailure(mutation: next, error: error)
-                // Kept in the user's file until its kit settles it: never taken for sent after a restart.
-                if (try? store.refuse(next, error: error)) == nil { try? store.remove(next.id) }
+                // Kept in the user's file until its kit settles it: never taken for sent after a restart. A file
+                // that cannot take it keeps the mutation queued instead (sent again later: the key makes it safe).
+                guard (try? store.refuse(next, error: error)) != nil else {
+                    change = .none
+                    report.stoppedBy = .invalidRequest(reason: "the queue's file could not keep a refusal")
+                    break
+                }
                 report.refused.append(failure)
                 change = .refused(failure)
                 configuration.logger.warning(
-                    "A queued mutation was refused; removed",
+                    "A queued mutation was refused; kept as a refusal until its kit settles it",
                     metadata: ["mutation": "\(next.name)", "error": "\(error)"])
             case .wait(let error):
                 try? store.recordFailure(of: next.id, reason: "\(error)")
@@ -126,6 +131,11 @@ extension MutationQueue {
                 report.stoppedBy = error
             case .notOwner:
                 change = .none
+                // Another user signed in meanwhile: their queue is next, in this same replay.
+                if await configuration.tokenProvider.currentCredentials()?.userId != user {
+                    await publish(for: user, change)
+                    continue
+                }
                 report.stoppedBy = .unauthorized(body: Data())
             }
             await publish(for: user, change)

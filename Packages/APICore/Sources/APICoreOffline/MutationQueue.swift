@@ -99,6 +99,8 @@ public actor MutationQueue {
     var running: Task<ReplayReport, Never>?
     /// Whether a replay was asked for while one ran (it goes round again).
     var replayAgain = false
+    /// How many sessions ended (``sessionEnded()``): a publication that began before an end is dropped.
+    var sessionEpoch = 0
     var automatic = false
     var retry: Task<Void, Never>?
     var reconnection: Task<Void, Never>?

@@ -78,9 +78,12 @@ extension ContactsClient {
             }
         }
         // The kit's refusals whose change is no longer kept (undone before a kill, before the refusal was
-        // settled) are settled now.
-        let keptIds = Set(kept.compactMap(\.mutationId))
-        for failure in failures where Mutation.queueable.contains(failure.mutation.name) && !keptIds.contains(failure.mutation.id) {
+        // settled) are settled now, matched by key against the changes kept now (one recorded or marked since
+        // the first read keeps its refusal for the next pass).
+        guard let keptNow = try? store.pendingChanges(userId: user) else { return }
+        let keptKeys = Set(keptNow.map(\.key))
+        for failure in failures
+        where Mutation.queueable.contains(failure.mutation.name) && !keptKeys.contains(failure.mutation.idempotencyKey) {
             await queue.settle(failure, of: user)
         }
     }

@@ -91,7 +91,9 @@ extension SessionManager {
     /// Registers what must hear every end of a session (logout, expiry of any cause, account deletion, and
     /// any sign-in, which ends whoever was before): `handler` runs once per end, after the token stops being
     /// handed out and before the caches are cleared and the new state is published, so whatever it drops
-    /// is gone before an observer sees the session's next state.
+    /// is gone before an observer sees the session's next state. A handler must not end the session itself
+    /// (`logOut()` from a handler ends it again, without end) nor wait for the session's next state (published
+    /// after every handler returned).
     public func onSessionEnd(_ handler: @escaping @Sendable (SessionEnd) async -> Void) {
         state.withLock { $0.endHandlers.append(handler) }
     }
@@ -120,7 +122,8 @@ extension SessionManager {
         await announceEnd(SessionEnd(userId: userId, cause: cause))
         var report = await configuration.caches.clearAllCaches()
         do {
-            try configuration.tokenStore.delete()
+            // A sign-in that completed meanwhile saved its own token: never deleted here.
+            if state.withLock({ $0.token == nil }) { try configuration.tokenStore.delete() }
             report.succeeded.append("token")
         } catch {
             configuration.logger.error("Could not delete the stored token", metadata: ["error": "\(error)"])
