@@ -22,6 +22,16 @@ import Testing
         expectRefused(ServeCommand.self, arguments, message)
     }
 
+    @Test func proxyTakesCallerFields() throws {
+        let proxy = try ProxyCommand.parse([
+            "--upstream", "https://api.example.com", "--caller-field", "X-Tenant", "--caller-field", "X-User",
+        ])
+        #expect(proxy.callerFields == ["X-Tenant", "X-User"])
+        #expect(throws: (any Error).self) {
+            try ProxyCommand.parse(["--upstream", "https://api.example.com", "--caller-field", "bad name"])
+        }
+    }
+
     @Test func proxyParsesItsOptions() throws {
         let proxy = try ProxyCommand.parse(["--upstream", "https://api.example.com/v1", "--port", "0", "--timeout", "5"])
         #expect(proxy.upstream == "https://api.example.com/v1" && proxy.port == 0 && proxy.timeout == 5)

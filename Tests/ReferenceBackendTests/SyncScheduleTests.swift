@@ -117,6 +117,8 @@ private struct Schedule {
             trace.withLock { $0.append("done") }
         }
         do {
+            // Before the settling sign-in clears every file: as the schedule left the device, with its user.
+            try await checkBeforeSettling()
             try await settle()
             try await check()
         } catch {
@@ -324,6 +326,40 @@ private struct Schedule {
             let times = filed.components(separatedBy: "\"\(reason)\"").count - 1
             if times > 1 || (!erased && times != 1) {
                 throw ScheduleViolation(description: "dispute \(reason) reached the server \(times) times (queue erased: \(erased))")
+            }
+        }
+    }
+
+    /// The device as the schedule left it, before the settling sign-in clears every file: signed out, no
+    /// file is left; signed in, only that user's file is there, and it holds no record of the other user's
+    /// (Alice's names are `S<seed>-…` and `D<seed>-…`, Bob's `Bob-…`). A run of one user that wrote after a
+    /// logout or a switch (no owner check, a file shared by every user) is caught here, not hidden by the
+    /// settling clear.
+    func checkBeforeSettling() async throws {
+        let directory = device.contacts.store.directory
+        let files = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+            .filter { $0.hasPrefix("contacts-") && $0.hasSuffix(".sqlite") }
+        guard let user = signedIn else {
+            if !files.isEmpty { throw ScheduleViolation(description: "signed out, files left: \(files)") }
+            return
+        }
+        let own = device.contacts.store.fileURL(for: user.userId).lastPathComponent
+        if files.contains(where: { $0 != own }) {
+            throw ScheduleViolation(description: "\(user.userId) signed in, another user's file left: \(files)")
+        }
+        let others = user == alice ? ["Bob-"] : ["S\(seed)-", "D\(seed)-"]
+        for file in files {
+            let database = try DatabaseQueue(path: directory.appendingPathComponent(file).path)
+            let foreign = try await database.read { db in
+                try others.reduce(0) { count, prefix in
+                    count
+                        + (try Int.fetchOne(
+                            db, sql: "SELECT COUNT(*) FROM contact WHERE CAST(body AS TEXT) LIKE ?", arguments: ["%\"\(prefix)%"]) ?? 0)
+                }
+            }
+            try database.close()
+            if foreign > 0 {
+                throw ScheduleViolation(description: "\(foreign) records of another user in \(user.userId)'s file \(file)")
             }
         }
     }

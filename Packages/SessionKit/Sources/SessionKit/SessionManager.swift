@@ -234,8 +234,9 @@ public final class SessionManager: TokenProvider {
         // The previous user's token is no longer handed out before the clearing starts, so no work of theirs
         // (a sync's page, a load) can begin during the clearing and write after it.
         let previous = state.withLock { state -> String? in
-            defer { state.token = nil }
-            return state.token?.userId ?? state.session.user?.userId
+            let user = state.token?.userId ?? state.session.user?.userId
+            state.token = nil  // the previous user's token is handed out no more
+            return user
         }
         await announceEnd(SessionEnd(userId: previous, cause: .signIn))
         // Clearing fails closed (security review, finding 7): nothing of the previous user may remain

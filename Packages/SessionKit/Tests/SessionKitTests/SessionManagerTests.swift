@@ -274,6 +274,38 @@ import Testing
         #expect(store.token?.accessToken == "t-2")
     }
 
+    /// A cache participant whose clearing asks the session for a token: what work of the previous user
+    /// starting during the clearing would get.
+    struct ProbingParticipant: CacheClearingParticipant {
+        let participantName = "probe"
+        let category = CacheCategory.rest
+        let probe: @Sendable () async -> Void
+        func clearAll() async throws { await probe() }
+        func clear(forAccountId accountId: String) async throws {}
+        func clear(forKey key: String) async throws {}
+    }
+
+    /// During a sign-in's clearing no token is handed out: neither the previous user's (their work would
+    /// write after the clearing) nor the new one's (it is saved only once the clearing completed).
+    @Test func noTokenIsHandedOutWhileASignInClears() async throws {
+        transport.stub(.get, "/auth/validate", status: 200, body: Self.json(#"{"valid":true,"userId":"u1"}"#))
+        await session.launch()
+        #expect(await session.currentCredentials()?.userId == "u1")
+        let seen = Locked<[Credentials?]>([])
+        let session = self.session
+        caches.register(
+            ProbingParticipant {
+                let credentials = await session.currentCredentials()
+                seen.withLock { $0.append(credentials) }
+            })
+        transport.stub(
+            .post, "/auth/login", status: 200,
+            body: Self.json(#"{"success":true,"data":{"token":"t-2","user":{"id":"u2"}}}"#))
+        try await session.signIn(email: "bob@example.com", password: "Password2")
+        #expect(seen.withLock { $0 } == [nil], "handed out during the clearing: \(seen.withLock { $0 })")
+        #expect(await session.currentCredentials()?.userId == "u2")
+    }
+
     @Test func signInFailuresAreTyped() async {
         transport.stub(.post, "/auth/login", error: .offline(reason: "down"))
         transport.stub(.post, "/auth/login", status: 200, body: Self.json(#"{"success":true,"data":{}}"#))
