@@ -14,7 +14,7 @@ import Testing
 /// CatalogKit against the reference backend on 127.0.0.1: the whole catalog at every page size,
 /// changes between pages, refused cursors, the 5-minute cache, 304s, new ETags and pull-to-refresh.
 /// The catalog cache lives on disk in a temporary folder; time is a manual clock.
-@Suite(.timeLimit(.minutes(3))) struct CatalogKitAgainstBackendTests {
+@Suite(.timeLimit(.minutes(6))) struct CatalogKitAgainstBackendTests {
     struct App {
         let clock = ManualClock()
         let transport = CountingTransport(URLSessionTransport())

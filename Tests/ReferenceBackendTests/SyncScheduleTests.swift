@@ -22,7 +22,7 @@ import Testing
 ///
 /// A failure names its seed; `MIB_SYNC_SCHEDULE_SEED=<seed>` runs that one alone, and
 /// `MIB_SYNC_SCHEDULES=<n>` runs more (the longer run in docs/testing.md).
-@Suite(.timeLimit(.minutes(3))) struct SyncScheduleTests {
+@Suite(.timeLimit(.minutes(8))) struct SyncScheduleTests {
     typealias Device = ContactsKitAgainstBackendTests.Device
 
     static var seeds: [UInt64] {
