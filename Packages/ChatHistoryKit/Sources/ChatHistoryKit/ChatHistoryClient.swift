@@ -39,7 +39,7 @@ public final class ChatHistoryClient: Sendable {
     /// The history's sync, registered for the app's `BackgroundSync` and run by ``syncFromServer()``.
     public let sync: SyncRunner
     private let rest: RESTClient
-    private let queue: MutationQueue
+    let queue: MutationQueue
     let environment: CacheEnvironment
     let timeZone: TimeZone
     private let follower = Locked<Task<Void, Never>?>(nil)
@@ -168,15 +168,7 @@ public final class ChatHistoryClient: Sendable {
             for await state in states {
                 guard let self else { return }
                 let ours = state.pending.contains { [Mutation.ask, Mutation.match].contains($0.name) }
-                // The signed-in user's refusals (kept by the queue until settled, across restarts too): each
-                // question marked failed, then settled.
-                for failure in state.failures where [Mutation.ask, Mutation.match].contains(failure.mutation.name) {
-                    guard let user = try? await self.currentUser(), (await self.queue.failures()).contains(failure) else { continue }
-                    if let id = Self.messageId(of: failure.mutation) {
-                        guard (try? self.store.markFailed(lease: self.store.lease(for: user), messageId: id)) != nil else { continue }
-                    }
-                    await self.queue.settle(failure, of: user)
-                }
+                await self.settleRefusals(state.failures)
                 if waiting, !ours, !state.isReplaying {
                     do {
                         try await self.syncFromServer()
