@@ -32,7 +32,8 @@ public final class ContactsStore: CacheClearingParticipant {
             if FileManager.default.fileExists(atPath: directory.path) {
                 try? FileManager.default.removeItem(at: legacyDirectory)
             } else {
-                try? FileManager.default.createDirectory(at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
+                // The owner's only (0700), as every folder a store makes: the umask's 0755 would let others list it.
+                try? ProtectedFiles.createDirectory(directory.deletingLastPathComponent())
                 if (try? FileManager.default.moveItem(at: legacyDirectory, to: directory)) == nil {
                     try? FileManager.default.removeItem(at: legacyDirectory)
                 }
