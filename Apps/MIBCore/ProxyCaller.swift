@@ -28,14 +28,10 @@ import HTTPTypes
 /// caller; all such callers share one cache, and so the proxy never serves a stored `Set-Cookie`
 /// (``ProxyResponder``). A credential that changes with every request (an AWS SigV4 `Authorization`, a
 /// timestamped `X-Sentry-Auth`) makes every request a caller of its own: nothing is reused, nothing shared.
-struct ProxyCaller: Sendable, Equatable {
+struct ProxyCaller: Sendable {
     /// The caller's identifying fields, names lower-cased, values as sent (joined in order), sorted by
     /// name: the empty list for the anonymous caller.
     let fields: [(name: String, value: String)]
-
-    static func == (lhs: ProxyCaller, rhs: ProxyCaller) -> Bool {
-        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
-    }
 
     /// Whether the caller sent no identifying field.
     var isAnonymous: Bool { fields.isEmpty }

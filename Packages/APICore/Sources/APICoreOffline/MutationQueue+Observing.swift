@@ -42,9 +42,7 @@ extension MutationQueue {
     /// so nothing the queue publishes is ever another user's.
     public func sessionEnded() {
         sessionEpoch += 1
-        state.pending = []
-        state.failures = []
-        pendingOwner = nil
+        forgetOwner()
         for observer in observers.values { observer.yield(state) }
     }
 
@@ -60,6 +58,13 @@ extension MutationQueue {
     }
 
     func removeObserver(_ id: Int) { observers[id] = nil }
+
+    /// Forgets whose pending list and refusals ``state`` holds, and them: the next publication reads them anew.
+    func forgetOwner() {
+        state.pending = []
+        state.failures = []
+        pendingOwner = nil
+    }
 
     func setReplaying(_ replaying: Bool) {
         state.isReplaying = replaying
@@ -81,9 +86,7 @@ extension MutationQueue {
         // A session ended while the user was asked for: what was asked is stale, and the end published already.
         guard epoch == sessionEpoch else { return }
         if current != user {
-            state.pending = []
-            state.failures = []
-            pendingOwner = nil
+            forgetOwner()
         } else if pendingOwner != user {
             do {
                 state.pending = try store(for: user).all()
@@ -91,9 +94,7 @@ extension MutationQueue {
                 pendingOwner = user
             } catch {
                 // Read again at the next change rather than shown empty for the rest of the session.
-                state.pending = []
-                state.failures = []
-                pendingOwner = nil
+                forgetOwner()
                 configuration.logger.error("The mutation queue could not be read", metadata: ["error": "\(error)"])
             }
         } else {

@@ -16,11 +16,7 @@ extension MutationQueue {
 
     /// Account deletion: the user's queue file is deleted (and the key naming the files, once no queue is left).
     public func erase(userId: String) {
-        if pendingOwner == userId {
-            state.pending = []
-            state.failures = []
-            pendingOwner = nil
-        }
+        if pendingOwner == userId { forgetOwner() }
         let store = stores.removeValue(forKey: userId)
         do {
             try store?.destroy()
@@ -39,9 +35,7 @@ extension MutationQueue {
     /// Account deletion when the user is not known (signed out after a logout or an expiry): every user's
     /// queue file on the device is deleted, so the app returns to its first-launch state.
     public func eraseAll() {
-        state.pending = []
-        state.failures = []
-        pendingOwner = nil
+        forgetOwner()
         for user in Array(stores.keys) { erase(userId: user) }
         do {
             for file in queueFiles() { try FileManager.default.removeItem(at: file) }

@@ -74,7 +74,7 @@ extension ContactsStore {
     /// contact, `nil` when the server has none; the documents), an imported contact the server never took
     /// is removed, and the changes still kept are applied again over them.
     func undo(
-        key: String, as undone: ContactsChange.State = .refused, server: ServerValues, lease: UserDatabases.Lease
+        key: String, as undone: ContactsChange.State, server: ServerValues, lease: UserDatabases.Lease
     ) throws {
         let (database, index) = try opened(lease)
         try database.write { db in
