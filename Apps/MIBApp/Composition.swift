@@ -155,6 +155,8 @@ public final class Composition: Sendable {
         session.addEraser("chat history") { userId in try chat.erase(userId: userId) }
         let contacts = self.contacts
         session.addEraser("contacts") { userId in try contacts.erase(userId: userId) }
+        let accounts = self.accounts
+        session.addEraser("payments") { userId in try accounts.erase(userId: userId) }
         // Back after more than an hour away: the address book catches up in the background.
         lifecycle.whenBackAfterLongAbsence { contacts.syncInBackground() }
         // Account deletion erases what is not a cache: the queue and the preferences.

@@ -91,3 +91,12 @@ extension BackendDatabase {
         }
     }
 }
+
+extension BackendDatabase {
+    /// How many premium subscriptions the user was charged for.
+    public func premiumCharges(userId: String) throws -> Int {
+        try queue.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM premium_charge WHERE userId = ?", arguments: [userId]) ?? 0
+        }
+    }
+}

@@ -63,6 +63,17 @@ extension BackendDatabase {
             try db.execute(sql: "ALTER TABLE idempotent_answer ADD COLUMN fingerprint TEXT")
         }
         migrator.registerMigration("v12-contact-log", migrate: createContactLog)
+        // A payment's idempotency key (per account, which only its owner can pay from) and its transaction.
+        migrator.registerMigration("v13-payment-keys-and-charges") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE payment_key (
+                        accountId TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, transactionId TEXT NOT NULL,
+                        PRIMARY KEY (accountId, key))
+                    """)
+            // Each premium subscription charged (what a retried purchase must never add twice).
+            try db.execute(sql: "CREATE TABLE premium_charge (userId TEXT NOT NULL, chargedAt DOUBLE NOT NULL)")
+        }
         return migrator
     }
 }

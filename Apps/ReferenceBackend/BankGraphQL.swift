@@ -13,8 +13,12 @@ struct BankGraphQL: Sendable {
     }
 
     /// Runs a request for `userId`.
-    func execute(_ query: String, variables: [String: Map], operationName: String?, userId: String) async throws -> GraphQLResult {
-        try await BankSchema.execute(query, schema: schema, variables: variables, operationName: operationName, userId: userId)
+    func execute(
+        _ query: String, variables: [String: Map], operationName: String?, userId: String, idempotencyKey: String?
+    ) async throws -> GraphQLResult {
+        try await BankSchema.execute(
+            query, schema: schema, variables: variables, operationName: operationName, userId: userId,
+            idempotencyKey: idempotencyKey)
     }
 }
 
@@ -47,10 +51,11 @@ struct SQLiteBank: BankData {
         try database.recentTransactions(accountIds: accountIds, limit: limit).map(Self.object)
     }
 
-    func pay(accountId: String, amount: Int, description: String) throws -> BankPaymentOutcome {
-        switch try database.pay(accountId: accountId, amount: amount, description: description) {
+    func pay(accountId: String, amount: Int, description: String, key: BankPaymentKey?) throws -> BankPaymentOutcome {
+        switch try database.pay(accountId: accountId, amount: amount, description: description, key: key) {
         case .paid(let account, let transaction): .paid(Self.object(account), Self.object(transaction))
         case .insufficientFunds: .insufficientFunds
+        case .keyReused: .keyReused
         }
     }
 
@@ -106,11 +111,23 @@ extension BackendDatabase {
     enum PaymentOutcome {
         case paid(BankAccount, BankTransaction)
         case insufficientFunds
+        case keyReused
     }
 
-    /// Debits the account and records the transaction, atomically.
-    func pay(accountId: String, amount: Int, description: String) throws -> PaymentOutcome {
+    /// Debits the account and records the transaction, atomically, once per idempotency key: the key's
+    /// payment again gets its first transaction and debits nothing; another payment with the key, `keyReused`.
+    func pay(accountId: String, amount: Int, description: String, key: BankPaymentKey?) throws -> PaymentOutcome {
         try queue.write { db in
+            if let key,
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT fingerprint, transactionId FROM payment_key WHERE accountId = ? AND key = ?",
+                    arguments: [accountId, key.key])
+            {
+                guard row["fingerprint"] == key.fingerprint, let account = try BankAccount.fetchOne(db, key: accountId),
+                    let transaction = try BankTransaction.fetchOne(db, key: row["transactionId"] as String)
+                else { return .keyReused }
+                return .paid(account, transaction)
+            }
             guard var account = try BankAccount.fetchOne(db, key: accountId), account.balance >= amount else {
                 return .insufficientFunds
             }
@@ -121,6 +138,11 @@ extension BackendDatabase {
                 id: "t\(count + 1)-\(UUID().uuidString.prefix(8))", accountId: accountId,
                 amount: -amount, description: description, date: now())
             try transaction.insert(db)
+            if let key {
+                try db.execute(
+                    sql: "INSERT INTO payment_key (accountId, key, fingerprint, transactionId) VALUES (?, ?, ?, ?)",
+                    arguments: [accountId, key.key, key.fingerprint, transaction.id])
+            }
             return .paid(account, transaction)
         }
     }

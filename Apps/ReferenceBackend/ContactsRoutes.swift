@@ -174,7 +174,12 @@ struct ContactsRoutes {
             }
         }
         router.post("premium/subscribe") { request, _ in
-            try change(request) { _, _, _ in (200, try Self.body(["premium": true])) }
+            try change(request) { user, db, _ in
+                try db.execute(
+                    sql: "INSERT INTO premium_charge (userId, chargedAt) VALUES (?, ?)",
+                    arguments: [user, Date().timeIntervalSince1970])
+                return (200, try Self.body(["premium": true]))
+            }
         }
         registerChanges(on: router)
     }

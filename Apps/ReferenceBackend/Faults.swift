@@ -4,8 +4,8 @@ import Hummingbird
 import NIOCore
 
 /// A fault to inject, for every request or those whose path starts with ``pathPrefix``: added
-/// latency, then either a dropped connection, a status for every request, or a status for a fraction
-/// of them (``errorRate``, spread evenly and deterministically: 0.25 fails every fourth request).
+/// latency, then either a dropped connection (before or after handling the request), a status for every
+/// request, or a status for a fraction of them (``errorRate``, spread evenly and deterministically: 0.25 fails every fourth request).
 /// The `/admin` routes are never affected.
 public struct FaultRule: Codable, Sendable, Hashable {
     /// The paths affected (`/api/funnels`); `nil` for all.
@@ -18,17 +18,21 @@ public struct FaultRule: Codable, Sendable, Hashable {
     public var status: Int?
     /// Close the connection without answering.
     public var dropConnection: Bool?
+    /// Handle the request, then close the connection without answering: the change is applied and the
+    /// client never hears of it (a timeout after the server took a payment).
+    public var answerLost: Bool?
 
     /// Creates a rule.
     public init(
         pathPrefix: String? = nil, latencyMs: Int? = nil, errorRate: Double? = nil, status: Int? = nil,
-        dropConnection: Bool? = nil
+        dropConnection: Bool? = nil, answerLost: Bool? = nil
     ) {
         self.pathPrefix = pathPrefix
         self.latencyMs = latencyMs
         self.errorRate = errorRate
         self.status = status
         self.dropConnection = dropConnection
+        self.answerLost = answerLost
     }
 
     /// The most rules `PUT /admin/faults` takes at once.
@@ -64,6 +68,7 @@ final class Faults: Sendable {
         case proceed
         case fail(Int)
         case drop
+        case dropAfterHandling
     }
 
     /// What to do with a request to `path`, and the latency to add first.
@@ -77,6 +82,8 @@ final class Faults: Sendable {
                 guard case .proceed = action else { continue }
                 if rule.dropConnection == true {
                     action = .drop
+                } else if rule.answerLost == true {
+                    action = .dropAfterHandling
                 } else if let rate = rule.errorRate {
                     let seen = state.seen[index, default: 0]
                     state.seen[index] = seen + 1
@@ -108,6 +115,10 @@ struct FaultMiddleware: RouterMiddleware {
                 HTTPResponse.Status(code: status), code: "FAULT_INJECTED",
                 message: "This failure was injected on purpose.")
         case .drop:
+            context.channel.close(promise: nil)
+            throw CancellationError()
+        case .dropAfterHandling:
+            _ = try await next(request, context)
             context.channel.close(promise: nil)
             throw CancellationError()
         }

@@ -5,7 +5,9 @@ import Hummingbird
 import NIOCore
 
 /// `POST /graphql`: `{query, operationName, variables}` for the signed-in user. 401 without a valid
-/// token; 403 when the request reached another user's data; otherwise 200 with `data` and `errors`.
+/// token; 403 when the request reached another user's data; otherwise 200 with `data` and `errors`. A
+/// payment sent with an `Idempotency-Key` is applied once per key: sent again, it is answered with the first
+/// payment's transaction.
 struct GraphQLRoute: Sendable {
     let bank: BankGraphQL
     let auth: AuthRoutes
@@ -51,8 +53,8 @@ struct GraphQLRoute: Sendable {
                 return Envelope.failure(.badRequest, code: "INVALID_REQUEST", message: problem)
             }
             let result = try await bank.execute(
-                body.query, variables: body.variables ?? [:],
-                operationName: body.operationName, userId: claims.sub)
+                body.query, variables: body.variables ?? [:], operationName: body.operationName, userId: claims.sub,
+                idempotencyKey: request.headers[IdempotencyFingerprint<BackendContext>.keyField])
             if result.errors.contains(where: { $0.extensions["code"] == .string(BankSchema.forbiddenCode) }) {
                 return Envelope.failure(.forbidden, code: "FORBIDDEN", message: "This belongs to another user.")
             }

@@ -30,7 +30,7 @@ public struct RefetchReport: Sendable, Hashable {
 }
 
 extension GraphQLClient {
-    /// Sends a mutation (once: mutations are never retried nor de-duplicated), normalizes its result
+    /// Sends a mutation (once, unless it carries an idempotency key: never de-duplicated), normalizes its result
     /// into the store, so every query and watcher reading a changed field sees it, then runs the
     /// refetch rules the owning kit declared for the mutation's name.
     ///
@@ -39,19 +39,26 @@ extension GraphQLClient {
     ///   - optimisticResponse: data shaped like the mutation's result, written at once (watchers see
     ///     it) and rolled back exactly if the mutation fails: each field it set returns to its previous
     ///     value, unless something else wrote that field since.
+    ///   - idempotencyKey: sent as `Idempotency-Key` (and in the request's `extensions`), so the server applies
+    ///     the mutation once however often it is sent: a payment passes its intent's key (``IntentKeys``), and
+    ///     the request is then retried like a query.
     /// - Throws: `APIError`; the store is left as it was before the call.
-    public func perform<M: GraphQLMutation>(_ mutation: M, optimisticResponse: [String: JSONValue]? = nil)
+    public func perform<M: GraphQLMutation>(
+        _ mutation: M, optimisticResponse: [String: JSONValue]? = nil, idempotencyKey: String? = nil
+    )
         async throws(APIError) -> MutationResult
     {
         do {
-            return try await performRecorded(mutation, optimisticResponse: optimisticResponse)
+            return try await performRecorded(mutation, optimisticResponse: optimisticResponse, idempotencyKey: idempotencyKey)
         } catch {
             recordError(error, operation: (try? mutation.operation())?.name)
             throw error
         }
     }
 
-    private func performRecorded<M: GraphQLMutation>(_ mutation: M, optimisticResponse: [String: JSONValue]?)
+    private func performRecorded<M: GraphQLMutation>(
+        _ mutation: M, optimisticResponse: [String: JSONValue]?, idempotencyKey: String?
+    )
         async throws(APIError) -> MutationResult
     {
         let operation = try mutation.operation()
@@ -66,15 +73,15 @@ extension GraphQLClient {
         }
         return try await perform(
             operation, variables: variables, credentials: credentials, optimistic: optimistic,
-            generation: generation, idempotencyKey: nil)
+            generation: generation, idempotencyKey: idempotencyKey, queued: false)
     }
 
     /// Sends a mutation whose optimistic write (if any) is already applied, writes its result and
     /// runs its refetch rules; on failure, rolls the optimistic write back, except for a transport
-    /// failure of a queued mutation (`idempotencyKey` set), which will be sent again.
+    /// failure of a `queued` mutation, which will be sent again.
     func perform(
         _ operation: GraphQLOperation, variables: [String: JSONValue], credentials: Credentials?,
-        optimistic: OptimisticWrite?, generation: Int, idempotencyKey: String?
+        optimistic: OptimisticWrite?, generation: Int, idempotencyKey: String?, queued: Bool
     )
         async throws(APIError) -> MutationResult
     {
@@ -82,12 +89,14 @@ extension GraphQLClient {
         do {
             data = try await send(operation, variables: variables, credentials: credentials, idempotencyKey: idempotencyKey)
         } catch {
-            let willRetry = idempotencyKey != nil && error.isRetryable
+            let willRetry = queued && error.isRetryable
             if let optimistic, !willRetry { rollBack(optimistic, keeping: [:], ifGeneration: generation) }
             environment.logger.info(
                 willRetry ? "Queued mutation failed; it will be sent again" : "Mutation failed; the cache is unchanged",
                 metadata: ["operation": "\(operation.name ?? "mutation")", "error": "\(error)"])
-            if error.reachedNoServer, let name = operation.name,
+            // Only when no connection was made: after a timeout or a dropped connection the server may have
+            // applied it, and "nothing was applied" would be a lie.
+            if error.isOffline, let name = operation.name,
                 configuration.container?.mutationPolicy(forMutation: name) == .requiresConnection
             {
                 throw .requiresConnection(operation: name)

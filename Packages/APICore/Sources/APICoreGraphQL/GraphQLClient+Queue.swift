@@ -43,7 +43,7 @@ extension GraphQLClient: QueuedGraphQLSender {
         _ = try await perform(
             operation, variables: variables, credentials: credentials,
             optimistic: optimistic.flatMap(Self.decode), generation: state.withLock { $0.generation },
-            idempotencyKey: idempotencyKey)
+            idempotencyKey: idempotencyKey, queued: true)
     }
 
     // MARK: Encoding an optimistic write

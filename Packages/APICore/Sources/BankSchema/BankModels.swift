@@ -55,6 +55,23 @@ public enum BankPaymentOutcome: Sendable, Hashable {
     case paid(BankAccountObject, BankTransactionObject)
     /// The balance is below the amount.
     case insufficientFunds
+    /// The idempotency key came with another payment before (`IDEMPOTENCY_KEY_REUSED`); nothing changed.
+    case keyReused
+}
+
+/// A payment's idempotency key and what it was sent with: the same key with the same payment is the same
+/// payment, answered with its first transaction.
+public struct BankPaymentKey: Sendable, Hashable {
+    /// The client's `Idempotency-Key`.
+    public var key: String
+    /// The account, amount and description it came with.
+    public var fingerprint: String
+
+    /// A key for a payment of `amount` from `accountId` with `description`.
+    public init(key: String, accountId: String, amount: Int, description: String) {
+        self.key = key
+        fingerprint = "\(accountId)\u{1F}\(amount)\u{1F}\(description)"
+    }
 }
 
 struct BankBalance: Codable, Sendable {

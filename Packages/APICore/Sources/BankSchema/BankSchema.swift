@@ -17,8 +17,10 @@ public protocol BankData: Sendable {
     func transactions(accountId: String, after: String?, limit: Int) throws -> (items: [BankTransactionObject], hasMore: Bool)
     /// The newest transactions of these accounts.
     func recentTransactions(accountIds: [String], limit: Int) throws -> [BankTransactionObject]
-    /// Debits the account and records the transaction, atomically.
-    func pay(accountId: String, amount: Int, description: String) throws -> BankPaymentOutcome
+    /// Debits the account and records the transaction, atomically, and once per `key`: a payment sent again
+    /// with its key is answered with the first one's transaction (and the account as it is now), nothing
+    /// debited; a key that came with another payment is ``BankPaymentOutcome/keyReused``.
+    func pay(accountId: String, amount: Int, description: String, key: BankPaymentKey?) throws -> BankPaymentOutcome
 }
 
 /// The bank's GraphQL schema, one definition for the reference backend and APICore's tests. Every object
@@ -49,20 +51,27 @@ public enum BankSchema {
     public struct Caller: Sendable {
         /// The signed-in user.
         public var userId: String
+        /// The request's `Idempotency-Key`, if it sent one: a mutation applies once per key.
+        public var idempotencyKey: String?
 
         /// Creates a caller.
-        public init(userId: String) { self.userId = userId }
+        public init(userId: String, idempotencyKey: String? = nil) {
+            self.userId = userId
+            self.idempotencyKey = idempotencyKey
+        }
     }
 
     /// The error code of a resolver reaching another user's data (a server answers 403).
     public static let forbiddenCode = "FORBIDDEN"
 
-    /// Runs `query` for `userId` against `schema`.
+    /// Runs `query` for `userId` against `schema`; a mutation applies once per `idempotencyKey`.
     public static func execute(
-        _ query: String, schema: GraphQLSchema, variables: [String: Map], operationName: String?, userId: String
+        _ query: String, schema: GraphQLSchema, variables: [String: Map], operationName: String?, userId: String,
+        idempotencyKey: String? = nil
     ) async throws -> GraphQLResult {
         try await graphql(
-            schema: schema, request: query, context: Caller(userId: userId), variableValues: variables, operationName: operationName)
+            schema: schema, request: query, context: Caller(userId: userId, idempotencyKey: idempotencyKey),
+            variableValues: variables, operationName: operationName)
     }
 
     private static func caller(_ context: any Sendable) throws -> String {
@@ -214,11 +223,17 @@ public enum BankSchema {
                     let amount = args["amount"].int ?? 0
                     guard amount > 0 else { throw error("amount must be positive", "INVALID_AMOUNT", info) }
                     guard try owned(id, context, info) != nil else { throw error("no account \(id)", "UNKNOWN_ACCOUNT", info) }
-                    switch try data.pay(accountId: id, amount: amount, description: args["description"].string ?? "Payment") {
+                    let description = args["description"].string ?? "Payment"
+                    let key = (context as? Caller)?.idempotencyKey.map {
+                        BankPaymentKey(key: $0, accountId: id, amount: amount, description: description)
+                    }
+                    switch try data.pay(accountId: id, amount: amount, description: description, key: key) {
                     case .paid(let account, let transaction):
                         return BankPayment(id: transaction.id, account: account, transaction: transaction)
                     case .insufficientFunds:
                         throw error("insufficient funds", "INSUFFICIENT_FUNDS", info)
+                    case .keyReused:
+                        throw error("this Idempotency-Key came with another payment", "IDEMPOTENCY_KEY_REUSED", info)
                     }
                 }
             ])

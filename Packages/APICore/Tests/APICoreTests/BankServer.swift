@@ -32,6 +32,8 @@ final class BankServer: Sendable {
         ]
         var transactions: [Transaction] = [Transaction(id: "t1", accountId: "100", amount: -20)]
         var operations: [String] = []
+        /// Each idempotency key's payment: its fingerprint and transaction.
+        var payments: [String: (fingerprint: String, transactionId: String)] = [:]
         /// When set, every request answers with this status and no GraphQL body.
         var failWith: Int?
         /// When set, every request waits for it before resolving.
@@ -97,7 +99,8 @@ final class BankServer: Sendable {
             return reply(HTTPResponse.Status(code: failure), #"{"message":"failure on demand"}"#)
         }
         let result = try await BankSchema.execute(
-            body.query, schema: schema, variables: body.variables ?? [:], operationName: body.operationName, userId: "u1")
+            body.query, schema: schema, variables: body.variables ?? [:], operationName: body.operationName, userId: "u1",
+            idempotencyKey: request.headers[HTTPField.Name("Idempotency-Key")!])
         let data = try GraphQLJSONEncoder().encode(result)
         return reply(.ok, String(decoding: data, as: UTF8.self))
     }
@@ -141,13 +144,20 @@ private struct InMemoryBank: BankData {
         }
     }
 
-    func pay(accountId: String, amount: Int, description: String) throws -> BankPaymentOutcome {
+    func pay(accountId: String, amount: Int, description: String, key: BankPaymentKey?) throws -> BankPaymentOutcome {
         server.state.withLock { state in
+            if let key, let first = state.payments[key.key] {
+                guard first.fingerprint == key.fingerprint, let account = state.accounts[accountId],
+                    let transaction = state.transactions.first(where: { $0.id == first.transactionId })
+                else { return .keyReused }
+                return .paid(Self.object(account), Self.object(transaction))
+            }
             guard var account = state.accounts[accountId], account.balance >= amount else { return .insufficientFunds }
             account.balance -= amount
             state.accounts[accountId] = account
             let transaction = BankServer.Transaction(id: "t\(state.transactions.count + 1)", accountId: accountId, amount: -amount)
             state.transactions.append(transaction)
+            if let key { state.payments[key.key] = (key.fingerprint, transaction.id) }
             return .paid(Self.object(account), Self.object(transaction))
         }
     }

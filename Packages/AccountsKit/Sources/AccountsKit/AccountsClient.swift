@@ -3,6 +3,7 @@ import APICoreGraphQL
 import APICoreREST
 import CacheKit
 import Foundation
+import Logging
 
 /// The accounts use cases (REQ ARC-7), over the app's GraphQL client
 /// and its normalized store.
@@ -20,10 +21,21 @@ import Foundation
 public final class AccountsClient: Sendable {
     /// The GraphQL client the use cases go through.
     public let graphQL: GraphQLClient
+    /// Each payment's idempotency key, kept (under the data directory's `intents/accounts`) until its outcome
+    /// is known.
+    let intents: IntentKeys
 
     /// Creates the use cases over the app's GraphQL client (whose container holds the kit's keys and rules).
     public init(graphQL: GraphQLClient) {
         self.graphQL = graphQL
+        intents = IntentKeys(
+            directory: graphQL.configuration.environment.dataDirectory.appendingPathComponent("intents/accounts", isDirectory: true))
+    }
+
+    /// Account deletion: the user's kept payment keys go (`nil`: every user's).
+    /// - Throws: when a file cannot be removed.
+    public func erase(userId: String?) throws {
+        try intents.erase(userId: userId)
     }
 
     /// An account's balance (30 s).
@@ -111,24 +123,46 @@ public final class AccountsClient: Sendable {
         return FundsCheck(accountId: accountId, available: balance.value.amount, requested: amount)
     }
 
-    /// Pays `amount` cents from an account. The result updates `Account:<id>` in the normalized store,
+    /// Pays `amount` cents from an account, once. The result updates `Account:<id>` in the normalized store,
     /// so every screen sees the new balance at once; then the kit's refetch rule runs: the balance and
     /// recent transactions before this returns, the dashboard and the full transaction list after.
     /// A failed payment leaves the cache as it was.
+    ///
+    /// The payment carries an idempotency key kept on disk until the server's answer is known: the same
+    /// payment (account, amount and description) asked again after ``AccountsError/paymentOutcomeUnknown(accountId:)``,
+    /// also after a relaunch, sends the same key, and the server answers with its first outcome.
     /// - Throws: ``AccountsError/invalidAmount(_:)`` before any request, ``AccountsError/insufficientFunds(accountId:)``,
-    ///   ``AccountsError/unknownAccount(_:)``, ``AccountsError/api(_:)``.
+    ///   ``AccountsError/unknownAccount(_:)``, ``AccountsError/requiresConnection`` (no server reached),
+    ///   ``AccountsError/paymentOutcomeUnknown(accountId:)``, ``AccountsError/api(_:)``.
     public func makePayment(accountId: String, amount: Int, description: String? = nil) async throws(AccountsError)
         -> PaymentReceipt
     {
         guard amount > 0 else { throw .invalidAmount(amount) }
+        guard let user = await graphQL.configuration.tokenProvider?.currentCredentials()?.userId else {
+            throw .api(.unauthorized(body: Data()))
+        }
+        let intent = Self.paymentIntent(accountId: accountId, amount: amount, description: description)
+        let key: String
+        do {
+            key = try intents.key(for: intent, user: user)
+        } catch {
+            throw .api(.invalidRequest(reason: "the payment's key could not be kept: \(error)"))
+        }
         let result: MutationResult
         do {
-            result = try await graphQL.perform(MakePaymentMutation(accountId: accountId, amount: amount, description: description))
-        } catch .graphQL(let errors) where errors.errors.first?.code == "INVALID_AMOUNT" {
-            throw .invalidAmount(amount)
+            result = try await graphQL.perform(
+                MakePaymentMutation(accountId: accountId, amount: amount, description: description), idempotencyKey: key)
         } catch {
+            // No connection made (the client's `requiresConnection` for a payment): nothing was sent.
+            if case .requiresConnection = error { throw .requiresConnection }
+            guard error.isFinalAnswer else {
+                throw error.isOffline ? .requiresConnection : .paymentOutcomeUnknown(accountId: accountId)
+            }
+            settle(intent, user: user)
+            if case .graphQL(let errors) = error, errors.errors.first?.code == "INVALID_AMOUNT" { throw .invalidAmount(amount) }
             throw AccountsError(error, accountId: accountId)
         }
+        settle(intent, user: user)
         let payment = try decode(
             GraphQLResult(data: result.data, source: .network, freshness: .fetched(at: .now)),
             as: PaymentFields.self, feature: MakePaymentMutation.feature
@@ -136,6 +170,30 @@ public final class AccountsClient: Sendable {
         return PaymentReceipt(
             transaction: payment.transaction, newBalance: payment.account.balance,
             critical: result.critical, background: result.background)
+    }
+
+    /// Whether this payment was sent and its outcome is not known yet: a screen can show "Checking your
+    /// payment" and ask again with ``makePayment(accountId:amount:description:)``, which never pays twice.
+    public func isPaymentUnconfirmed(accountId: String, amount: Int, description: String? = nil) async -> Bool {
+        guard let user = await graphQL.configuration.tokenProvider?.currentCredentials()?.userId else { return false }
+        return intents.isUnresolved(Self.paymentIntent(accountId: accountId, amount: amount, description: description), user: user)
+    }
+
+    static func paymentIntent(accountId: String, amount: Int, description: String?) -> String {
+        String(
+            decoding: JSONValue.array([.string("payment"), .string(accountId), .int(amount), description.map(JSONValue.string) ?? .null])
+                .serialized(), as: UTF8.self)
+    }
+
+    /// The answer is known: the next such payment is a new one. A key that cannot be forgotten only makes that
+    /// next payment replay this one's answer (the server refuses nothing twice), so the failure is logged.
+    private func settle(_ intent: String, user: String) {
+        do {
+            try intents.settle(intent, user: user)
+        } catch {
+            graphQL.configuration.environment.logger.warning(
+                "Could not forget a settled payment key", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Removes what the normalized store holds for one account (account switch); other accounts stay.

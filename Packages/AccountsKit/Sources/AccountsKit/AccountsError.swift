@@ -12,6 +12,10 @@ public enum AccountsError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A payment while no server answers: payments are never queued. Show "Connect to pay"; nothing
     /// was applied.
     case requiresConnection
+    /// The payment was sent but no answer came (a timeout, a dropped connection, a server error): it may
+    /// have gone through. The same payment again asks the server with the same idempotency key, which
+    /// answers with the first outcome: never paid twice.
+    case paymentOutcomeUnknown(accountId: String)
     /// Any other failure: offline, a 500, a GraphQL error, a body that does not decode.
     case api(APIError)
 
@@ -35,6 +39,7 @@ public enum AccountsError: Error, Sendable, Hashable, CustomStringConvertible {
         case .insufficientFunds: "the account does not have the funds"
         case .unknownAccount: "there is no such account"
         case .requiresConnection: "a payment needs a connection: connect to pay"
+        case .paymentOutcomeUnknown: "the payment was sent and no answer came"
         case .api(let error): "the bank could not be reached or refused: \(error)"
         }
     }
@@ -48,6 +53,7 @@ extension AccountsError: LocalizedError {
         case .insufficientFunds: "There isn't enough money in this account."
         case .unknownAccount: ErrorMessages.status(404)
         case .requiresConnection: ErrorMessages.connectToContinue
+        case .paymentOutcomeUnknown: "We could not confirm this payment. Try again: it will not be paid twice."
         case .api(let error): error.errorDescription
         }
     }

@@ -90,20 +90,6 @@ extension ContactsClient {
             name: Mutation.dismissSuggestion)
     }
 
-    /// Subscribes to premium, now: never queued.
-    /// - Throws: ``ContactsError/requiresConnection`` ("Connect to purchase") when the server cannot be reached.
-    public func subscribePremium() async throws(ContactsError) {
-        do {
-            _ = try await rest.send(
-                APIRequest<Data>(method: .post, path: "/premium/subscribe", feature: "contacts.premium", idempotencyKey: UUID().uuidString),
-                policy: .fetchIgnoringCacheCompletely)
-        } catch .transport {
-            throw .requiresConnection
-        } catch {
-            throw .api(error)
-        }
-    }
-
     /// The most contacts one import request carries (the server refuses more); a larger import is sent in
     /// chunks of this size, each its own queued change.
     public static let importChunkSize = 1_000

@@ -83,6 +83,8 @@ public final class ContactsClient: Sendable {
     let rest: RESTClient
     let queue: MutationQueue?
     let images: ImageCache
+    /// The purchase's idempotency key, kept until its outcome is known.
+    let intents: IntentKeys
     let clock: any CacheClock
     let environment: CacheEnvironment
     let observers = Locked<[UUID: AsyncStream<ContactsEvent>.Continuation]>([:])
@@ -109,6 +111,7 @@ public final class ContactsClient: Sendable {
         store = ContactsStore(
             directory: environment.dataDirectory.appendingPathComponent("contacts", isDirectory: true),
             movingFrom: environment.cachesDirectory.appendingPathComponent("contacts", isDirectory: true))
+        intents = IntentKeys(directory: environment.dataDirectory.appendingPathComponent("intents/contacts", isDirectory: true))
         sync = SyncRunner(
             ContactsSync(rest: rest, store: store, queue: queue, images: images, pageSize: min(max(syncPageSize, 1), 500)),
             clock: environment.clock,
@@ -256,8 +259,10 @@ public final class ContactsClient: Sendable {
 }
 
 extension ContactsClient {
-    /// Account deletion: the user's file and search index go (the photos go with the app's image cache).
+    /// Account deletion: the user's file, search index and purchase key go (the photos go with the app's
+    /// image cache).
     public func erase(userId: String?) throws {
+        try intents.erase(userId: userId)
         guard let userId else { return }
         try store.erase(userId: userId)
     }

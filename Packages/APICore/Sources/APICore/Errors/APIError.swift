@@ -49,6 +49,20 @@ public enum APIError: Error, Sendable, Hashable {
         }
     }
 
+    /// Whether the server gave its last word on the request: it answered with a success or a refusal that
+    /// sending the same request again would not change (a 4xx other than 408 and 429). Anything else (no
+    /// answer, a timeout, a dropped connection, a 5xx) leaves the outcome of a change unknown: the server
+    /// may have applied it. A purchase or a payment keeps its idempotency key until this is true
+    /// (``IntentKeys``).
+    public var isFinalAnswer: Bool {
+        switch self {
+        case .transport, .cancelled, .requiresConnection, .sessionChanged: false
+        case .server(let server): !(server.status >= 500 || [408, 429].contains(server.status))
+        case .status(let code, _): !(code >= 500 || [408, 429].contains(code))
+        default: true
+        }
+    }
+
     /// Whether sending the same request again could succeed: no server answered (and the caller did
     /// not cancel), or the server answered 5xx, 408 or 429. What the mutation queue and GraphQL
     /// mutations retry on.

@@ -1,0 +1,100 @@
+import CacheKit
+import Foundation
+
+/// One idempotency key per intent (a purchase, a payment), kept on disk until the intent's outcome is known.
+///
+/// A change that moves money must never be applied twice because an answer was lost: a timeout after the
+/// server took the request, a dropped connection, a process killed while waiting. The kit asks for the
+/// intent's key before sending; it gets the key kept from an earlier attempt whose outcome is still unknown,
+/// or a new one (written before it is returned). It settles the intent when the server gave its last word
+/// (``APIError/isFinalAnswer``). Sent again, possibly after a relaunch, the same key makes the server answer
+/// with its first outcome instead of charging twice.
+///
+/// ```swift
+/// let key = try keys.key(for: "premium.subscribe", user: user)
+/// do {
+///     try await send(idempotencyKey: key)
+///     try keys.settle("premium.subscribe", user: user)
+/// } catch where error.isFinalAnswer {
+///     try keys.settle("premium.subscribe", user: user)   // refused: a new attempt is a new intent
+///     throw error
+/// }                                                     // otherwise: outcome unknown, the key stays
+/// ```
+///
+/// One 0600 file per user (named by a hash of the id) in a 0700 folder; intents are stored as hashes, not in
+/// words. Erased with the user (``erase(userId:)``); kept across a logout, so a payment whose outcome was
+/// unknown is still recognised when its user signs in again.
+public final class IntentKeys: Sendable {
+    /// The folder of the users' files.
+    public let directory: URL
+    private let lock = Locked(())
+
+    /// Keys kept under `directory` (created on first write).
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// The idempotency key for `intent` of `user`: the one kept from an attempt whose outcome is unknown,
+    /// else a new one, kept on disk before it is returned.
+    /// - Parameter intent: what the user asked for, with everything that makes it this request
+    ///   (`"payment|100|1250|Rent"`): the same words are the same intent while its outcome is unknown.
+    /// - Throws: when the file cannot be written (send nothing then: a key not kept could not be reused).
+    public func key(for intent: String, user: String) throws -> String {
+        try lock.withLock { _ in
+            var keys = read(user: user)
+            if let kept = keys[Self.name(intent)] { return kept }
+            let key = UUID().uuidString
+            keys[Self.name(intent)] = key
+            try write(keys, user: user)
+            return key
+        }
+    }
+
+    /// Whether `intent` of `user` was sent and its outcome is not known yet (a screen can say "We could not
+    /// confirm your purchase").
+    public func isUnresolved(_ intent: String, user: String) -> Bool {
+        lock.withLock { _ in read(user: user)[Self.name(intent)] != nil }
+    }
+
+    /// Forgets the key of `intent`: its outcome is known, and the next such intent is a new one.
+    /// - Throws: when the file cannot be written.
+    public func settle(_ intent: String, user: String) throws {
+        try lock.withLock { _ in
+            var keys = read(user: user)
+            guard keys.removeValue(forKey: Self.name(intent)) != nil else { return }
+            try write(keys, user: user)
+        }
+    }
+
+    /// Deletes `userId`'s keys, or every user's for `nil` (account deletion, a device reset).
+    /// - Throws: when a file cannot be removed.
+    public func erase(userId: String?) throws {
+        try lock.withLock { _ in
+            let target = userId.map(file) ?? directory
+            if FileManager.default.fileExists(atPath: target.path) { try FileManager.default.removeItem(at: target) }
+        }
+    }
+
+    private static func name(_ intent: String) -> String { StableHash.hex(intent) }
+
+    private func file(user: String) -> URL {
+        directory.appendingPathComponent(StableHash.hex(user) + ".json", isDirectory: false)
+    }
+
+    /// A file that does not parse (cut short by a full disk) is read as empty: its keys are lost, which at
+    /// worst makes a retry a new intent, as it was before keys were kept.
+    private func read(user: String) -> [String: String] {
+        guard let data = try? Data(contentsOf: file(user: user)) else { return [:] }
+        return (try? JSONDecoder().decode([String: String].self, from: data)) ?? [:]
+    }
+
+    private func write(_ keys: [String: String], user: String) throws {
+        if keys.isEmpty {
+            let url = file(user: user)
+            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+            return
+        }
+        try ProtectedFiles.createDirectory(directory)
+        try ProtectedFiles.writeAtomically(try JSONEncoder().encode(keys), to: file(user: user))
+    }
+}

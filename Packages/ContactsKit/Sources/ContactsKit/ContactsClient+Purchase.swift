@@ -1,0 +1,56 @@
+import APICore
+import APICoreREST
+import CacheKit
+import Foundation
+import HTTPTypes
+import Logging
+
+extension ContactsClient {
+    /// The intent of subscribing to premium: one at a time per user.
+    static let subscribeIntent = "contacts.premium.subscribe"
+
+    /// Subscribes to premium, now: never queued, and never charged twice. The request carries an
+    /// idempotency key kept on disk until the server's answer is known: subscribing again after a timeout,
+    /// a dropped connection or a relaunch sends the same key, and the server answers with its first outcome.
+    /// - Throws: ``ContactsError/requiresConnection`` ("Connect to purchase") when no server could be reached;
+    ///   ``ContactsError/purchaseOutcomeUnknown`` when the request may have reached the server and no answer
+    ///   came (subscribe again to learn the outcome); ``ContactsError/api(_:)`` when the server refused.
+    public func subscribePremium() async throws(ContactsError) {
+        let user = try await currentUser()
+        let key: String
+        do {
+            key = try intents.key(for: Self.subscribeIntent, user: user)
+        } catch {
+            throw .storage(reason: "\(error)")
+        }
+        var request = APIRequest<Data>(
+            method: .post, path: "/premium/subscribe", feature: "contacts.premium", idempotencyKey: key)
+        request.owner = user
+        do {
+            _ = try await rest.send(request, policy: .fetchIgnoringCacheCompletely)
+        } catch {
+            guard error.isFinalAnswer else {
+                throw error.isOffline ? .requiresConnection : .purchaseOutcomeUnknown
+            }
+            settle(user: user)
+            throw .api(error)
+        }
+        settle(user: user)
+    }
+
+    /// Whether a purchase was sent and its outcome is not known yet: a screen can offer "Check my purchase"
+    /// (``subscribePremium()`` again), which never charges twice.
+    public func hasUnconfirmedPurchase() async throws(ContactsError) -> Bool {
+        intents.isUnresolved(Self.subscribeIntent, user: try await currentUser())
+    }
+
+    /// The answer is known: the next subscription is a new intent. A key that cannot be forgotten only makes
+    /// that next subscription replay this one's answer, so the failure is logged, not thrown.
+    private func settle(user: String) {
+        do {
+            try intents.settle(Self.subscribeIntent, user: user)
+        } catch {
+            environment.logger.warning("Could not forget a settled purchase key", metadata: ["error": "\(error)"])
+        }
+    }
+}
