@@ -152,13 +152,15 @@ public final class Composition: Sendable {
         contacts = try container.resolver(for: "app").resolve(ContactsClient.self)
         backgroundSync = BackgroundSync(runners: container.syncRunners, clock: clock)
         let chat = self.chat
-        session.addEraser("chat history") { userId in try chat.erase(userId: userId) }
+        // The session's erasers and handlers hold what they act on weakly: the session is held by every client
+        // (their token provider), and a strong hold back would keep the whole composition alive.
+        session.addEraser("chat history") { [weak chat] userId in try chat?.erase(userId: userId) }
         let contacts = self.contacts
-        session.addEraser("contacts") { userId in try contacts.erase(userId: userId) }
+        session.addEraser("contacts") { [weak contacts] userId in try contacts?.erase(userId: userId) }
         let accounts = self.accounts
-        session.addEraser("payments") { userId in try accounts.erase(userId: userId) }
+        session.addEraser("payments") { [weak accounts] userId in try accounts?.erase(userId: userId) }
         // Back after more than an hour away: the address book catches up in the background.
-        lifecycle.whenBackAfterLongAbsence { contacts.syncInBackground() }
+        lifecycle.whenBackAfterLongAbsence { [weak contacts] in contacts?.syncInBackground() }
         // Account deletion erases what is not a cache: the queue and the preferences.
         let queue = self.queue
         let preferences = self.preferences
@@ -166,21 +168,29 @@ public final class Composition: Sendable {
         // ended user's pending and refused changes in memory, so nothing it publishes is another user's; at a
         // logout it also discards their file unless the app keeps queues across logouts.
         let keepsQueue = keepsQueueAtLogout
-        session.onSessionEnd { end in
-            await queue.sessionEnded()
-            if end.cause == .logout, !keepsQueue, let user = end.userId { await queue.erase(userId: user) }
+        session.onSessionEnd { [weak queue] end in
+            await queue?.sessionEnded()
+            if end.cause == .logout, !keepsQueue, let user = end.userId { await queue?.erase(userId: user) }
         }
         // Signed out (after a logout or an expiry) the user is not known: every queue on the device goes.
-        session.addEraser("mutation queue") { userId in
-            if let userId { await queue.erase(userId: userId) } else { await queue.eraseAll() }
+        session.addEraser("mutation queue") { [weak queue] userId in
+            if let userId { await queue?.erase(userId: userId) } else { await queue?.eraseAll() }
         }
-        session.addEraser("preferences") { _ in try preferences.erase() }
+        session.addEraser("preferences") { [weak preferences] _ in try preferences?.erase() }
         unified.register(rest.cacheParticipant)
         unified.register(graphQL)
         unified.register(images)
         unified.register(snapshots)
         // Every clearing (logout, expiry, deletion, another user's sign-in) cancels the syncs going.
         unified.register(backgroundSync)
+    }
+
+    /// A composition dropped is freed with everything it built (REQ ARC-14): the container's instances and the
+    /// cache manager's participants, which hold each other back through their clients, are let go. Keep the
+    /// composition for as long as any of its parts is used.
+    deinit {
+        container.releaseInstances()
+        unified.unregisterAll()
     }
 
     /// The image at `path` on the backend (a thumbnail) from ``images``, loaded once on a miss.

@@ -108,6 +108,18 @@ public final class DependencyContainer: Sendable {
     /// The installed kits' names, in installation order.
     public var kitNames: [String] { state.withLock { $0.kits } }
 
+    /// Lets every registration and resolved instance go: the composition that owned the container is done
+    /// with it (the instances hold the container back through their clients, so it would never be freed).
+    /// Rules, keys and timeouts stay; resolving afterwards fails with ``ContainerError/missingRegistration(type:requestedBy:)``.
+    public func releaseInstances() {
+        state.withLock { state in
+            state.registrations.removeAll()
+            state.instances.removeAll()
+            state.syncRunners.removeAll()
+            state.pendingParticipants.removeAll()
+        }
+    }
+
     /// Builds every registered service and resolves every declared requirement, reporting every
     /// problem at once. Call it at start-up so a missing registration fails the launch, not a tap.
     /// - Throws: ``ContainerError/verificationFailed(_:)`` listing each problem.

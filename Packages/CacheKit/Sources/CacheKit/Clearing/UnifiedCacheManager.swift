@@ -38,6 +38,12 @@ public final class UnifiedCacheManager: Sendable {
         participants.withLock { $0.append(participant) }
     }
 
+    /// Lets every participant go: its owner is done with it (a dropped composition, whose participants hold
+    /// this manager back through their container). Nothing is cleared.
+    public func unregisterAll() {
+        participants.withLock { $0.removeAll() }
+    }
+
     /// The registered participants' names, in registration order.
     public var participantNames: [String] {
         participants.withLock { $0.map(\.participantName) }
