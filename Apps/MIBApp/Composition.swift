@@ -29,8 +29,13 @@ public final class Composition: Sendable {
     public let transport: any HTTPTransport
     /// Changes made offline (favorites), sent in order when the network returns.
     public let queue: MutationQueue
-    /// The user's small settings, erased with the account.
-    public let preferences: PreferencesStore
+    /// The app's own small settings (the telemetry choice), kept across accounts; each user's are in
+    /// ``preferences(for:)``, erased with their account.
+    public let appPreferences: PreferencesStore
+    /// The users' preference stores opened so far, by user.
+    let userPreferences = Locked<[String: PreferencesStore]>([:])
+    /// The folder of the users' preference files.
+    let userPreferencesDirectory: URL
     /// Foreground and push hooks.
     public let lifecycle: AppLifecycle
     /// Every API error and retry, counted without personal data, and the error-rate alert.
@@ -104,11 +109,12 @@ public final class Composition: Sendable {
         connectivity = TransportConnectivity(probe: baseURL.appendingPathComponent("health"))
         let transport = connectivity.observing(transport)
         self.transport = transport
-        preferences = PreferencesStore(url: support.appendingPathComponent("preferences.json", isDirectory: false))
+        appPreferences = PreferencesStore(url: support.appendingPathComponent("preferences.json", isDirectory: false))
+        userPreferencesDirectory = support.appendingPathComponent("preferences", isDirectory: true)
         environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: cachesDirectory, dataDirectory: support)
         telemetry = APITelemetry(clock: clock, sinks: [LoggingTelemetrySink(logger: logger)])
         screens = ScreenTelemetry(
-            clock: clock, optedOut: preferences.value(forKey: Self.telemetryOptOutKey, as: Bool.self) ?? false, logger: logger)
+            clock: clock, optedOut: appPreferences.value(forKey: Self.telemetryOptOutKey, as: Bool.self) ?? false, logger: logger)
         unified = UnifiedCacheManager(timeouts: environment.timeouts, logger: logger)
         container = DependencyContainer(cacheManager: unified)
         let authEvents = AuthEvents()
@@ -163,7 +169,6 @@ public final class Composition: Sendable {
         lifecycle.whenBackAfterLongAbsence { [weak contacts] in contacts?.syncInBackground() }
         // Account deletion erases what is not a cache: the queue and the preferences.
         let queue = self.queue
-        let preferences = self.preferences
         // Every end of a session (logout, expiry of any cause, deletion, any sign-in): the queue forgets the
         // ended user's pending and refused changes in memory, so nothing it publishes is another user's; at a
         // logout it also discards their file unless the app keeps queues across logouts.
@@ -176,7 +181,7 @@ public final class Composition: Sendable {
         session.addEraser("mutation queue") { [weak queue] userId in
             if let userId { await queue?.erase(userId: userId) } else { await queue?.eraseAll() }
         }
-        session.addEraser("preferences") { [weak preferences] _ in try preferences?.erase() }
+        session.addEraser("preferences") { [weak self] userId in try self?.erasePreferences(of: userId) }
         unified.register(rest.cacheParticipant)
         unified.register(graphQL)
         unified.register(images)
@@ -292,7 +297,7 @@ public final class Composition: Sendable {
     /// Records the user's telemetry choice (kept across launches): opted out, no screen, time or funnel
     /// measure is recorded or exported. API error counts carry no personal data and stay.
     public func setTelemetryOptedOut(_ optedOut: Bool) throws {
-        try preferences.set(optedOut, forKey: Self.telemetryOptOutKey)
+        try appPreferences.set(optedOut, forKey: Self.telemetryOptOutKey)
         screens.setOptedOut(optedOut)
     }
 }

@@ -112,10 +112,10 @@ extension EndToEnd {
             return "\(error.map { "\($0)" } ?? ""), then paid once online"
         },
         Scenario(kit: "offline", name: "account deletion leaves no file of the user, and the app at its first state") { app in
-            try await app.signIn()
+            let user = try await app.signIn()
             _ = try await app.loadCatalog()
             _ = try await app.accounts.dashboard()
-            try app.preferences.set(true, forKey: "onboarding.done")
+            try app.composition.preferences(for: user).set(true, forKey: "onboarding.done")
             _ = try await whileOffline(app) { try await app.favorites.setFavorite("funnel-9", true) }
             await app.queue.stop()
             let report = await app.session.deleteAccountData()

@@ -50,6 +50,31 @@ import Testing
         }
     }
 
+    @Test func aContactDeletedOnTheDeviceOrItsUsersAccountTakesOnlyThatUsersThumbnails() async throws {
+        try await kit.withDevice { (_, alice, device) async throws in
+            let contacts = device.contacts
+            #expect(await contacts.syncNow().isComplete)
+            let gone = try #require(try await contacts.contact(id: "c1").value)
+            let kept = try #require(try await contacts.contact(id: "c2").value)
+            let gonePath = try #require(gone.photoPath)
+            let keptPath = try #require(kept.photoPath)
+            let bytes = try #require(try await contacts.thumbnail(of: gone))
+            #expect(try await contacts.thumbnail(of: kept) != nil)
+            // Another user of the device holds the same paths.
+            for path in [gonePath, keptPath] { _ = try await device.images.image(forKey: path, user: "bob") { bytes } }
+
+            device.network.isOffline = true
+            try await contacts.deleteContact(id: gone.id)
+            #expect(device.images.image(forKey: gonePath, user: alice.userId) == nil, "the deleted contact's thumbnail stayed")
+            #expect(device.images.image(forKey: keptPath, user: alice.userId) != nil)
+            #expect(device.images.image(forKey: gonePath, user: "bob") != nil, "another user's copy went too")
+
+            try contacts.erase(userId: alice.userId)
+            #expect(device.images.image(forKey: keptPath, user: alice.userId) == nil, "account deletion kept a thumbnail")
+            #expect(device.images.image(forKey: keptPath, user: "bob") != nil, "account deletion took another user's")
+        }
+    }
+
     @Test func statisticsCountEveryByteOfTheFiles() async throws {
         try await kit.withDevice { (_, _, device) async throws in
             #expect(await device.contacts.syncNow().isComplete)

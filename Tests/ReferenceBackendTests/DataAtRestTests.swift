@@ -29,14 +29,15 @@ import Testing
             let caches = directory.url.appendingPathComponent("caches")
             let records = try SQLiteRecordStore(url: caches.appendingPathComponent("graphql").appendingPathComponent("records.sqlite"))
             let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: logger, graphQLStore: records)
-            try await app.signIn()
+            let user = try await app.signIn()
             _ = try await app.composition.firstScreen()
             _ = try await app.chat.syncFromServer()
             let report = await app.contacts.syncNow()
             #expect(report.outcome == .completed, "\(report)")
             let first = try #require(try await app.contacts.contacts(limit: 5).value.contacts.first { $0.photoPath != nil })
             #expect(try await app.contacts.thumbnail(of: first) != nil)
-            try app.preferences.set(true, forKey: "onboarding.done")
+            try app.composition.preferences(for: user).set(true, forKey: "onboarding.done")
+            try app.composition.setTelemetryOptedOut(true)
             await app.queue.stop()
             let roots = [caches, app.tokenFile.deletingLastPathComponent().deletingLastPathComponent()]
             var folders = 0

@@ -201,7 +201,9 @@ extension ContactsClient {
                 && (required.circles.isEmpty || Set(try store.circles(userId: lease.userId).map(\.id)).isSuperset(of: required.circles))
         }
         guard present else { throw .notFound }
+        let photos = thumbnails(of: local.contactIds, lease: lease)
         try storage { try store.record(local, key: key, lease: lease) }
+        dropThumbnails(photos, ofContactsGoneFrom: lease)
         // The same change asked again (an import run again after an interruption) is queued once.
         if let queued = await queue.pending().first(where: { $0.idempotencyKey == key }) {
             try? store.markQueued(key: key, mutationId: queued.id, lease: lease)

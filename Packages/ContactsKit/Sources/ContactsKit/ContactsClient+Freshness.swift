@@ -83,7 +83,7 @@ extension ContactsClient {
         server.contacts[id] = fetched
         try? store.storeRefresh(server, keys: [ContactsStore.refreshKey(contact: id)], at: asked, lease: lease)
         // Gone from the server: its thumbnail goes with it, as a sync's removal takes it.
-        if fetched == nil, let photo { try? images.clear(forKey: photo) }
+        if fetched == nil, let photo { try? images.clear(forKey: photo, user: lease.userId) }
     }
 
     /// Fetches the profile (with the circles and suggestions of the same answer) and stores it.

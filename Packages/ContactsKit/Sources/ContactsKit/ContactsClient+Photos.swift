@@ -60,3 +60,22 @@ extension ContactsClient {
         return path
     }
 }
+
+extension ContactsClient {
+    /// The photo paths of the contacts `ids` on the device, by id.
+    func thumbnails(of ids: [String], lease: UserDatabases.Lease) -> [String: String] {
+        var photos: [String: String] = [:]
+        for id in ids {
+            if let path = (try? store.contact(userId: lease.userId, id: id))??.photoPath { photos[id] = path }
+        }
+        return photos
+    }
+
+    /// Removes the user's thumbnails of the contacts among `photos` no longer on the device (deleted there, or
+    /// a refused creation undone): a thumbnail never outlives its contact.
+    func dropThumbnails(_ photos: [String: String], ofContactsGoneFrom lease: UserDatabases.Lease) {
+        for (id, path) in photos where (try? store.contact(userId: lease.userId, id: id)) == .some(nil) {
+            try? images.clear(forKey: path, user: lease.userId)
+        }
+    }
+}

@@ -103,7 +103,9 @@ extension ContactsClient {
             server.profile = summary.profile
         }
         do {
+            let photos = thumbnails(of: kept.change.contactIds, lease: lease)
             try store.undo(key: kept.key, as: outcome, server: server, lease: lease)
+            dropThumbnails(photos, ofContactsGoneFrom: lease)
             return true
         } catch {
             environment.logger.info("A refused change could not be undone", metadata: ["error": "\(error)"])

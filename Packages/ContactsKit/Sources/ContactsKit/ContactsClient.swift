@@ -259,11 +259,12 @@ public final class ContactsClient: Sendable {
 }
 
 extension ContactsClient {
-    /// Account deletion: the user's file, search index and purchase key go (the photos go with the app's
-    /// image cache).
+    /// Account deletion: the user's file, search index, thumbnails and purchase key go (`nil`, signed out:
+    /// every user's purchase keys; the address books and thumbnails went with the logout's clearing).
     public func erase(userId: String?) throws {
         try intents.erase(userId: userId)
         guard let userId else { return }
         try store.erase(userId: userId)
+        try images.clear(userId: userId)
     }
 }

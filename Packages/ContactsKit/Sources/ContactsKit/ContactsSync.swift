@@ -110,7 +110,7 @@ struct ContactsSync: SyncSource {
         } catch {
             throw ContactsError.storage(reason: "\(error)")
         }
-        for path in removedPhotos { try? images?.clear(forKey: path) }
+        for path in removedPhotos { try? images?.clear(forKey: path, user: owner.userId) }
     }
 
     /// The kept changes marked queued, then the keys still queued or refused (refusals are undone by the

@@ -7,6 +7,11 @@ import GRDB
 /// cache's reads are point reads that never wait long on a write, and a relaunch opens one connection instead
 /// of a pool's writer and then its first reader.
 public enum CacheDatabase {
+    /// The pages the write-ahead log collects before it is copied into the database.
+    static let logPages = 256
+    /// The most bytes the write-ahead log keeps on disk after a checkpoint.
+    public static let logBytes = 1_048_576
+
     /// Opens (or creates) the database at `url`.
     /// - Parameters:
     ///   - url: the file; its folder must exist.
@@ -24,6 +29,10 @@ public enum CacheDatabase {
         try connection.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // The log is part of the cache's size on disk: checkpointed every 256 pages (1 MiB at 4 KiB) and cut
+            // back to at most that after each checkpoint, where SQLite would let it grow to 4 MiB and keep it.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(logPages)")
+            try db.execute(sql: "PRAGMA journal_size_limit = \(logBytes)")
         }
         return connection
     }

@@ -1,0 +1,35 @@
+import CacheKit
+import Foundation
+
+extension Composition {
+    /// `userId`'s small settings (what `UserDefaults` holds in an app: "onboarding done", a sort order), in a
+    /// file of their own, erased with their account and never read by another user. The app's own settings
+    /// are ``appPreferences``.
+    ///
+    /// ```swift
+    /// let user = try await app.signIn(email: email, password: password)
+    /// try app.preferences(for: user).set(true, forKey: "onboarding.done")
+    /// ```
+    public func preferences(for userId: String) -> PreferencesStore {
+        userPreferences.withLock { stores in
+            if let store = stores[userId] { return store }
+            let store = PreferencesStore(
+                url: userPreferencesDirectory.appendingPathComponent(StableHash.hex(userId) + ".json", isDirectory: false))
+            stores[userId] = store
+            return store
+        }
+    }
+
+    /// Account deletion: `userId`'s preference file goes, or, signed out (`nil`), every user's; the app's
+    /// own settings stay.
+    func erasePreferences(of userId: String?) throws {
+        guard let userId else {
+            userPreferences.withLock { $0.removeAll() }
+            if FileManager.default.fileExists(atPath: userPreferencesDirectory.path) {
+                try FileManager.default.removeItem(at: userPreferencesDirectory)
+            }
+            return
+        }
+        try preferences(for: userId).erase()
+    }
+}
