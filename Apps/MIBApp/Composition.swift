@@ -290,14 +290,4 @@ public final class Composition: Sendable {
         let report = await session.logOut()
         return (report, ContinuousClock.now - started)
     }
-
-    /// The preference that keeps the user's telemetry choice.
-    public static let telemetryOptOutKey = "telemetry.optedOut"
-
-    /// Records the user's telemetry choice (kept across launches): opted out, no screen, time or funnel
-    /// measure is recorded or exported. API error counts carry no personal data and stay.
-    public func setTelemetryOptedOut(_ optedOut: Bool) throws {
-        try appPreferences.set(optedOut, forKey: Self.telemetryOptOutKey)
-        screens.setOptedOut(optedOut)
-    }
 }
