@@ -67,9 +67,10 @@ extension ContactsRoutes {
             }
         }
         router.post("contacts") { request, context in
-            guard let body = try? await request.decode(as: BackendDatabase.ImportedContact.self, context: context), !body.id.isEmpty else {
+            guard var body = try? await request.decode(as: BackendDatabase.ImportedContact.self, context: context), !body.id.isEmpty else {
                 return Self.invalid("Send {id, displayName, phones, emails}.")
             }
+            if assignsIds { body.id = Self.assignedId() }
             let now = database.now()
             return try change(request) { user, db, seq in
                 _ = try BackendDatabase.importContacts(db, userId: user, [body], seq: seq, now: now)
@@ -85,10 +86,11 @@ extension ContactsRoutes {
                 request, circleId: context.parameters.get("id") ?? "", contactId: context.parameters.get("contactId") ?? "", add: false)
         }
         router.post("circles") { request, context in
-            guard let body = try? await request.decode(as: NewCircle.self, context: context), !body.id.isEmpty, !body.name.isEmpty else {
+            guard var body = try? await request.decode(as: NewCircle.self, context: context), !body.id.isEmpty, !body.name.isEmpty else {
                 return Self.invalid("Send {id, name, emoji?, color?}.")
             }
-            return try circles(request) { circles in
+            if assignsIds { body.id = Self.assignedId() }
+            return try circles(request, answeringId: assignsIds ? body.id : nil) { circles in
                 guard !circles.contains(where: { $0.id == body.id }) else { return true }
                 circles.append(
                     CircleRecord(
@@ -177,12 +179,21 @@ extension ContactsRoutes {
     }
 
     /// Changes the user's circles; the answer is every circle, or 404 when `edit` found none to change.
-    private func circles(_ request: Request, _ edit: @escaping (inout [CircleRecord]) -> Bool) throws -> Response {
+    /// Changes the user's circles; answers them all, or `{"id"}` of a circle created under `answeringId`.
+    private func circles(_ request: Request, answeringId: String? = nil, _ edit: @escaping (inout [CircleRecord]) -> Bool)
+        throws -> Response
+    {
         try change(request) { user, db, _ in
             guard let circles = try BackendDatabase.changeCircles(db, userId: user, edit) else {
                 return (404, Envelope.failureBody(code: "NOT_FOUND", message: "No such circle, or one that cannot be removed."))
             }
+            if let answeringId { return (200, try Self.body(["id": answeringId])) }
             return (200, try Self.body(circles))
         }
+    }
+
+    /// An id the server chose for a created record.
+    static func assignedId() -> String {
+        "srv-" + UUID().uuidString.lowercased()
     }
 }

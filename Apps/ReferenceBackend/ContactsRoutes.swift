@@ -29,6 +29,8 @@ struct ContactsRoutes {
     let database: BackendDatabase
     let auth: AuthRoutes
     let contactCount: Int
+    /// Whether created contacts and circles get the server's own ids (``ReferenceBackend/Configuration/assignsIds``).
+    var assignsIds = false
 
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()

@@ -46,6 +46,9 @@ public final class ReferenceBackend: Sendable {
         /// request a page). `false` answers as a server from before paged restore did (the client then asks
         /// one request a thread): the benchmark's baseline.
         public var chatPagesIncludeMessages = true
+        /// Whether a contact or circle created by a client is stored under an id the server assigns (`srv-…`,
+        /// answered as `data.id`), as most servers do, rather than the id the client chose.
+        public var assignsIds = false
 
         /// Creates a configuration.
         public init(
@@ -131,7 +134,8 @@ public final class ReferenceBackend: Sendable {
         InsightRoutes(database: catalog, auth: auth, cache: cache, modelLatency: configuration.modelLatency).register(on: router)
         FavoriteRoutes(database: catalog, auth: auth).register(on: router)
         AvatarRoutes(auth: auth).register(on: router)
-        ContactsRoutes(database: catalog, auth: auth, contactCount: configuration.contactCount).register(on: router)
+        ContactsRoutes(database: catalog, auth: auth, contactCount: configuration.contactCount, assignsIds: configuration.assignsIds)
+            .register(on: router)
         let server = try await LocalServer.start(
             responder: router.buildResponder(), port: configuration.port, protocol: configuration.serverProtocol,
             logger: configuration.logger)

@@ -14,7 +14,7 @@ struct BackendFixture {
 
     static func start(
         funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, authRateLimits: AuthRateLimits? = AuthRateLimits(),
-        contactCount: Int = 120, embedsChatMessages: Bool = true
+        contactCount: Int = 120, embedsChatMessages: Bool = true, assignsIds: Bool = false
     ) async throws -> BackendFixture {
         let directory = try TemporaryDirectory()
         var logger = Logger(label: "backend")
@@ -23,6 +23,7 @@ struct BackendFixture {
             databaseURL: directory.url.appendingPathComponent("backend.sqlite"), funnelCount: funnelCount, now: now,
             modelLatency: .zero, authRateLimits: authRateLimits, passwordWork: .light, contactCount: contactCount, logger: logger)
         configuration.chatPagesIncludeMessages = embedsChatMessages
+        configuration.assignsIds = assignsIds
         let backend = try await ReferenceBackend.start(configuration)
         return BackendFixture(directory: directory, backend: backend)
     }
@@ -57,10 +58,11 @@ struct BackendFixture {
 /// Runs `body` against a fresh backend and stops it afterwards.
 func withBackend(
     _ funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, authRateLimits: AuthRateLimits? = AuthRateLimits(),
-    embedsChatMessages: Bool = true, _ body: (BackendFixture) async throws -> Void
+    embedsChatMessages: Bool = true, assignsIds: Bool = false, _ body: (BackendFixture) async throws -> Void
 ) async throws {
     let fixture = try await BackendFixture.start(
-        funnelCount: funnelCount, now: now, authRateLimits: authRateLimits, embedsChatMessages: embedsChatMessages)
+        funnelCount: funnelCount, now: now, authRateLimits: authRateLimits, embedsChatMessages: embedsChatMessages,
+        assignsIds: assignsIds)
     defer { fixture.directory.remove() }
     do {
         try await body(fixture)

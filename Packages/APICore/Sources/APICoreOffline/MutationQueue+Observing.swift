@@ -77,6 +77,8 @@ extension MutationQueue {
         case removed(Int64)
         case refused(MutationFailure)
         case failed(Int64, String)
+        /// Mutations still queued were rewritten (a client id remapped): read again.
+        case reload
         case none
     }
 
@@ -109,6 +111,7 @@ extension MutationQueue {
                     state.pending[index].attempts += 1
                     state.pending[index].lastError = reason
                 }
+            case .reload: state.pending = (try? store(for: user).all()) ?? state.pending
             case .none: break
             }
         }

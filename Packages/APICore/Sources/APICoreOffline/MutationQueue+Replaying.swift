@@ -108,8 +108,14 @@ extension MutationQueue {
             }
             var change = PendingChange.removed(next.id)
             switch outcome {
-            case .sent:
-                try? store.remove(next.id)
+            case .sent(let answer):
+                if let created = next.creates, let serverId = Self.serverId(in: answer), serverId != created {
+                    // Every mutation still queued now says the server's id: none goes with the device's.
+                    try? store.remove(next.id, remapping: IdRemap(clientId: created, serverId: serverId, mutation: next.name))
+                    change = .reload
+                } else {
+                    try? store.remove(next.id)
+                }
                 report.sent += 1
             case .refused(let error):
                 let failure = MutationFailure(mutation: next, error: error)
@@ -146,7 +152,8 @@ extension MutationQueue {
     }
 
     enum Outcome {
-        case sent
+        /// Sent; the answer's body (REST), for a created record's id.
+        case sent(Data?)
         case refused(APIError)
         case wait(APIError)
         case notOwner
@@ -160,23 +167,25 @@ extension MutationQueue {
             switch mutation.request {
             case .rest(let method, let path, let fields, let body):
                 guard let rest = configuration.rest else { return .wait(.invalidRequest(reason: "no REST client to send it")) }
-                let sent = try await rest.sendQueued(
-                    method: method, path: path, headerFields: fields, body: body,
-                    idempotencyKey: mutation.idempotencyKey, owner: credentials.userId)
-                return sent ? .sent : .notOwner
+                guard
+                    let answer = try await rest.sendQueued(
+                        method: method, path: path, headerFields: fields, body: body,
+                        idempotencyKey: mutation.idempotencyKey, owner: credentials.userId)
+                else { return .notOwner }
+                return .sent(answer)
             case .graphQL(let document, let variables):
                 guard let graphQL = configuration.graphQL else { return .wait(.invalidRequest(reason: "no GraphQL client to send it")) }
                 try await graphQL.performQueued(
                     document: document, variables: variables, credentials: credentials,
                     idempotencyKey: mutation.idempotencyKey, optimistic: optimistic())
-                return .sent
+                return .sent(nil)
             }
         } catch {
             switch error {
             case .unauthorized, .forbidden, .cancelled: return .notOwner
             case .decoding:
                 // A 2xx whose body did not decode: the server applied it.
-                return .sent
+                return .sent(nil)
             default:
                 return error.isRetryable ? .wait(error) : .refused(error)
             }

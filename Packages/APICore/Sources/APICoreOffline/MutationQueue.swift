@@ -128,6 +128,9 @@ public actor MutationQueue {
     ///     already deduplicates by a client id (a chat message's id) passes that id.
     ///   - optimisticResponse: for a GraphQL mutation, data shaped like its result, written to the
     ///     normalized cache at once and rolled back exactly if the mutation is refused for good.
+    ///   - creates: the client id of the record this mutation creates, when the server may store it under an
+    ///     id of its own (answered as `data.id` or `id`): every later mutation is then rewritten to say the
+    ///     server's id before it is sent, and the kit learns it from ``idRemaps()``.
     /// - Returns: the queued mutation; it is on disk when this returns.
     /// - Throws: ``MutationQueueError/requiresConnection(mutation:)`` when its kit declared it never
     ///   queued; ``MutationQueueError/signedOut``; ``MutationQueueError/storage(reason:)``;
@@ -135,7 +138,7 @@ public actor MutationQueue {
     @discardableResult
     public func enqueue(
         _ request: QueuedRequest, name: String, idempotencyKey: String? = nil,
-        optimisticResponse: [String: JSONValue]? = nil
+        optimisticResponse: [String: JSONValue]? = nil, creates: String? = nil
     ) async throws(MutationQueueError) -> QueuedMutation {
         var name = name
         if case .graphQL(let document, _) = request {
@@ -160,7 +163,7 @@ public actor MutationQueue {
         do {
             mutation = try store(for: userId).append(
                 name: name, key: idempotencyKey ?? UUID().uuidString, request: request,
-                at: configuration.clock.now(), optimistic: optimistic)
+                at: configuration.clock.now(), optimistic: optimistic, creates: creates)
         } catch {
             if let optimistic, let graphQL = configuration.graphQL { await graphQL.rollBackQueued(optimistic) }
             throw .storage(reason: "\(error)")

@@ -8,7 +8,7 @@ import HTTPTypes
 /// that returned is on disk, whatever happens to the process next.
 final class MutationQueueStore: Sendable {
     let url: URL
-    private let database: DatabaseQueue
+    let database: DatabaseQueue
 
     /// Opens (creating) the file and migrates it.
     init(url: URL) throws {
@@ -52,6 +52,8 @@ final class MutationQueueStore: Sendable {
                         error BLOB NOT NULL)
                     """)
         }
+        // A created record's client id, and the ids the server gave such records (kept until their kit settles them).
+        migrator.registerMigration("v3", migrate: Self.createRemapTable)
         try migrator.migrate(database)
     }
 
@@ -99,14 +101,22 @@ final class MutationQueueStore: Sendable {
     }
 
     /// Appends a mutation; returns it with its place in the queue.
-    func append(name: String, key: String, request: QueuedRequest, at date: Date, optimistic: Data?) throws -> QueuedMutation {
+    func append(name: String, key: String, request: QueuedRequest, at date: Date, optimistic: Data?, creates: String?) throws
+        -> QueuedMutation
+    {
         try database.write { db in
+            // A request naming a record the server has renamed says the server's id (its kit may not have
+            // renamed it yet).
+            var request = request
+            for row in try Row.fetchAll(db, sql: "SELECT clientId, serverId FROM remap") {
+                request = request.replacingId(row["clientId"], with: row["serverId"])
+            }
             try db.execute(
-                sql: "INSERT INTO mutation (name, idempotencyKey, request, enqueuedAt, optimistic) VALUES (?, ?, ?, ?, ?)",
-                arguments: [name, key, Self.encode(request), date.timeIntervalSince1970, optimistic])
+                sql: "INSERT INTO mutation (name, idempotencyKey, request, enqueuedAt, optimistic, creates) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [name, key, Self.encode(request), date.timeIntervalSince1970, optimistic, creates])
             return QueuedMutation(
                 id: db.lastInsertedRowID, name: name, idempotencyKey: key, request: request,
-                enqueuedAt: date, attempts: 0, lastError: nil)
+                enqueuedAt: date, attempts: 0, lastError: nil, creates: creates)
         }
     }
 
@@ -155,9 +165,10 @@ final class MutationQueueStore: Sendable {
     // MARK: Encoding
 
     /// Every mutation's columns but its optimistic write, oldest first.
-    private static let selectInOrder = "SELECT id, name, idempotencyKey, request, enqueuedAt, attempts, lastError FROM mutation ORDER BY id"
+    private static let selectInOrder =
+        "SELECT id, name, idempotencyKey, request, enqueuedAt, attempts, lastError, creates FROM mutation ORDER BY id"
 
-    private static func encode(_ request: QueuedRequest) -> Data {
+    static func encode(_ request: QueuedRequest) -> Data {
         let json: JSONValue
         switch request {
         case .rest(let method, let path, let fields, let body):
@@ -172,7 +183,7 @@ final class MutationQueueStore: Sendable {
         return json.serialized()
     }
 
-    private static func decode(_ data: Data) -> QueuedRequest? {
+    static func decode(_ data: Data) -> QueuedRequest? {
         guard case .object(let object)? = try? JSONValue.parse(data) else { return nil }
         switch object["kind"]?.stringValue {
         case "rest":
@@ -199,6 +210,6 @@ final class MutationQueueStore: Sendable {
         return QueuedMutation(
             id: row["id"], name: row["name"], idempotencyKey: row["idempotencyKey"], request: request,
             enqueuedAt: Date(timeIntervalSince1970: row["enqueuedAt"]), attempts: row["attempts"],
-            lastError: row["lastError"])
+            lastError: row["lastError"], creates: row.hasColumn("creates") ? row["creates"] : nil)
     }
 }

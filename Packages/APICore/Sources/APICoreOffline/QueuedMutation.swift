@@ -29,6 +29,9 @@ public struct QueuedMutation: Sendable, Hashable, Identifiable {
     public var attempts: Int
     /// The last failure, for people ("the server could not be reached").
     public var lastError: String?
+    /// The client id of the record it creates, if it creates one: when the server answers with an id of its
+    /// own, every later queued mutation is rewritten to say it (``MutationQueue/idRemaps()``).
+    public var creates: String? = nil
 }
 
 /// A queued mutation the server refused for good (a 4xx): removed from the queue, never retried,

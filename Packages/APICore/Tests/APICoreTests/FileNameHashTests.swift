@@ -49,7 +49,7 @@ import Testing
         _ = try store?.append(
             name: "RenameContact", key: "k-1",
             request: .rest(method: .patch, path: "/contacts/c1", headerFields: [:], body: Data(#"{"displayName":"Ada"}"#.utf8)),
-            at: Date(), optimistic: nil)
+            at: Date(), optimistic: nil, creates: nil)
         let wal = (try? FileManager.default.attributesOfItem(atPath: writing.path + "-wal")[.size] as? Int) ?? 0
         #expect(wal > 0, "the change is in the write-ahead log")
         for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: writing.path + suffix) {

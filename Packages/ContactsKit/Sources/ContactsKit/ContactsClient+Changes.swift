@@ -39,7 +39,8 @@ extension ContactsClient {
             "emails": .array(emails.map(JSONValue.string)),
         ])
         return try await change(
-            .createContact(contact), .post, "/contacts", body: body.serialized(), name: Mutation.createContact, recordId: contact.id)
+            .createContact(contact), .post, "/contacts", body: body.serialized(), name: Mutation.createContact, recordId: contact.id,
+            creates: contact.id)
     }
 
     /// Deletes a contact: gone from the device at once, queued.
@@ -140,7 +141,9 @@ extension ContactsClient {
             id: "circle-\(UUID().uuidString)", name: name, emoji: emoji, color: color, type: .custom, memberCount: 0, accessPolicies: [:])
         var fields: [String: JSONValue] = ["id": .string(circle.id), "name": .string(name), "color": .string(color)]
         if let emoji { fields["emoji"] = .string(emoji) }
-        try await change(.createCircle(circle), .post, "/circles", body: JSONValue.object(fields).serialized(), name: Mutation.createCircle)
+        try await change(
+            .createCircle(circle), .post, "/circles", body: JSONValue.object(fields).serialized(), name: Mutation.createCircle,
+            creates: circle.id)
         return circle
     }
 
@@ -190,7 +193,7 @@ extension ContactsClient {
     @discardableResult
     func change(
         _ local: LocalChange, _ method: HTTPRequest.Method, _ path: String, body: Data, name: String, key: String = UUID().uuidString,
-        recordId: String? = nil
+        recordId: String? = nil, creates: String? = nil
     ) async throws(ContactsError) -> ContactsChange {
         let handle = ContactsChange(id: key, mutation: name, recordId: recordId ?? local.contactIds.first ?? local.circleIds.first)
         guard let queue else { throw .noQueue }
@@ -211,7 +214,7 @@ extension ContactsClient {
         }
         let mutation: QueuedMutation
         do {
-            mutation = try await enqueue(method, path, body: body, name: name, key: key)
+            mutation = try await enqueue(method, path, body: body, name: name, key: key, creates: creates)
         } catch {
             try? store.forget(key: key, as: nil, lease: lease)
             throw error
@@ -221,14 +224,14 @@ extension ContactsClient {
     }
 
     @discardableResult
-    func enqueue(_ method: HTTPRequest.Method, _ path: String, body: Data, name: String, key: String) async throws(ContactsError)
-        -> QueuedMutation
-    {
+    func enqueue(
+        _ method: HTTPRequest.Method, _ path: String, body: Data, name: String, key: String, creates: String? = nil
+    ) async throws(ContactsError) -> QueuedMutation {
         guard let queue else { throw .noQueue }
         do {
             return try await queue.enqueue(
                 .rest(method: method, path: path, headerFields: [.contentType: "application/json"], body: body), name: name,
-                idempotencyKey: key)
+                idempotencyKey: key, creates: creates)
         } catch {
             throw .storage(reason: "\(error)")
         }

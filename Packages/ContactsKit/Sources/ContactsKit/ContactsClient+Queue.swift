@@ -50,8 +50,16 @@ extension ContactsClient {
     /// then the queue's pending list, then its refusals: a change queued meanwhile is not among those read,
     /// and a refusal that came meanwhile is among the refusals.
     func settleKeptChanges(atLaunch: Bool) async {
-        guard let queue, let user = try? await currentUser(), let kept = try? store.pendingChanges(userId: user) else { return }
+        guard let queue, let user = try? await currentUser() else { return }
         let lease = store.lease(for: user)
+        // A record created here that the server stored under its own id is renamed first, so what is read next
+        // (and any change made from now on) says the server's id.
+        for remap in await queue.idRemaps() where Mutation.queueable.contains(remap.mutation) {
+            guard (try? await currentUser()) == user, (try? store.rename(remap.clientId, to: remap.serverId, lease: lease)) != nil
+            else { return }
+            await queue.settle(remap, of: user)
+        }
+        guard let kept = try? store.pendingChanges(userId: user) else { return }
         let inQueue = Dictionary(await queue.pending().map { ($0.idempotencyKey, $0.id) }, uniquingKeysWith: { first, _ in first })
         let failures = await queue.failures()
         guard (try? await currentUser()) == user else { return }

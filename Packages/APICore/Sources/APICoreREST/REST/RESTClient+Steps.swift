@@ -181,19 +181,18 @@ extension RESTClient {
 
     /// Sends a request that is never cached nor de-duplicated; a successful unsafe one invalidates
     /// what it touched.
-    /// Sends a queued mutation with its idempotency key, if the signed-in user is `owner`; returns
-    /// whether it was sent (never with another user's token).
+    /// Sends a queued mutation with its idempotency key, if the signed-in user is `owner`; returns the
+    /// answer's body, or `nil` when it was not sent (never with another user's token).
     package func sendQueued(
         method: HTTPRequest.Method, path: String, headerFields: HTTPFields, body: Data?,
         idempotencyKey: String, owner: String
-    ) async throws(APIError) -> Bool {
+    ) async throws(APIError) -> Data? {
         let request = APIRequest<Data>(
             method: method, path: path, headerFields: headerFields, body: body,
             feature: "mutations", idempotencyKey: idempotencyKey)
         let prepared = try await prepare(request)
-        guard prepared.requester == owner else { return false }
-        _ = try await sendUncached(request, prepared)
-        return true
+        guard prepared.requester == owner else { return nil }
+        return try await sendUncached(request, prepared).value
     }
 
     func sendUncached<R>(_ request: APIRequest<R>, _ prepared: Prepared) async throws(APIError) -> APIResponse<R> {

@@ -1,0 +1,40 @@
+import CacheKit
+import Foundation
+import GRDB
+
+// A record the device created, renamed to the id the server gave it.
+extension ContactsStore {
+    /// Renames the contact or circle `old` to `new` everywhere the user's file names it, in one transaction:
+    /// its row (dropped when a sync already brought the server's), every contact's circles, the circles,
+    /// suggestions and profile, the changes kept for the queue and the refresh stamps. Renaming an id the file
+    /// no longer holds changes nothing.
+    /// - Throws: `CacheError.cleared` when the files were cleared since `lease` was taken.
+    func rename(_ old: String, to new: String, lease: UserDatabases.Lease) throws {
+        let (database, index) = try opened(lease)
+        let quotedOld = String(decoding: try Self.encoder.encode(old), as: UTF8.self)
+        let quotedNew = String(decoding: try Self.encoder.encode(new), as: UTF8.self)
+        try database.write { db in
+            for table in ["contact", "document", "pending_change"] {
+                try db.execute(
+                    sql: """
+                        UPDATE \(table) SET body = CAST(replace(CAST(body AS TEXT), ?, ?) AS BLOB)
+                        WHERE instr(CAST(body AS TEXT), ?) > 0
+                        """,
+                    arguments: [quotedOld, quotedNew, quotedOld])
+            }
+            try db.execute(
+                sql: "UPDATE OR REPLACE refreshed SET key = replace(key, ?, ?) WHERE instr(key, ?) > 0", arguments: [old, new, old])
+            guard try ContactRow.fetchOne(db, key: old) != nil else { return }
+            index.remove(id: old, in: db)
+            if try ContactRow.fetchOne(db, key: new) != nil {
+                // The sync brought the server's record first: it stands, the device's copy goes.
+                try db.execute(sql: "DELETE FROM contact WHERE id = ?", arguments: [old])
+            } else {
+                try db.execute(sql: "UPDATE contact SET id = ? WHERE id = ?", arguments: [new, old])
+            }
+            if let contact = try ContactRow.fetchOne(db, key: new).flatMap({ try? $0.contact() }) {
+                index.upsert(contact.searchDocument, in: db)
+            }
+        }
+    }
+}
