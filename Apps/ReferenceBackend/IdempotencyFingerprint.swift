@@ -7,8 +7,12 @@ import Hummingbird
 /// carrying a key, a SHA-256 of its method, path and query, and body is put in ``field`` for the routes to
 /// store beside the key's answer. A key sent again with another request is answered 422
 /// (`IDEMPOTENCY_KEY_REUSED`) instead of the first request's answer. A client's own value of ``field`` is
-/// always dropped.
+/// always dropped. Only a signed-in caller's body is read: a stranger's keyed request goes on unread, to the
+/// route's 401.
 struct IdempotencyFingerprint<Context: RequestContext>: RouterMiddleware {
+    /// Whether the request carries a valid token: only then is its body read to be fingerprinted.
+    var isSignedIn: @Sendable (Request) -> Bool = { _ in true }
+
     /// Where the routes read the fingerprint.
     static var field: HTTPField.Name { HTTPField.Name("X-MIB-Request-Fingerprint")! }
     /// The key's field.
@@ -19,7 +23,9 @@ struct IdempotencyFingerprint<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var head = request.head
         head.headerFields[Self.field] = nil
-        guard request.headers[Self.keyField] != nil else { return try await next(Request(head: head, body: request.body), context) }
+        guard request.headers[Self.keyField] != nil, isSignedIn(request) else {
+            return try await next(Request(head: head, body: request.body), context)
+        }
         let body = try await request.body.collect(upTo: Self.maxBodySize)
         var hash = SHA256()
         hash.update(data: Data("\(request.method.rawValue) \(request.uri.string)\n".utf8))

@@ -95,7 +95,15 @@ public final class ReferenceBackend: Sendable {
         router.add(middleware: LoopbackGuard())
         let faults = Faults(configuration.faults)
         router.add(middleware: FaultMiddleware(faults: faults))
-        router.add(middleware: IdempotencyFingerprint())
+        let auth = AuthRoutes(
+            database: catalog, signer: TokenSigner(lifetime: configuration.tokenLifetime, now: configuration.now),
+            loginLimiter: configuration.authRateLimits.map {
+                RateLimiter(limit: $0.failedLogins, accountLimit: $0.failedLoginsPerAccount, now: configuration.now)
+            },
+            validationLimiter: configuration.authRateLimits.map { RateLimiter(limit: $0.validation, now: configuration.now) })
+        // Only a signed-in caller's keyed request is read whole to be fingerprinted: a stranger's body is never
+        // buffered (the route answers 401 first).
+        router.add(middleware: IdempotencyFingerprint(isSignedIn: { auth.claims($0) != nil }))
         router.put("admin/faults") { request, context in
             guard let rules = try? await request.decode(as: [FaultRule].self, context: context) else {
                 return Envelope.failure(.badRequest, code: "INVALID_FAULTS", message: "Send a JSON array of fault rules.")
@@ -118,12 +126,6 @@ public final class ReferenceBackend: Sendable {
             return Response(status: .noContent)
         }
         CatalogRoutes(database: catalog).register(on: router)
-        let auth = AuthRoutes(
-            database: catalog, signer: TokenSigner(lifetime: configuration.tokenLifetime, now: configuration.now),
-            loginLimiter: configuration.authRateLimits.map {
-                RateLimiter(limit: $0.failedLogins, accountLimit: $0.failedLoginsPerAccount, now: configuration.now)
-            },
-            validationLimiter: configuration.authRateLimits.map { RateLimiter(limit: $0.validation, now: configuration.now) })
         auth.register(on: router)
         GraphQLRoute(bank: try BankGraphQL(database: catalog), auth: auth).register(on: router)
         let cache = InMemoryBackendCache()

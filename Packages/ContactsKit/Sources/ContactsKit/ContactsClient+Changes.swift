@@ -101,6 +101,7 @@ extension ContactsClient {
     /// nothing twice, on the device or on the server. Returns the contacts as stored.
     @discardableResult
     public func importDeviceContacts(_ drafts: [ContactDraft]) async throws(ContactsError) -> [Contact] {
+        let user = try await currentUser()
         let now = clock.now()
         var seen = Set<String>()
         let contacts = drafts.compactMap { draft -> Contact? in
@@ -119,12 +120,13 @@ extension ContactsClient {
                         ])
                     })
             ])
-            // The key follows the chunk's content: the same import again is one change on the server, an import
-            // of the same contacts edited since is a new one (the server refuses a key reused for another body).
+            // The key follows the user and the chunk's content (SHA-256): the same import again is one change on
+            // the server, an import of the same contacts edited since is a new one (the server refuses a key
+            // reused for another body), and two users importing the same address book never share a key.
             let serialized = body.serialized()
             try await change(
                 .importContacts(chunk), .post, "/contacts/import", body: serialized, name: Mutation.importContacts,
-                key: "import-" + StableHash.hex(String(decoding: serialized, as: UTF8.self)))
+                key: "import-" + StableHash.sha256(user + "\u{1F}" + String(decoding: serialized, as: UTF8.self)))
         }
         return contacts
     }
