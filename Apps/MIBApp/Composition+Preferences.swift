@@ -4,8 +4,8 @@ import Foundation
 
 extension Composition {
     /// `userId`'s small settings (what `UserDefaults` holds in an app: "onboarding done", a sort order), in a
-    /// file of their own, erased with their account and never read by another user. The app's own settings
-    /// are ``appPreferences``.
+    /// file of their own, erased with their account; a screen asks for the signed-in user's. The app's own
+    /// settings are ``appPreferences`` (settings kept in that file by an earlier version stay there).
     ///
     /// ```swift
     /// let user = try await app.signIn(email: email, password: password)

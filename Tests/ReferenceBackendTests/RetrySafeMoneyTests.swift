@@ -56,6 +56,27 @@ import Testing
         }
     }
 
+    /// The answer was lost, then a retry met an answer that is final but not the payment's (a 409 from a proxy,
+    /// a 403 after a user switch): the key stays, and the payment asked again is still paid once.
+    @Test func anAnswerThatIsNotThePaymentsOwnNeverForgetsItsKey() async throws {
+        try await withBackend(5) { fixture in
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let app = try DemoComposition(
+                baseURL: fixture.backend.baseURL, cachesDirectory: directory.url.appendingPathComponent("caches"), logger: Self.quiet)
+            try await app.signIn()
+            let before = try #require(try fixture.backend.catalog.account(id: "100")).balance
+            #expect(try await fixture.send(.put, "/admin/faults", json: Self.answerLost("/graphql")).status == 204)
+            _ = try? await app.accounts.makePayment(accountId: "100", amount: 300)
+            #expect(try await fixture.send(.put, "/admin/faults", json: #"[{"pathPrefix":"/graphql","status":409}]"#).status == 204)
+            _ = try? await app.accounts.makePayment(accountId: "100", amount: 300)
+            #expect(await app.accounts.isPaymentUnconfirmed(accountId: "100", amount: 300), "a 409 forgot the key")
+            #expect(try await fixture.send(.delete, "/admin/faults", json: "").status == 204)
+            let receipt = try await app.accounts.makePayment(accountId: "100", amount: 300)
+            #expect(receipt.newBalance == before - 300, "paid twice")
+        }
+    }
+
     @Test func aPaymentRefusedByTheServerIsSettledAndAPaymentNotSentIsNeverOutcomeUnknown() async throws {
         try await withBackend(5) { fixture in
             let directory = try TemporaryDirectory()

@@ -24,12 +24,11 @@ public struct IdRemap: Sendable, Hashable {
 // server's own id has every later queued mutation of its user rewritten, before any of them is sent, and the
 // remap kept for its kit to rename what it stores.
 extension MutationQueue {
-    /// The signed-in user's remaps not yet settled by their kit, oldest first: each names a record the device
-    /// created and the id the server gave it. Every queued mutation already says the server's id; the kit
-    /// renames what it stores, then ``settle(_:of:)``.
-    public func idRemaps() async -> [IdRemap] {
-        guard let user = await configuration.tokenProvider.currentCredentials()?.userId else { return [] }
-        return (try? store(for: user).remaps()) ?? []
+    /// `user`'s remaps not yet settled by their kit, oldest first: each names a record the device created and
+    /// the id the server gave it. Every queued mutation already says the server's id; the kit renames what it
+    /// stores, then ``settle(_:of:)``.
+    public func idRemaps(of user: String) -> [IdRemap] {
+        (try? store(for: user).remaps()) ?? []
     }
 
     /// Forgets a remap its kit has applied to what it stores.

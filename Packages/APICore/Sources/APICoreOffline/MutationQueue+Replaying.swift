@@ -75,9 +75,10 @@ extension MutationQueue {
         retry?.cancel()
         let attempt = max(1, state.pending.first?.attempts ?? 1)
         let delay = configuration.backoff.delay(beforeRetry: attempt, unit: configuration.random())
-        retry = Task { [sleeper = configuration.sleeper] in
+        // Held weakly while it sleeps (up to the backoff's five minutes): a queue its app dropped is freed.
+        retry = Task { [weak self, sleeper = configuration.sleeper] in
             guard (try? await sleeper.sleep(for: delay)) != nil else { return }
-            await self.replay()
+            await self?.replay()
         }
     }
 

@@ -130,7 +130,7 @@ public actor MutationQueue {
     ///     normalized cache at once and rolled back exactly if the mutation is refused for good.
     ///   - creates: the client id of the record this mutation creates, when the server may store it under an
     ///     id of its own (answered as `data.id` or `id`): every later mutation is then rewritten to say the
-    ///     server's id before it is sent, and the kit learns it from ``idRemaps()``.
+    ///     server's id before it is sent, and the kit learns it from ``idRemaps(of:)``.
     /// - Returns: the queued mutation; it is on disk when this returns.
     /// - Throws: ``MutationQueueError/requiresConnection(mutation:)`` when its kit declared it never
     ///   queued; ``MutationQueueError/signedOut``; ``MutationQueueError/storage(reason:)``;

@@ -30,7 +30,7 @@ public struct QueuedMutation: Sendable, Hashable, Identifiable {
     /// The last failure, for people ("the server could not be reached").
     public var lastError: String?
     /// The client id of the record it creates, if it creates one: when the server answers with an id of its
-    /// own, every later queued mutation is rewritten to say it (``MutationQueue/idRemaps()``).
+    /// own, every later queued mutation is rewritten to say it (``MutationQueue/idRemaps(of:)``).
     public var creates: String? = nil
 }
 

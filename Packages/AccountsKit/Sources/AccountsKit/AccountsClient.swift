@@ -153,12 +153,15 @@ public final class AccountsClient: Sendable {
             result = try await graphQL.perform(
                 MakePaymentMutation(accountId: accountId, amount: amount, description: description), idempotencyKey: key)
         } catch {
-            // No connection made (the client's `requiresConnection` for a payment): nothing was sent.
+            // The key is forgotten only when the server said the payment was made or refused it for a reason of
+            // its own. Any other answer may follow an attempt the server took (the client retries with the same
+            // key): a 401, a 403 after a user switch, a 5xx, a timeout. The key stays; asking again never pays twice.
+            if Self.settles(error) { settle(intent, user: user) }
+            // No connection made on the last attempt (the client's `requiresConnection` for a payment).
             if case .requiresConnection = error { throw .requiresConnection }
             guard error.isFinalAnswer else {
                 throw error.isOffline ? .requiresConnection : .paymentOutcomeUnknown(accountId: accountId)
             }
-            settle(intent, user: user)
             if case .graphQL(let errors) = error, errors.errors.first?.code == "INVALID_AMOUNT" { throw .invalidAmount(amount) }
             throw AccountsError(error, accountId: accountId)
         }
@@ -177,6 +180,17 @@ public final class AccountsClient: Sendable {
     public func isPaymentUnconfirmed(accountId: String, amount: Int, description: String? = nil) async -> Bool {
         guard let user = await graphQL.configuration.tokenProvider?.currentCredentials()?.userId else { return false }
         return intents.isUnresolved(Self.paymentIntent(accountId: accountId, amount: amount, description: description), user: user)
+    }
+
+    /// The server's own refusals of a payment: it made none.
+    static let refusals: Set<String> = ["INSUFFICIENT_FUNDS", "INVALID_AMOUNT", "UNKNOWN_ACCOUNT"]
+
+    /// Whether `error` settles a payment's outcome: the server refused it for a reason of its own, or answered
+    /// with the payment's data beside an error (it was made).
+    static func settles(_ error: APIError) -> Bool {
+        guard case .graphQL(let errors) = error else { return false }
+        if let paid = errors.data?["makePayment"], paid != .null { return true }
+        return errors.errors.allSatisfy { $0.code.map(refusals.contains) ?? false }
     }
 
     static func paymentIntent(accountId: String, amount: Int, description: String?) -> String {

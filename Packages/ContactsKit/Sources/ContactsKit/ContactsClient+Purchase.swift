@@ -29,14 +29,20 @@ extension ContactsClient {
         do {
             _ = try await rest.send(request, policy: .fetchIgnoringCacheCompletely)
         } catch {
+            // The key is forgotten only when the server refused the purchase for a reason of its own. Any other
+            // answer may follow an attempt the server took (the client retries with the same key): a 401, a 403,
+            // a 409, a 5xx, a timeout. The key stays; subscribing again never charges twice.
+            if case .server(let refusal) = error, Self.refusals.contains(refusal.status) { settle(user: user) }
             guard error.isFinalAnswer else {
                 throw error.isOffline ? .requiresConnection : .purchaseOutcomeUnknown
             }
-            settle(user: user)
             throw .api(error)
         }
         settle(user: user)
     }
+
+    /// The statuses of a server's own refusal of a purchase (a bad request, payment required, not found, gone).
+    static let refusals: Set<Int> = [400, 402, 404, 410]
 
     /// Whether a purchase was sent and its outcome is not known yet: a screen can offer "Check my purchase"
     /// (``subscribePremium()`` again), which never charges twice.

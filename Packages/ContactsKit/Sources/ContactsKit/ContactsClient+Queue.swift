@@ -54,7 +54,7 @@ extension ContactsClient {
         let lease = store.lease(for: user)
         // A record created here that the server stored under its own id is renamed first, so what is read next
         // (and any change made from now on) says the server's id.
-        for remap in await queue.idRemaps() where Mutation.queueable.contains(remap.mutation) {
+        for remap in await queue.idRemaps(of: user) where Mutation.queueable.contains(remap.mutation) {
             guard (try? await currentUser()) == user, (try? store.rename(remap.clientId, to: remap.serverId, lease: lease)) != nil
             else { return }
             await queue.settle(remap, of: user)

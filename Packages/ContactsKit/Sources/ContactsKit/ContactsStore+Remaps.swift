@@ -22,8 +22,17 @@ extension ContactsStore {
                         """,
                     arguments: [quotedOld, quotedNew, quotedOld])
             }
+            // The server's stamp, if a refresh brought it first, stands.
             try db.execute(
-                sql: "UPDATE OR REPLACE refreshed SET key = replace(key, ?, ?) WHERE instr(key, ?) > 0", arguments: [old, new, old])
+                sql: "UPDATE OR IGNORE refreshed SET key = ? WHERE key = ?",
+                arguments: [Self.refreshKey(contact: new), Self.refreshKey(contact: old)])
+            try db.execute(sql: "DELETE FROM refreshed WHERE key = ?", arguments: [Self.refreshKey(contact: old)])
+            // A circle a refresh brought under the server's id before the rename is there once.
+            var circles: [ContactCircle] = try Self.document("circles", db) ?? []
+            var seen = Set<String>()
+            let count = circles.count
+            circles.removeAll { !seen.insert($0.id).inserted }
+            if circles.count != count { try Self.save(circles, as: "circles", db) }
             guard try ContactRow.fetchOne(db, key: old) != nil else { return }
             index.remove(id: old, in: db)
             if try ContactRow.fetchOne(db, key: new) != nil {

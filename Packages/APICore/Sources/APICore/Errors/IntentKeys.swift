@@ -21,13 +21,17 @@ import Foundation
 /// }                                                     // otherwise: outcome unknown, the key stays
 /// ```
 ///
-/// One 0600 file per user (named by a hash of the id) in a 0700 folder; intents are stored as hashes, not in
-/// words. Erased with the user (``erase(userId:)``); kept across a logout, so a payment whose outcome was
+/// One 0600 file per user (named by a hash of the id) in a 0700 folder; intents are stored as SHA-256 hashes,
+/// not in words (an account, an amount and a description are few enough to be guessed from one, so the file
+/// relies on its mode, not on the hash, for secrecy). Erased with the user (``erase(userId:)``); kept across a logout, so a payment whose outcome was
 /// unknown is still recognised when its user signs in again.
 public final class IntentKeys: Sendable {
     /// The folder of the users' files.
     public let directory: URL
-    private let lock = Locked(())
+    /// One lock for every instance: two objects over one folder (a composition and the next) never write a
+    /// user's file at once.
+    private static let lock = Locked(())
+    private var lock: Locked<Void> { Self.lock }
 
     /// Keys kept under `directory` (created on first write).
     public init(directory: URL) {
@@ -75,7 +79,7 @@ public final class IntentKeys: Sendable {
         }
     }
 
-    private static func name(_ intent: String) -> String { StableHash.hex(intent) }
+    private static func name(_ intent: String) -> String { StableHash.sha256(intent) }
 
     private func file(user: String) -> URL {
         directory.appendingPathComponent(StableHash.hex(user) + ".json", isDirectory: false)
