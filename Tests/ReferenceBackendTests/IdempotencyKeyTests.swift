@@ -1,7 +1,10 @@
 import APICore
+import APICoreOffline
 import CacheKitTesting
+import ContactsKit
 import Foundation
 import HTTPTypes
+import MIBCore
 import ReferenceBackend
 import Testing
 
@@ -37,6 +40,28 @@ import Testing
             #expect(second.status == 201)
             #expect(second.headerFields[try #require(HTTPField.Name("Idempotent-Replayed"))] == nil, "bob got alice's answer")
             #expect(try await fixture.get("/contacts/shared-1", token: bob).status == 200, "bob's contact was never made")
+        }
+    }
+
+    /// Two users importing the same address book send different keys; one user importing it again, the same.
+    @Test func anImportsKeyIsItsUsersOwn() async throws {
+        try await withBackend(5) { fixture in
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let app = try DemoComposition(
+                baseURL: fixture.backend.baseURL, cachesDirectory: directory.url.appendingPathComponent("caches"),
+                logger: AppLifeTests.quiet)
+            let drafts = [ContactDraft(deviceId: "abc", displayName: "Same Person", phones: ["+1 555 0100"])]
+            var keys: [String] = []
+            for (email, password) in [("alice@example.com", "Password1"), ("bob@example.com", "Password2")] {
+                try await app.signIn(email: email, password: password)
+                await app.queue.stop()
+                for _ in 0..<2 { try await app.contacts.importDeviceContacts(drafts) }
+                keys += await app.queue.pending().filter { $0.name == ContactsClient.Mutation.importContacts }.map(\.idempotencyKey)
+                _ = await app.logOut()
+            }
+            #expect(keys.count == 2, "one import a user (the second asked again is the same): \(keys)")
+            #expect(Set(keys).count == 2, "two users share an import's key")
         }
     }
 

@@ -31,6 +31,16 @@ import Testing
         #expect(throws: Never.self) { try JSONValue.parse(Data(fine.utf8)) }
     }
 
+    /// The same value is the same bytes in every process: an object's keys are written in order (an
+    /// idempotency key derived from a body must survive a relaunch, where a dictionary's order changes).
+    @Test func anObjectIsWrittenWithItsKeysInOrder() {
+        let keys = ["kilo", "alpha", "hotel", "echo", "golf", "bravo", "delta", "charlie", "india", "juliet"]
+        let value = JSONValue.object(Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, JSONValue.int($0)) }))
+        let written = String(decoding: value.serialized(), as: UTF8.self)
+        let expected = "{" + keys.sorted().map { key in "\"\(key)\":\(keys.firstIndex(of: key) ?? -1)" }.joined(separator: ",") + "}"
+        #expect(written == expected)
+    }
+
     @Test func serializingRoundTrips() throws {
         let value: JSONValue = [
             "s": "quote \" backslash \\ newline \n tab \t bell \u{7}", "n": [1, 2.5, -3, nil, true],

@@ -18,7 +18,9 @@ enum JSONWriter {
         case .object(let object):
             bytes.append(UInt8(ascii: "{"))
             var first = true
-            for (key, item) in object {
+            // Keys in order: the same value is the same bytes in every process (a dictionary's order is not),
+            // so a key derived from a body (an import's idempotency key) survives a relaunch.
+            for (key, item) in object.sorted(by: { $0.key < $1.key }) {
                 if !first { bytes.append(UInt8(ascii: ",")) }
                 first = false
                 write(key, into: &bytes)
