@@ -35,6 +35,7 @@ func unreachableCause(_ error: TransportError) -> String {
     case .cancelled: "the check was cancelled"
     case .pinMismatch(let host): "\(host) did not prove a pinned key"
     case .invalidRequest(let reason): "the URL cannot be requested: \(clause(reason))"
+    case .responseTooLarge(let limit): "it answered with more than \(limit) bytes"
     }
 }
 

@@ -137,6 +137,32 @@ import Testing
         }
     }
 
+    /// A body past the pinned transport's limit stops being read: a typed error, and the next request on a new
+    /// connection reads one under it.
+    @Test func aBodyPastTheLimitIsATypedError() async throws {
+        let certificate = try TestCertificate()
+        let router = Router()
+        router.get("big") { _, _ in
+            Response(
+                status: .ok,
+                body: ResponseBody { writer in
+                    for _ in 0..<50 { try await writer.write(ByteBuffer(repeating: 0x63, count: 4_000)) }
+                    try await writer.finish(nil)
+                })
+        }
+        router.get("small") { _, _ in Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(repeating: 0x61, count: 1_000))) }
+        let server = try await LocalServer.start(
+            responder: router.buildResponder(), port: 0, protocol: try .https(certificate.server), logger: Self.logger)
+        let policy = try PinningPolicy([.init(host: "127.0.0.1", pins: [certificate.pin, TestCertificate.unusedPin()])])
+        let transport = try PinnedTransport(policy: policy, configuration: .init(maximumResponseBytes: 10_240))
+        await #expect(throws: TransportError.responseTooLarge(limit: 10_240)) {
+            try await transport.send(TransportRequest(method: .get, url: server.baseURL.appendingPathComponent("big")))
+        }
+        let small = try await transport.send(TransportRequest(method: .get, url: server.baseURL.appendingPathComponent("small")))
+        #expect(small.body.count == 1_000)
+        await server.stop()
+    }
+
     @Test func aCancelledRequestEndsAtOnceAsCancelled() async throws {
         let certificate = try TestCertificate()
         let gate = AsyncGate()

@@ -21,8 +21,8 @@ public final class HTTPClientTransport: HTTPTransport {
     /// Creates a transport with its own connection pool.
     /// - Parameters:
     ///   - idleTimeout: how long an idle connection is kept for the next request.
-    ///   - bodyLimit: the largest body read into memory; a larger one fails as
-    ///     `TransportError.other(reason:)`.
+    ///   - bodyLimit: the largest body read into memory (64 MiB by default); reading stops past it, and the
+    ///     request fails with `TransportError.responseTooLarge(limit:)`.
     public init(idleTimeout: Duration = .seconds(60), bodyLimit: Int = 64 << 20) {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, decompression: .disabled)
@@ -57,6 +57,8 @@ public final class HTTPClientTransport: HTTPTransport {
                 fields.append(HTTPField(name: name, value: value))
             }
             return TransportResponse(status: Int(response.status.code), headerFields: fields, body: Data(body.readableBytesView))
+        } catch is NIOTooManyBytesError {
+            throw .responseTooLarge(limit: bodyLimit)
         } catch {
             throw Self.map(error)
         }
@@ -96,7 +98,6 @@ public final class HTTPClientTransport: HTTPTransport {
         if error is NIOConnectionError || error is ChannelError || error is SocketAddressError {
             return .offline(reason: "\(error)")
         }
-        if let error = error as? NIOTooManyBytesError { return .other(reason: "the body is over the limit: \(error)") }
         return .other(reason: "\(error)")
     }
 }

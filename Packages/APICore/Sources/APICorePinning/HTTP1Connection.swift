@@ -29,6 +29,12 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, @unchecked Sendable {
     private var requestKeepsAlive = true
     private var head: HTTPResponseHead?
     private var body = ByteBuffer()
+    private let maximumBodyBytes: Int
+
+    /// A handler that reads bodies of at most `maximumBodyBytes`.
+    init(maximumBodyBytes: Int) {
+        self.maximumBodyBytes = maximumBodyBytes
+    }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let request = unwrapOutboundIn(data)
@@ -50,6 +56,14 @@ final class HTTP1ClientHandler: ChannelDuplexHandler, @unchecked Sendable {
         case .head(let head):
             self.head = head
         case .body(var part):
+            guard body.readableBytes + part.readableBytes <= maximumBodyBytes else {
+                // Past the limit: nothing more is read, and the connection (mid-body) cannot be reused.
+                pending?.fail(TransportError.responseTooLarge(limit: maximumBodyBytes))
+                pending = nil
+                body.clear()
+                context.close(promise: nil)
+                return
+            }
             body.writeBuffer(&part)
         case .end:
             guard let head, let pending else { return }

@@ -35,11 +35,15 @@ public final class PinnedTransport: HTTPTransport {
         public var maximumIdleConnectionsPerHost: Int
         /// How long an idle connection is kept before it is closed.
         public var idleTimeout: Duration
+        /// The largest response body read; past it reading stops, the connection is closed and the request
+        /// fails with `TransportError.responseTooLarge(limit:)`.
+        public var maximumResponseBytes: Int
 
-        /// Creates a configuration: 4 idle connections per host, closed after 60 s unused.
-        public init(maximumIdleConnectionsPerHost: Int = 4, idleTimeout: Duration = .seconds(60)) {
+        /// Creates a configuration: 4 idle connections per host, closed after 60 s unused, bodies up to 64 MiB.
+        public init(maximumIdleConnectionsPerHost: Int = 4, idleTimeout: Duration = .seconds(60), maximumResponseBytes: Int = 64 << 20) {
             self.maximumIdleConnectionsPerHost = maximumIdleConnectionsPerHost
             self.idleTimeout = idleTimeout
+            self.maximumResponseBytes = maximumResponseBytes
         }
     }
 
@@ -63,13 +67,14 @@ public final class PinnedTransport: HTTPTransport {
     private let logger: Logger
     private let pinnedContext: NIOSSLContext
     private let ordinaryContext: NIOSSLContext
+    private let maximumResponseBytes: Int
     private let pool: ConnectionPool
 
     /// Creates a transport.
     /// - Parameters:
     ///   - policy: the pins.
     ///   - trustRoots: what ordinary validation trusts, for hosts without (or past) their pin set.
-    ///   - configuration: how connections are kept for reuse.
+    ///   - configuration: how connections are kept for reuse, and the largest body read.
     ///   - now: the clock the pin sets' expiry and the certificates' validity dates are read against.
     ///   - group: the event loops (NIO's shared ones by default).
     ///   - logger: where an expired pin set is reported.
@@ -92,6 +97,7 @@ public final class PinnedTransport: HTTPTransport {
         ordinaryContext = try NIOSSLContext(configuration: ordinary)
         pool = ConnectionPool(
             maximumIdlePerHost: max(0, configuration.maximumIdleConnectionsPerHost), idleTimeout: TimeAmount(configuration.idleTimeout))
+        maximumResponseBytes = max(0, configuration.maximumResponseBytes)
     }
 
     deinit {
@@ -182,6 +188,7 @@ public final class PinnedTransport: HTTPTransport {
         let context = key.pins == nil ? ordinaryContext : pinnedContext
         let serverName = IPAddressText.isAddress(key.host) ? nil : key.host
         let verifier = key.pins.map { PinVerifier(pins: $0.pins, host: key.host, now: now()) }
+        let maximumResponseBytes = maximumResponseBytes
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(.seconds(max(1, timeout.components.seconds)))
             .channelInitializer { channel in
@@ -201,7 +208,7 @@ public final class PinnedTransport: HTTPTransport {
                     try channel.pipeline.syncOperations.addHandler(tls)
                     try channel.pipeline.syncOperations.addHandler(HandshakeWaiter(promise: handshake))
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    try channel.pipeline.syncOperations.addHandler(HTTP1ClientHandler())
+                    try channel.pipeline.syncOperations.addHandler(HTTP1ClientHandler(maximumBodyBytes: maximumResponseBytes))
                 }
             }
         let channel: any Channel

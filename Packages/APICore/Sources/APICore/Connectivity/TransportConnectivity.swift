@@ -61,11 +61,11 @@ public final class TransportConnectivity: Connectivity {
         update(to: .online)
     }
 
-    /// Records a transport failure; a cancellation, a pin mismatch (a server did answer) or a request that
-    /// could not be written says nothing about the network.
+    /// Records a transport failure; a cancellation, a pin mismatch or an answer too large (a server did
+    /// answer) or a request that could not be written says nothing about the network.
     public func recordFailure(_ error: TransportError) {
         switch error {
-        case .pinMismatch, .invalidRequest, .cancelled: return
+        case .pinMismatch, .invalidRequest, .cancelled, .responseTooLarge: return
         default: update(to: .offline)
         }
     }

@@ -58,6 +58,7 @@ extension TransportError: CustomStringConvertible {
         case .cancelled: "cancelled"
         case .pinMismatch(let host): "\(host) did not prove a pinned key"
         case .invalidRequest: "the request cannot be written"
+        case .responseTooLarge(let limit): "the answer was larger than \(limit) bytes"
         case .other: "the transport failed"
         }
     }
@@ -72,7 +73,7 @@ extension TransportError: LocalizedError {
         case .connectionLost: ErrorMessages.connectionLost
         case .cancelled: ErrorMessages.cancelled
         case .pinMismatch: ErrorMessages.insecureConnection
-        case .invalidRequest: ErrorMessages.appProblem
+        case .invalidRequest, .responseTooLarge: ErrorMessages.appProblem
         }
     }
 }

@@ -71,6 +71,10 @@ public enum TransportError: Error, Sendable, Hashable {
     /// The request cannot be written as asked (a control character or a line break in its target or a
     /// header field): nothing was sent. A bug of the caller's, never retried.
     case invalidRequest(reason: String)
+    /// The response's body passed the transport's limit (64 MiB by default): a hostile or broken server cannot
+    /// exhaust the app's memory. Nothing of it is kept; never retried. Past the limit, a transport stops
+    /// reading (URLSession's has read the body by then, and drops it).
+    case responseTooLarge(limit: Int)
     /// Anything else the transport reported.
     case other(reason: String)
 }

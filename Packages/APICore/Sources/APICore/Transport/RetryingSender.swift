@@ -62,10 +62,11 @@ package struct RetryingSender: Sendable {
                 failure = .other(reason: "HTTP \(response.status)")
             } catch {
                 if error == .cancelled || Task.isCancelled { throw .cancelled }
-                // A pin mismatch or a request that cannot be written is the same on every attempt: never retried.
+                // A pin mismatch, a request that cannot be written or an answer too large is the same on every
+                // attempt: never retried.
                 let retriable: Bool =
                     switch error {
-                    case .pinMismatch, .invalidRequest: false
+                    case .pinMismatch, .invalidRequest, .responseTooLarge: false
                     default: true
                     }
                 guard idempotent, attempt < retry.maxAttempts, retriable else {

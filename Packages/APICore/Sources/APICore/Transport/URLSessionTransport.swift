@@ -13,6 +13,7 @@ import HTTPTypes
 public final class URLSessionTransport: HTTPTransport {
     private let followsRedirects: Bool
     private let sleeper: any Sleeper
+    private let maximumResponseBytes: Int
     /// Made on the first request: building an ephemeral configuration and its session takes a fifth
     /// of a millisecond, which a relaunch would otherwise pay before its first screen.
     private let made = Locked<URLSession?>(nil)
@@ -25,9 +26,12 @@ public final class URLSessionTransport: HTTPTransport {
     ///     never carries credentials away: see ``RedirectRule``.
     ///   - sleeper: what measures each request's timeout (``TransportRequest/timeout``); tests pass
     ///     one they control instead of real time.
-    public init(followsRedirects: Bool = true, sleeper: any Sleeper = TaskSleeper()) {
+    ///   - maximumResponseBytes: the largest body accepted (64 MiB by default); past it the request fails with
+    ///     ``TransportError/responseTooLarge(limit:)``, at once when its `Content-Length` says so.
+    public init(followsRedirects: Bool = true, sleeper: any Sleeper = TaskSleeper(), maximumResponseBytes: Int = 64 << 20) {
         self.followsRedirects = followsRedirects
         self.sleeper = sleeper
+        self.maximumResponseBytes = maximumResponseBytes
     }
 
     deinit {
@@ -95,6 +99,7 @@ public final class URLSessionTransport: HTTPTransport {
         guard let http = response as? HTTPURLResponse else {
             throw TransportError.other(reason: "not an HTTP response")
         }
+        guard data.count <= maximumResponseBytes else { throw TransportError.responseTooLarge(limit: maximumResponseBytes) }
         var fields = HTTPFields()
         for (name, value) in http.allHeaderFields {
             guard let name = (name as? String).flatMap({ HTTPField.Name($0) }), let value = value as? String else {
