@@ -138,9 +138,9 @@ public final class AccountsClient: Sendable {
         -> PaymentReceipt
     {
         guard amount > 0 else { throw .invalidAmount(amount) }
-        guard let user = await graphQL.configuration.tokenProvider?.currentCredentials()?.userId else {
-            throw .api(.unauthorized(body: Data()))
-        }
+        // Signed out (or a client with no session), the key is kept under no user: the server refuses the
+        // payment anyway.
+        let user = await graphQL.configuration.tokenProvider?.currentCredentials()?.userId ?? ""
         let intent = Self.paymentIntent(accountId: accountId, amount: amount, description: description)
         let key: String
         do {
@@ -178,7 +178,7 @@ public final class AccountsClient: Sendable {
     /// Whether this payment was sent and its outcome is not known yet: a screen can show "Checking your
     /// payment" and ask again with ``makePayment(accountId:amount:description:)``, which never pays twice.
     public func isPaymentUnconfirmed(accountId: String, amount: Int, description: String? = nil) async -> Bool {
-        guard let user = await graphQL.configuration.tokenProvider?.currentCredentials()?.userId else { return false }
+        let user = await graphQL.configuration.tokenProvider?.currentCredentials()?.userId ?? ""
         return intents.isUnresolved(Self.paymentIntent(accountId: accountId, amount: amount, description: description), user: user)
     }
 
