@@ -90,7 +90,7 @@ import Testing
             #expect(refused.isEmpty, "\(refused)")
             let answer = try await fixture.get("/contacts/\(remap.serverId)", token: try await fixture.token())
             #expect(try JSONValue.parse(answer.body)["data"]?["displayName"]?.stringValue == "Zed Two")
-            await app.queue.settle(remap, of: user)
+            await app.queue.settleRemap(remap, of: user)
             let left = await app.queue.idRemaps(of: user)
             #expect(left.isEmpty)
         }

@@ -8,7 +8,7 @@ import Logging
 public struct MutationResult: Sendable {
     /// The mutation's data, already normalized into the store.
     public var data: [String: JSONValue]
-    /// The refetches that finished before ``GraphQLClient/perform(_:optimisticResponse:)`` returned:
+    /// The refetches that finished before ``GraphQLClient/perform(_:optimisticResponse:idempotencyKey:)`` returned:
     /// strategy 1's queries, strategy 2's critical ones.
     public var critical: [RefetchReport]
     /// Strategy 2's background refetches, running one after another; await it to see their
@@ -40,7 +40,7 @@ extension GraphQLClient {
     ///     it) and rolled back exactly if the mutation fails: each field it set returns to its previous
     ///     value, unless something else wrote that field since.
     ///   - idempotencyKey: sent as `Idempotency-Key` (and in the request's `extensions`), so the server applies
-    ///     the mutation once however often it is sent: a payment passes its intent's key (``IntentKeys``), and
+    ///     the mutation once however often it is sent: a payment passes its intent's key (`IntentKeys`), and
     ///     the request is then retried like a query.
     /// - Throws: `APIError`; the store is left as it was before the call.
     public func perform<M: GraphQLMutation>(

@@ -26,13 +26,13 @@ public struct IdRemap: Sendable, Hashable {
 extension MutationQueue {
     /// `user`'s remaps not yet settled by their kit, oldest first: each names a record the device created and
     /// the id the server gave it. Every queued mutation already says the server's id; the kit renames what it
-    /// stores, then ``settle(_:of:)``.
+    /// stores, then ``settleRemap(_:of:)``.
     public func idRemaps(of user: String) -> [IdRemap] {
         (try? store(for: user).remaps()) ?? []
     }
 
     /// Forgets a remap its kit has applied to what it stores.
-    public func settle(_ remap: IdRemap, of user: String) async {
+    public func settleRemap(_ remap: IdRemap, of user: String) async {
         do {
             try store(for: user).settle(remap)
         } catch {

@@ -57,7 +57,7 @@ extension ContactsClient {
         for remap in await queue.idRemaps(of: user) where Mutation.queueable.contains(remap.mutation) {
             guard (try? await currentUser()) == user, (try? store.rename(remap.clientId, to: remap.serverId, lease: lease)) != nil
             else { return }
-            await queue.settle(remap, of: user)
+            await queue.settleRemap(remap, of: user)
         }
         guard let kept = try? store.pendingChanges(userId: user) else { return }
         let inQueue = Dictionary(await queue.pending().map { ($0.idempotencyKey, $0.id) }, uniquingKeysWith: { first, _ in first })

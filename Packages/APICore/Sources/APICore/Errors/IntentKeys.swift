@@ -40,8 +40,10 @@ public final class IntentKeys: Sendable {
 
     /// The idempotency key for `intent` of `user`: the one kept from an attempt whose outcome is unknown,
     /// else a new one, kept on disk before it is returned.
-    /// - Parameter intent: what the user asked for, with everything that makes it this request
-    ///   (`"payment|100|1250|Rent"`): the same words are the same intent while its outcome is unknown.
+    /// - Parameters:
+    ///   - intent: what the user asked for, with everything that makes it this request
+    ///     (`"payment|100|1250|Rent"`): the same words are the same intent while its outcome is unknown.
+    ///   - user: whose intent it is: each user's keys are their own.
     /// - Throws: when the file cannot be written (send nothing then: a key not kept could not be reused).
     public func key(for intent: String, user: String) throws -> String {
         try lock.withLock { _ in
