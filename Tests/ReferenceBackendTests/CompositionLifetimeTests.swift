@@ -26,7 +26,7 @@ import Testing
         init(_ object: AnyObject) { self.object = object }
     }
 
-    @Test(.timeLimit(.minutes(1))) func aDroppedCompositionIsFreedWithEveryPartItBuilt() async throws {
+    @Test func aDroppedCompositionIsFreedWithEveryPartItBuilt() async throws {
         try await withBackend(5) { fixture in
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
