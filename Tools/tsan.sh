@@ -12,9 +12,9 @@ export TSAN_OPTIONS="suppressions=$PWD/Tools/tsan-suppressions.txt halt_on_error
 # exceeded their time limits and local requests their 30 s timeouts (CI failed twice that way).
 crash_trials='CrashTests'
 # The whole journeys (every e2e scenario, over HTTPS through the pinned transport too; the catalog walked a
-# funnel a page) run ten times slower here: in the crowded first pass they passed their three minutes (CI
-# failed a fourth time that way). They run in a pass of their own, after the crash trials.
-long_runs='PinningTests|EndToEndTests|CatalogContractTests'
+# funnel a page; 20 MB through the image cache) run ten times slower here: in the crowded first pass they
+# passed their three minutes (CI failed a fourth time that way). They run in a pass of their own, after the crash trials.
+long_runs='PinningTests|EndToEndTests|CatalogContractTests|ImageCacheDiskSizeTests'
 # Every file that starts kill -9 children must hold its trials in a suite named *CrashTests, or they would run
 # in the crowded first pass.
 misnamed=$(grep -rl "CrashChild.start" Packages/*/Tests Tests | xargs grep -L "struct [A-Za-z]*CrashTests" || true)
