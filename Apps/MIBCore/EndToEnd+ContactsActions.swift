@@ -113,8 +113,10 @@ extension EndToEnd {
     }
 
     /// A contact's name as the list shows it (a detail read past its hour would fetch the contact on its own).
+    /// The name the device's address book holds for `id`, read from the store (no refetch of a stale detail,
+    /// and at any size: a list's first page at 10,000 contacts does not reach "Renamed…").
     static func listed(_ app: DemoComposition, _ id: String) async throws -> String? {
-        try await app.contacts.contacts(limit: 500).value.contacts.first { $0.id == id }?.displayName
+        try app.contacts.store.contact(userId: try await app.contacts.currentUserId(), id: id)?.displayName
     }
 
     /// Renames a contact on the server, as another device of the user would.
