@@ -1,9 +1,11 @@
 import APICore
+import APICoreTesting
 import CacheKit
 import CacheKitTesting
 import ContactsKit
 import Foundation
 import HTTPTypes
+import MIBCore
 import Testing
 
 /// Where the address book lives and what goes with a contact: the user's data in the data directory (not
@@ -72,6 +74,32 @@ import Testing
             try contacts.erase(userId: alice.userId)
             #expect(device.images.image(forKey: keptPath, user: alice.userId) == nil, "account deletion kept a thumbnail")
             #expect(device.images.image(forKey: keptPath, user: "bob") != nil, "account deletion took another user's")
+        }
+    }
+
+    /// Another user signs in between the moment a load reads who is signed in and the moment its request
+    /// takes a token: the request is never sent with the new user's token, and nothing is kept for the first.
+    @Test func aUserSwitchMidLoadSendsNothingWithTheNextUsersToken() async throws {
+        try await kit.withDevice { (fixture, alice, device) async throws in
+            let contacts = device.contacts
+            #expect(await contacts.syncNow().isComplete)
+            let zoe = try #require(try await contacts.contact(id: "c0").value)
+            let path = try #require(zoe.photoPath)
+            let bob = try await fixture.credentials("bob@example.com", "Password2")
+            let before = device.transport.count()
+
+            device.tokens.set(bob, afterCalls: 1)
+            await #expect(throws: ContactsError.self) { try await contacts.thumbnail(of: zoe) }
+            #expect(device.images.image(forKey: path, user: alice.userId) == nil, "bob's answer kept as alice's thumbnail")
+
+            device.tokens.set(alice)
+            device.tokens.set(bob, afterCalls: 2)
+            await #expect(throws: ContactsError.self) { try await contacts.enrichment(of: "c0") }
+            #expect(device.transport.count() == before, "a request left with the next user's token")
+            // Alice again, offline: nothing was kept for her.
+            device.tokens.set(alice)
+            device.network.isOffline = true
+            #expect(try await contacts.enrichment(of: "c0").value == nil, "bob's enrichment kept in alice's file")
         }
     }
 

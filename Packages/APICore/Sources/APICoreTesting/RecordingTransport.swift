@@ -111,6 +111,8 @@ public final class ManualSleeper: Sleeper {
 /// A `TokenProvider` whose credentials a test sets.
 public final class StaticTokenProvider: TokenProvider {
     private let credentials: Locked<Credentials?>
+    /// Credentials that take over once `calls` more reads have been answered.
+    private let scheduled = Locked<(calls: Int, credentials: Credentials?)?>(nil)
 
     /// Creates a provider with these credentials (`nil`: signed out).
     public init(_ credentials: Credentials? = nil) {
@@ -122,8 +124,23 @@ public final class StaticTokenProvider: TokenProvider {
         self.credentials.withLock { $0 = credentials }
     }
 
+    /// Signs another user in (or out) once `calls` more reads of the credentials have been answered: a user
+    /// switch between the moment code reads who is signed in and the moment its request takes a token.
+    public func set(_ credentials: Credentials?, afterCalls calls: Int) {
+        scheduled.withLock { $0 = (calls, credentials) }
+    }
+
     /// The current credentials.
     public func currentCredentials() async -> Credentials? {
-        credentials.withLock { $0 }
+        scheduled.withLock { scheduled in
+            guard let pending = scheduled else { return }
+            if pending.calls <= 0 {
+                credentials.withLock { $0 = pending.credentials }
+                scheduled = nil
+            } else {
+                scheduled = (pending.calls - 1, pending.credentials)
+            }
+        }
+        return credentials.withLock { $0 }
     }
 }
