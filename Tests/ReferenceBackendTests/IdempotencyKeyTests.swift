@@ -4,6 +4,7 @@ import CacheKitTesting
 import ContactsKit
 import Foundation
 import HTTPTypes
+import MIBApp
 import MIBCore
 import ReferenceBackend
 import Testing
