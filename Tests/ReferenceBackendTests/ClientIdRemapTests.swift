@@ -39,7 +39,7 @@ import Testing
             #expect(refused.isEmpty, "a change was refused: \(refused)")
 
             // The device renamed both, and a sync brings no second copy.
-            try await waitUntil("the device renamed the contact", timeout: .seconds(20)) {
+            try await waitUntil("the device renamed the contact") {
                 try await app.contacts.contact(id: clientId).value == nil
             }
             #expect(await app.contacts.syncNow().isComplete)
