@@ -11,7 +11,7 @@ import Hummingbird
 /// route's 401.
 struct IdempotencyFingerprint<Context: RequestContext>: RouterMiddleware {
     /// Whether the request carries a valid token: only then is its body read to be fingerprinted.
-    var isSignedIn: @Sendable (Request) -> Bool = { _ in true }
+    let isSignedIn: @Sendable (Request) -> Bool
 
     /// Where the routes read the fingerprint.
     static var field: HTTPField.Name { HTTPField.Name("X-MIB-Request-Fingerprint")! }

@@ -6,7 +6,6 @@ import CacheKitTesting
 import ContactsKit
 import Foundation
 import HTTPTypes
-import Logging
 import MIBApp
 import MIBCore
 import ReferenceBackend
@@ -18,10 +17,10 @@ import Testing
 /// the real composition against the reference backend, whose `answerLost` fault applies a request and then
 /// closes the connection.
 @Suite(.timeLimit(.minutes(3))) struct RetrySafeMoneyTests {
-    static var quiet: Logger {
-        var logger = Logger(label: "retry-safe-money")
-        logger.logLevel = .critical
-        return logger
+    /// The app over `caches` against the fixture's backend (a second one over the same folder is a relaunch).
+    static func app(_ fixture: BackendFixture, caches: URL, support: URL? = nil) throws -> DemoComposition {
+        try DemoComposition(
+            baseURL: fixture.backend.baseURL, cachesDirectory: caches, supportDirectory: support, logger: AppLifeTests.quiet)
     }
 
     static func answerLost(_ prefix: String) -> String { #"[{"pathPrefix":"\#(prefix)","answerLost":true}]"# }
@@ -31,7 +30,7 @@ import Testing
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             let caches = directory.url.appendingPathComponent("caches")
-            let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
+            let app = try Self.app(fixture, caches: caches)
             try await app.signIn()
             let before = try await app.accounts.balance(accountId: "100", policy: .fetchIgnoringCacheData).value.amount
             #expect(try await fixture.send(.put, "/admin/faults", json: Self.answerLost("/graphql")).status == 204)
@@ -44,7 +43,7 @@ import Testing
             #expect(taken == before - 700, "the server took the payment whose answer was lost")
 
             // Relaunched, the user pays again: the same key, the first outcome, nothing debited twice.
-            let relaunched = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
+            let relaunched = try Self.app(fixture, caches: caches)
             _ = await relaunched.composition.launch(offlineFirst: false)
             let receipt = try await relaunched.accounts.makePayment(accountId: "100", amount: 700, description: "Rent")
             #expect(receipt.newBalance == before - 700)
@@ -62,8 +61,7 @@ import Testing
         try await withBackend(5) { fixture in
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
-            let app = try DemoComposition(
-                baseURL: fixture.backend.baseURL, cachesDirectory: directory.url.appendingPathComponent("caches"), logger: Self.quiet)
+            let app = try Self.app(fixture, caches: directory.url.appendingPathComponent("caches"))
             try await app.signIn()
             let before = try #require(try fixture.backend.catalog.account(id: "100")).balance
             #expect(try await fixture.send(.put, "/admin/faults", json: Self.answerLost("/graphql")).status == 204)
@@ -81,8 +79,7 @@ import Testing
         try await withBackend(5) { fixture in
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
-            let app = try DemoComposition(
-                baseURL: fixture.backend.baseURL, cachesDirectory: directory.url.appendingPathComponent("caches"), logger: Self.quiet)
+            let app = try Self.app(fixture, caches: directory.url.appendingPathComponent("caches"))
             try await app.signIn()
             await #expect(throws: AccountsError.insufficientFunds(accountId: "100")) {
                 _ = try await app.accounts.makePayment(accountId: "100", amount: 1_000_000_000)
@@ -104,7 +101,7 @@ import Testing
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             let caches = directory.url.appendingPathComponent("caches")
-            let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
+            let app = try Self.app(fixture, caches: caches)
             let user = try await app.signIn()
             #expect(try await fixture.send(.put, "/admin/faults", json: Self.answerLost("/premium")).status == 204)
             await #expect(throws: ContactsError.purchaseOutcomeUnknown) { try await app.contacts.subscribePremium() }
@@ -112,7 +109,7 @@ import Testing
             #expect(try fixture.backend.catalog.premiumCharges(userId: user) == 1)
             #expect(try await fixture.send(.delete, "/admin/faults", json: "").status == 204)
 
-            let relaunched = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
+            let relaunched = try Self.app(fixture, caches: caches)
             _ = await relaunched.composition.launch(offlineFirst: false)
             try await relaunched.contacts.subscribePremium()
             #expect(try fixture.backend.catalog.premiumCharges(userId: user) == 1, "the retry was charged again")
@@ -125,9 +122,7 @@ import Testing
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             let support = directory.url.appendingPathComponent("support")
-            let app = try DemoComposition(
-                baseURL: fixture.backend.baseURL, cachesDirectory: directory.url.appendingPathComponent("caches"),
-                supportDirectory: support, logger: Self.quiet)
+            let app = try Self.app(fixture, caches: directory.url.appendingPathComponent("caches"), support: support)
             try await app.signIn()
             #expect(try await fixture.send(.put, "/admin/faults", json: Self.answerLost("/")).status == 204)
             await #expect(throws: AccountsError.paymentOutcomeUnknown(accountId: "100")) {

@@ -31,7 +31,6 @@ public final class IntentKeys: Sendable {
     /// One lock for every instance: two objects over one folder (a composition and the next) never write a
     /// user's file at once.
     private static let lock = Locked(())
-    private var lock: Locked<Void> { Self.lock }
 
     /// Keys kept under `directory` (created on first write).
     public init(directory: URL) {
@@ -46,7 +45,7 @@ public final class IntentKeys: Sendable {
     ///   - user: whose intent it is: each user's keys are their own.
     /// - Throws: when the file cannot be written (send nothing then: a key not kept could not be reused).
     public func key(for intent: String, user: String) throws -> String {
-        try lock.withLock { _ in
+        try Self.lock.withLock { _ in
             var keys = read(user: user)
             if let kept = keys[Self.name(intent)] { return kept }
             let key = UUID().uuidString
@@ -59,13 +58,13 @@ public final class IntentKeys: Sendable {
     /// Whether `intent` of `user` was sent and its outcome is not known yet (a screen can say "We could not
     /// confirm your purchase").
     public func isUnresolved(_ intent: String, user: String) -> Bool {
-        lock.withLock { _ in read(user: user)[Self.name(intent)] != nil }
+        Self.lock.withLock { _ in read(user: user)[Self.name(intent)] != nil }
     }
 
     /// Forgets the key of `intent`: its outcome is known, and the next such intent is a new one.
     /// - Throws: when the file cannot be written.
     public func settle(_ intent: String, user: String) throws {
-        try lock.withLock { _ in
+        try Self.lock.withLock { _ in
             var keys = read(user: user)
             guard keys.removeValue(forKey: Self.name(intent)) != nil else { return }
             try write(keys, user: user)
@@ -75,7 +74,7 @@ public final class IntentKeys: Sendable {
     /// Deletes `userId`'s keys, or every user's for `nil` (account deletion, a device reset).
     /// - Throws: when a file cannot be removed.
     public func erase(userId: String?) throws {
-        try lock.withLock { _ in
+        try Self.lock.withLock { _ in
             let target = userId.map(file) ?? directory
             if FileManager.default.fileExists(atPath: target.path) { try FileManager.default.removeItem(at: target) }
         }
