@@ -8,6 +8,10 @@ trap 'rm -rf "$kit" "${log:-}"' EXIT
 rm -rf "$kit"
 "$root/Tools/new-kit/new-kit.sh" TemplateCheck
 log="$(mktemp)"
-swift test --package-path "$kit" 2>&1 | tee "$log"
+# The scratch folder CI's kit builds use (NEW_KIT_SCRATCH), so the core is not built again; the previous
+# package's build plan is dropped first, as CI does between kits.
+scratch="${NEW_KIT_SCRATCH:-$kit/.build}"
+rm -f "$scratch/debug.yaml" "$scratch/debug/description.json"
+swift test --package-path "$kit" --scratch-path "$scratch" 2>&1 | tee "$log"
 "$root/Tools/check-warnings.sh" "$log"
-DOCS_SCRATCH="$kit/.build" "$root/Tools/docs.sh" TemplateCheckKit
+DOCS_SCRATCH="$scratch" "$root/Tools/docs.sh" TemplateCheckKit
