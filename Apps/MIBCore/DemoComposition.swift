@@ -30,21 +30,24 @@ public final class DemoComposition: Sendable {
     /// What made the transport under ``transport``; a relaunch in a scenario sends through a new one.
     public let makeTransport: TransportFactory
 
-    /// Wires the app against `baseURL`, as ``Composition/init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:transport:retry:logger:graphQLStore:)``
+    /// Wires the app against `baseURL`, as ``Composition/init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:transport:retry:logger:graphQLStore:startsFirstSync:)``
     /// does, with the demo's clock, a counting transport over the one `makeTransport` makes
     /// (``ToolTransport`` by default; a pinned one in `mib`'s TLS build), no retries, and the GraphQL
-    /// records in `graphQLStore` (in memory by default), on `clock` (the real time by default).
+    /// records in `graphQLStore` (in memory by default), on `clock` (the real time by default). Unless
+    /// `startsFirstSync`, the launch and a sign-in start no sync: the story starts each itself, so that every
+    /// count is exact.
     /// - Throws: what `makeTransport` throws, or ``Composition``'s error.
     public init(
         baseURL: URL, cachesDirectory: URL, supportDirectory: URL? = nil, keepsQueueAtLogout: Bool = true,
         transport makeTransport: @escaping TransportFactory = ToolTransport.factory, logger: Logger,
-        graphQLStore: any NormalizedRecordStore = InMemoryRecordStore(), clock: DemoClock = DemoClock()
+        graphQLStore: any NormalizedRecordStore = InMemoryRecordStore(), clock: DemoClock = DemoClock(),
+        startsFirstSync: Bool = false
     ) throws {
         let transport = CountingTransport(try makeTransport())
         composition = try Composition(
             baseURL: baseURL, cachesDirectory: cachesDirectory, supportDirectory: supportDirectory,
             keepsQueueAtLogout: keepsQueueAtLogout, clock: clock, transport: transport, retry: .none, logger: logger,
-            graphQLStore: graphQLStore)
+            graphQLStore: graphQLStore, startsFirstSync: startsFirstSync)
         self.clock = clock
         self.transport = transport
         self.makeTransport = makeTransport

@@ -4,6 +4,7 @@ import AccountsKit
 import CacheKit
 import CacheKitTesting
 import CatalogKit
+import ContactsKit
 import Foundation
 import HTTPTypes
 import Logging
@@ -135,6 +136,28 @@ import Testing
             let again = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
             await again.composition.launch(offlineFirst: false)
             #expect(await again.queue.failures().isEmpty, "a settled refusal came back")
+        }
+    }
+
+    /// Signed in, the user's address book arrives with no call but the sign-in; relaunched once it has, no
+    /// first sync is needed again.
+    @Test func theLaunchStartsTheFirstSyncOnlyWhenNoneHasCompleted() async throws {
+        try await withBackend(5) { fixture in
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let caches = directory.url.appendingPathComponent("caches")
+            let app = try DemoComposition(
+                baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet, startsFirstSync: true)
+            try await app.signIn()
+            try await waitUntil("the first sync, started by the sign-in alone") {
+                let list = try? await app.contacts.contacts()
+                return list?.syncedAt != nil && list?.value.contacts.isEmpty == false
+            }
+            let relaunched = try DemoComposition(
+                baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet, startsFirstSync: true)
+            await relaunched.composition.launch(offlineFirst: false)
+            let contactsSync = try #require(relaunched.composition.container.syncRunners.first { $0.name == "contacts" })
+            #expect(await contactsSync.runIfNeverCompleted() == nil, "a first sync asked for again after one completed")
         }
     }
 }

@@ -110,6 +110,16 @@ public final class SyncRunner: Sendable {
         return await run.wait(waiter, clock: clock)
     }
 
+    /// Runs the sync (or joins the run going) when the signed-in user has none completed yet: the app's first
+    /// launch after a sign-in, or a first sync that was cut. Sends nothing when one has completed, or when
+    /// nobody is signed in.
+    /// - Parameter deadline: as for ``run(until:)``.
+    /// - Returns: the run's report; `nil` when no run was needed.
+    public func runIfNeverCompleted(until deadline: Date? = nil) async -> SyncReport? {
+        guard await ownerNow() != nil, await lastCompletedNow() == nil else { return nil }
+        return await run(until: deadline)
+    }
+
     /// How many callers wait on the run going now (0 when none goes).
     public var callersWaiting: Int {
         current.withLock { $0 }?.callersWaiting ?? 0
