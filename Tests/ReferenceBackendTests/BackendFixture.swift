@@ -58,11 +58,11 @@ struct BackendFixture {
 /// Runs `body` against a fresh backend and stops it afterwards.
 func withBackend(
     _ funnelCount: Int = 300, now: @escaping @Sendable () -> Date = Date.init, authRateLimits: AuthRateLimits? = AuthRateLimits(),
-    embedsChatMessages: Bool = true, assignsIds: Bool = false, _ body: (BackendFixture) async throws -> Void
+    contactCount: Int = 120, embedsChatMessages: Bool = true, assignsIds: Bool = false, _ body: (BackendFixture) async throws -> Void
 ) async throws {
     let fixture = try await BackendFixture.start(
-        funnelCount: funnelCount, now: now, authRateLimits: authRateLimits, embedsChatMessages: embedsChatMessages,
-        assignsIds: assignsIds)
+        funnelCount: funnelCount, now: now, authRateLimits: authRateLimits, contactCount: contactCount,
+        embedsChatMessages: embedsChatMessages, assignsIds: assignsIds)
     defer { fixture.directory.remove() }
     do {
         try await body(fixture)

@@ -60,6 +60,15 @@ import Testing
             let server = try JSONValue.parse(answer.body)["data"]
             #expect(answer.status == 200 && server?["displayName"]?.stringValue == "Ana María")
             #expect(server?["circles"] == .array([.string(family.id)]))
+
+            // A screen that read the contact before the rename still holds the device's id: its edit reaches the
+            // record under the server's.
+            try await app.contacts.rename(contactId: clientId, to: "Ana María López")
+            await app.queue.replay()
+            try await AppLifeTests.waitForQueue(app, "the late edit sent") { $0.pending.isEmpty && !$0.isReplaying }
+            let late = try await fixture.get("/contacts/\(ana.id)", token: token)
+            #expect(try JSONValue.parse(late.body)["data"]?["displayName"]?.stringValue == "Ana María López")
+            #expect(await app.queue.failures().isEmpty)
         }
     }
 

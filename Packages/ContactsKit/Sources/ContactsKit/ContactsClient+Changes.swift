@@ -20,6 +20,7 @@ extension ContactsClient {
     /// Edits a contact's name, phone numbers or e-mail addresses (the fields the edit gives), queued.
     @discardableResult
     public func editContact(id: String, _ edit: ContactEdit) async throws(ContactsError) -> ContactsChange {
+        let id = await currentId(id)
         var fields: [String: JSONValue] = [:]
         if let name = edit.displayName { fields["displayName"] = .string(name) }
         if let phones = edit.phones { fields["phones"] = .array(phones.map(JSONValue.string)) }
@@ -46,14 +47,16 @@ extension ContactsClient {
     /// Deletes a contact: gone from the device at once, queued.
     @discardableResult
     public func deleteContact(id: String) async throws(ContactsError) -> ContactsChange {
-        try await change(
+        let id = await currentId(id)
+        return try await change(
             .deleteContact(id: id), .delete, PathSegments.path("contacts", id), body: Data(), name: Mutation.deleteContact, recordId: id)
     }
 
     /// Adds a contact to a circle, queued.
     @discardableResult
     public func addContact(_ contactId: String, toCircle circleId: String) async throws(ContactsError) -> ContactsChange {
-        try await change(
+        let (contactId, circleId) = (await currentId(contactId), await currentId(circleId))
+        return try await change(
             .addToCircle(contactId: contactId, circleId: circleId), .put, PathSegments.path("circles", circleId, "members", contactId),
             body: Data(), name: Mutation.editMembers, recordId: contactId)
     }
@@ -61,7 +64,8 @@ extension ContactsClient {
     /// Removes a contact from a circle, queued.
     @discardableResult
     public func removeContact(_ contactId: String, fromCircle circleId: String) async throws(ContactsError) -> ContactsChange {
-        try await change(
+        let (contactId, circleId) = (await currentId(contactId), await currentId(circleId))
+        return try await change(
             .removeFromCircle(contactId: contactId, circleId: circleId), .delete,
             PathSegments.path("circles", circleId, "members", contactId), body: Data(), name: Mutation.editMembers, recordId: contactId)
     }
@@ -69,6 +73,7 @@ extension ContactsClient {
     /// Sets a circle's emoji (`nil`: none) and colour (`#RRGGBB`), queued.
     @discardableResult
     public func restyleCircle(id: String, emoji: String?, color: String) async throws(ContactsError) -> ContactsChange {
+        let id = await currentId(id)
         let body = JSONValue.object(["emoji": emoji.map(JSONValue.string) ?? .null, "color": .string(color)])
         return try await change(
             .restyleCircle(id: id, emoji: emoji, color: color), .patch, PathSegments.path("circles", id), body: body.serialized(),
@@ -152,7 +157,8 @@ extension ContactsClient {
     /// Renames a circle, queued.
     @discardableResult
     public func renameCircle(id: String, to name: String) async throws(ContactsError) -> ContactsChange {
-        try await change(
+        let id = await currentId(id)
+        return try await change(
             .renameCircle(id: id, name: name), .patch, PathSegments.path("circles", id),
             body: JSONValue.object(["name": .string(name)]).serialized(),
             name: Mutation.editCircle)
@@ -161,6 +167,7 @@ extension ContactsClient {
     /// Changes who may see one field of a circle's members (`phone` → `nobody`), queued.
     @discardableResult
     public func setAccessPolicy(circleId: String, field: String, audience: AccessAudience) async throws(ContactsError) -> ContactsChange {
+        let circleId = await currentId(circleId)
         let body = JSONValue.object(["accessPolicies": .object([field: .string(audience.rawValue)])])
         return try await change(
             .setAccessPolicy(circleId: circleId, field: field, audience: audience.rawValue), .patch, PathSegments.path("circles", circleId),
@@ -170,7 +177,8 @@ extension ContactsClient {
     /// Deletes a custom circle, queued.
     @discardableResult
     public func deleteCircle(id: String) async throws(ContactsError) -> ContactsChange {
-        try await change(.deleteCircle(id: id), .delete, PathSegments.path("circles", id), body: Data(), name: Mutation.deleteCircle)
+        let id = await currentId(id)
+        return try await change(.deleteCircle(id: id), .delete, PathSegments.path("circles", id), body: Data(), name: Mutation.deleteCircle)
     }
 
     /// Switches to another shadow profile: shown at once, queued.
@@ -259,4 +267,5 @@ public struct ContactDraft: Sendable, Hashable {
         self.phones = phones
         self.emails = emails
     }
+
 }

@@ -22,6 +22,10 @@ extension ContactsStore {
                         """,
                     arguments: [quotedOld, quotedNew, quotedOld])
             }
+            // A screen that still holds the old id (read before the rename) acts on the record under its new one.
+            var renamed: [String: String] = try Self.document(Self.renamedIdsDocument, db) ?? [:]
+            renamed[old] = new
+            try Self.save(renamed, as: Self.renamedIdsDocument, db)
             // The server's stamp, if a refresh brought it first, stands.
             try db.execute(
                 sql: "UPDATE OR IGNORE refreshed SET key = ? WHERE key = ?",
@@ -45,5 +49,26 @@ extension ContactsStore {
                 index.upsert(contact.searchDocument, in: db)
             }
         }
+    }
+
+    /// The document of the ids renamed: the device's id of each record the server stored under its own, to that id.
+    static let renamedIdsDocument = "renamed-ids"
+
+    /// The id the user's file knows `id` by now: the server's, when `id` is one the device chose for a record
+    /// since renamed; else `id` itself.
+    func currentId(_ id: String, userId: String) throws -> String {
+        try read(userId, else: id) { db in
+            let renamed: [String: String] = try Self.document(Self.renamedIdsDocument, db) ?? [:]
+            return renamed[id] ?? id
+        }
+    }
+}
+
+extension ContactsClient {
+    /// The id the device knows the record `id` by now: the server's, when the screen read it before the kit
+    /// renamed it to the id the server gave it (a record created offline); else `id`.
+    func currentId(_ id: String) async -> String {
+        guard let user = try? await currentUser() else { return id }
+        return (try? store.currentId(id, userId: user)) ?? id
     }
 }
