@@ -110,8 +110,18 @@ struct LifeDevice {
             texts += try await app.chat.messages(threadId: thread.id).map(\.text)
         }
         let state = await app.queue.states().first { _ in true }
-        texts += (state?.pending ?? []).map { "\($0)" } + (state?.failures ?? []).map { "\($0)" }
+        let queued = (state?.pending ?? []) + (state?.failures ?? []).map(\.mutation)
+        let held = await app.queue.pending() + app.queue.failures().map(\.mutation)
+        texts += (queued + held).map(Self.text(of:))
         return Self.foreign(in: texts, user: user, seed: seed)
+    }
+
+    /// What a queued change says: its path and body (a REST change) or its variables (a GraphQL one).
+    static func text(of mutation: QueuedMutation) -> String {
+        switch mutation.request {
+        case .rest(_, let path, _, let body): path + " " + String(decoding: body ?? Data(), as: UTF8.self)
+        case .graphQL(_, let variables): "\(variables)"
+        }
     }
 
     /// The texts of `texts` that carry the marker of a user other than `user`.
