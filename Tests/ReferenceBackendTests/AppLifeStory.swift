@@ -136,6 +136,11 @@ struct LifeJournal: Sendable {
         Dictionary(lines.filter { $0.phase == "end" }.map { ($0.index, $0.id) }, uniquingKeysWith: { first, _ in first })
     }
 
+    /// What each step's begin line said (a rename's target).
+    var begun: [Int: String?] {
+        Dictionary(lines.filter { $0.phase == "begin" }.map { ($0.index, $0.id) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// The steps begun and never ended (cut by a kill): a change among them happened at most once.
     var cut: Set<Int> {
         Set(lines.filter { $0.phase == "begin" }.map(\.index)).subtracting(ended.keys)

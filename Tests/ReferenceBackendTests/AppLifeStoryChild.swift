@@ -146,7 +146,18 @@ struct LifeDevice {
         let paths = FileManager.default.enumerator(atPath: folder.path)?.compactMap { $0 as? String } ?? []
         return paths.filter { path in
             let data = FileManager.default.contents(atPath: folder.appendingPathComponent(path).path) ?? Data()
-            return data.range(of: needle) != nil
+            return data.range(of: needle) != nil || decodedStrings(in: data).contains { $0.range(of: needle) != nil }
+        }
+    }
+
+    /// The quoted base64 strings of `data`, decoded: a queued change's body is kept so, in a JSON text that may
+    /// sit in a database page.
+    static func decodedStrings(in data: Data) -> [Data] {
+        let text = String(decoding: data, as: Unicode.ASCII.self)
+        guard let pattern = try? NSRegularExpression(pattern: #""([A-Za-z0-9+/]{8,}={0,2})""#) else { return [] }
+        let range = NSRange(text.startIndex..., in: text)
+        return pattern.matches(in: text, range: range).compactMap { match in
+            Range(match.range(at: 1), in: text).flatMap { Data(base64Encoded: String(text[$0])) }
         }
     }
 
@@ -179,9 +190,14 @@ extension AppLifeStoryCrashTests {
         do {
             for (index, step) in story.steps.enumerated() where !ended.contains(index) {
                 if step.kind.isChange, begun.contains(index) { continue }
-                try journal.append(.init(index: index, phase: "begin"))
+                // A rename's target is written before it is made, so that a kill in it still says which it was.
+                let target = step.kind == .renameCreated ? try await device.lastCreated(by: step.user, seed: story.seed)?.displayName : nil
+                try journal.append(.init(index: index, phase: "begin", id: target))
                 let kept = try await device.perform(step, of: story, journal: journal)
                 try journal.append(.init(index: index, phase: "end", id: kept))
+                if await device.app.session.currentCredentials() != nil {
+                    try await device.checkNothingForeign(user: step.user, seed: story.seed)
+                }
             }
         } catch {
             // The parent reads why (the child's output is not kept).

@@ -29,7 +29,8 @@ import Testing
     static let environment = ProcessInfo.processInfo.environment
     static let stories = Int(environment["MIB_LIFE_STORIES"] ?? "") ?? 200
     static let firstSeed = UInt64(environment["MIB_LIFE_SEED"] ?? "") ?? 1
-    static let shards = 4
+    /// About 50 stories a shard, each under the suite's time limit.
+    static let shards = max(4, stories / 50)
 
     /// What a run of stories did.
     struct Totals: CustomStringConvertible {
@@ -58,6 +59,7 @@ import Testing
         }
         print("shard \(shard): \(totals) in \(ContinuousClock.now - started)")
         #expect(totals.stories == (Self.stories - shard + Self.shards - 1) / Self.shards)
+        #expect(totals.kills > 0 && totals.cut > 0, "no kill landed in a change: \(totals)")
     }
 
     /// Lives `story` in child processes killed at random points, settles it, and returns what broke.
@@ -68,9 +70,11 @@ import Testing
         try Data(fixture.backend.baseURL.absoluteString.utf8).write(to: directory.url.appendingPathComponent("server.txt"))
         let journal = LifeJournal(directory: directory.url)
         var random = SeededRandom(seed: story.seed ^ 0x5EED)
-        for _ in 0..<random.next(in: 0...2) {
-            let target = journal.lines.count + random.next(in: 1...10)
+        for _ in 0..<random.next(in: 1...3) {
+            // Zero lines more: the kill lands in the launch, its replay or the first sync.
+            let target = journal.lines.count + random.next(in: 0...10)
             let child = try CrashChild.start(test: "childLivesTheStory", environment: [childVariable: directory.url.path])
+            defer { if child.process.isRunning { child.process.send(SIGKILL) } }
             try await waitUntil("the child to journal \(target) lines", timeout: .seconds(120)) {
                 journal.lines.count >= target || !child.process.isRunning
             }
@@ -78,11 +82,12 @@ import Testing
         }
         // The last child lives the story to its end.
         let last = try CrashChild.start(test: "childLivesTheStory", environment: [childVariable: directory.url.path])
+        defer { if last.process.isRunning { last.process.send(SIGKILL) } }
         try await waitUntil("the last child to end", timeout: .seconds(240)) { !last.process.isRunning }
         let failure = try? String(contentsOf: directory.url.appendingPathComponent("failure.txt"), encoding: .utf8)
         guard await last.process.waitUntilExit() == .exited(0) else { return ["the child failed: \(failure ?? "no reason written")"] }
 
-        let verdict = LifeVerdict(story: story, ended: journal.ended)
+        let verdict = LifeVerdict(story: story, ended: journal.ended, begun: journal.begun)
         totals.stories += 1
         totals.steps += story.steps.count
         totals.changes += story.steps.filter(\.kind.isChange).count
@@ -190,5 +195,10 @@ import Testing
             LifeDevice.files(under: folder.url, containing: LifeStory.userMarker(seed: story.seed, user: other)) == [
                 "support/mutations/queue.json"
             ])
+        // As the queue keeps a change: its body in base64 in a JSON file.
+        let body = Data("{\"displayName\":\"\(theirs)\"}".utf8).base64EncodedString()
+        try Data("[{\"body\":\"\(body)\"}]".utf8).write(to: nested.appendingPathComponent("queue.json"))
+        let inBase64 = LifeDevice.files(under: folder.url, containing: LifeStory.userMarker(seed: story.seed, user: other))
+        #expect(inBase64 == ["support/mutations/queue.json"], "a queued body in base64")
     }
 }

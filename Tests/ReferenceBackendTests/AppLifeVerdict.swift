@@ -19,6 +19,8 @@ struct LifeServerView: Sendable {
 struct LifeVerdict {
     let story: LifeStory
     let ended: [Int: String?]
+    /// What each begin line said: a rename's target, also for one a kill cut.
+    var begun: [Int: String?] = [:]
 
     /// Whether the change of step `index` must be on the server exactly once: it returned, and the next thing
     /// that happened to its session was a settle, another user's sign-in, an expiry or the end of the story,
@@ -52,14 +54,9 @@ struct LifeVerdict {
             case .createContact:
                 let chain = renameChain(from: index)
                 let present = chain.filter { (server.contactNames[$0.name] ?? 0) > 0 }
-                let count = chain.map { server.contactNames[$0.name] ?? 0 }.reduce(0, +)
-                // A rename a kill cut may have renamed it (the journal does not say which contact it acted on).
-                let cutRenames = mine.filter { $0 > index && story.steps[$0].kind == .renameCreated && ended[$0] == nil }
-                let renamedByCut = cutRenames.map { server.contactNames[story.steps[$0].marker] ?? 0 }.reduce(0, +)
-                if count > 1 || (mustLandOnce(index) && count + renamedByCut == 0) {
-                    problems.append("step \(index) (a contact created, as \(chain.map(\.name))) is on the server \(count) times")
-                }
-                if let last = chain.last, cutRenames.isEmpty, mustLandOnce(index), mustLandOnce(last.index),
+                expect(
+                    chain.map { server.contactNames[$0.name] ?? 0 }.reduce(0, +), "a contact created, as \(chain.map(\.name))", of: index)
+                if let last = chain.last, mustLandOnce(index), mustLandOnce(last.index),
                     present.map(\.name) != [last.name]
                 {
                     problems.append(
@@ -81,12 +78,13 @@ struct LifeVerdict {
         return problems
     }
 
-    /// The contact created at `index` under each name it had: its creation, then each rename of it that
-    /// returned or was cut (a rename names the contact it acted on in the journal).
+    /// The contact created at `index` under each name it may have had: its creation, then each rename of it that
+    /// returned or was cut (a rename's begin line names the contact it acts on, by its name then). A cut rename
+    /// may not have happened, so a later one may name the contact by the name before it: both are followed.
     func renameChain(from index: Int) -> [(index: Int, name: String)] {
         var chain = [(index: index, name: story.steps[index].marker)]
         for later in (index + 1)..<story.steps.count where story.steps[later].kind == .renameCreated {
-            if case .some(.some(let from)) = ended[later], from == chain.last?.name {
+            if case .some(.some(let from)) = begun[later] ?? ended[later], chain.contains(where: { $0.name == from }) {
                 chain.append((later, story.steps[later].marker))
             }
         }

@@ -14,13 +14,16 @@ extension ContactsStore {
         let quotedOld = String(decoding: try Self.encoder.encode(old), as: UTF8.self)
         let quotedNew = String(decoding: try Self.encoder.encode(new), as: UTF8.self)
         try database.write { db in
+            // Every body that names it, but the renamed ids themselves (a second remap of one id must not turn
+            // an old entry's key into another record's id).
             for table in ["contact", "document", "pending_change"] {
                 try db.execute(
                     sql: """
                         UPDATE \(table) SET body = CAST(replace(CAST(body AS TEXT), ?, ?) AS BLOB)
-                        WHERE instr(CAST(body AS TEXT), ?) > 0
+                        WHERE instr(CAST(body AS TEXT), ?) > 0\(table == "document" ? " AND name != ?" : "")
                         """,
-                    arguments: [quotedOld, quotedNew, quotedOld])
+                    arguments: StatementArguments(
+                        [quotedOld, quotedNew, quotedOld] + (table == "document" ? [Self.renamedIdsDocument] : [])))
             }
             // A screen that still holds the old id (read before the rename) acts on the record under its new one.
             var renamed: [String: String] = try Self.document(Self.renamedIdsDocument, db) ?? [:]
