@@ -31,7 +31,8 @@ extension MutationQueue {
         (try? store(for: user).remaps()) ?? []
     }
 
-    /// Forgets a remap its kit has applied to what it stores.
+    /// Takes a remap its kit has applied to what it stores off ``idRemaps(of:)``. The queue still rewrites what
+    /// is enqueued later with it (a screen may still hold the client id), until the user's queue is erased.
     public func settleRemap(_ remap: IdRemap, of user: String) async {
         do {
             try store(for: user).settle(remap)

@@ -4,6 +4,12 @@ import GRDB
 
 // Remaps: a created record's client id and the server's, kept until its kit settles it.
 extension MutationQueueStore {
+    /// A settled remap stays, marked so: a change enqueued later by a screen that still holds the client id (read
+    /// before its kit renamed it) is rewritten all the same.
+    static func keepSettledRemaps(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE remap ADD COLUMN settled INTEGER NOT NULL DEFAULT 0")
+    }
+
     static func createRemapTable(_ db: Database) throws {
         try db.execute(
             sql: """
@@ -18,7 +24,7 @@ extension MutationQueueStore {
         try database.write { db in
             try db.execute(sql: "DELETE FROM mutation WHERE id = ?", arguments: [id])
             try db.execute(
-                sql: "INSERT OR REPLACE INTO remap (clientId, serverId, mutation) VALUES (?, ?, ?)",
+                sql: "INSERT OR REPLACE INTO remap (clientId, serverId, mutation, settled) VALUES (?, ?, ?, 0)",
                 arguments: [remap.clientId, remap.serverId, remap.mutation])
             for row in try Row.fetchAll(db, sql: "SELECT id, request FROM mutation") {
                 guard let request = Self.decode(row["request"]) else { continue }
@@ -33,14 +39,14 @@ extension MutationQueueStore {
     /// The remaps not yet settled, oldest first.
     func remaps() throws -> [IdRemap] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT clientId, serverId, mutation FROM remap ORDER BY rowid").map {
+            try Row.fetchAll(db, sql: "SELECT clientId, serverId, mutation FROM remap WHERE settled = 0 ORDER BY rowid").map {
                 IdRemap(clientId: $0["clientId"], serverId: $0["serverId"], mutation: $0["mutation"])
             }
         }
     }
 
-    /// Forgets a remap its kit has applied.
+    /// Marks a remap its kit has applied: no longer listed, still used to rewrite what is enqueued later.
     func settle(_ remap: IdRemap) throws {
-        try database.write { db in try db.execute(sql: "DELETE FROM remap WHERE clientId = ?", arguments: [remap.clientId]) }
+        try database.write { db in try db.execute(sql: "UPDATE remap SET settled = 1 WHERE clientId = ?", arguments: [remap.clientId]) }
     }
 }

@@ -54,6 +54,7 @@ final class MutationQueueStore: Sendable {
         }
         // A created record's client id, and the ids the server gave such records (kept until their kit settles them).
         migrator.registerMigration("v3", migrate: Self.createRemapTable)
+        migrator.registerMigration("v4", migrate: Self.keepSettledRemaps)
         try migrator.migrate(database)
     }
 

@@ -20,7 +20,6 @@ extension ContactsClient {
     /// Edits a contact's name, phone numbers or e-mail addresses (the fields the edit gives), queued.
     @discardableResult
     public func editContact(id: String, _ edit: ContactEdit) async throws(ContactsError) -> ContactsChange {
-        let id = await currentId(id)
         var fields: [String: JSONValue] = [:]
         if let name = edit.displayName { fields["displayName"] = .string(name) }
         if let phones = edit.phones { fields["phones"] = .array(phones.map(JSONValue.string)) }
@@ -47,16 +46,14 @@ extension ContactsClient {
     /// Deletes a contact: gone from the device at once, queued.
     @discardableResult
     public func deleteContact(id: String) async throws(ContactsError) -> ContactsChange {
-        let id = await currentId(id)
-        return try await change(
+        try await change(
             .deleteContact(id: id), .delete, PathSegments.path("contacts", id), body: Data(), name: Mutation.deleteContact, recordId: id)
     }
 
     /// Adds a contact to a circle, queued.
     @discardableResult
     public func addContact(_ contactId: String, toCircle circleId: String) async throws(ContactsError) -> ContactsChange {
-        let (contactId, circleId) = (await currentId(contactId), await currentId(circleId))
-        return try await change(
+        try await change(
             .addToCircle(contactId: contactId, circleId: circleId), .put, PathSegments.path("circles", circleId, "members", contactId),
             body: Data(), name: Mutation.editMembers, recordId: contactId)
     }
@@ -64,8 +61,7 @@ extension ContactsClient {
     /// Removes a contact from a circle, queued.
     @discardableResult
     public func removeContact(_ contactId: String, fromCircle circleId: String) async throws(ContactsError) -> ContactsChange {
-        let (contactId, circleId) = (await currentId(contactId), await currentId(circleId))
-        return try await change(
+        try await change(
             .removeFromCircle(contactId: contactId, circleId: circleId), .delete,
             PathSegments.path("circles", circleId, "members", contactId), body: Data(), name: Mutation.editMembers, recordId: contactId)
     }
@@ -73,7 +69,6 @@ extension ContactsClient {
     /// Sets a circle's emoji (`nil`: none) and colour (`#RRGGBB`), queued.
     @discardableResult
     public func restyleCircle(id: String, emoji: String?, color: String) async throws(ContactsError) -> ContactsChange {
-        let id = await currentId(id)
         let body = JSONValue.object(["emoji": emoji.map(JSONValue.string) ?? .null, "color": .string(color)])
         return try await change(
             .restyleCircle(id: id, emoji: emoji, color: color), .patch, PathSegments.path("circles", id), body: body.serialized(),
@@ -157,8 +152,7 @@ extension ContactsClient {
     /// Renames a circle, queued.
     @discardableResult
     public func renameCircle(id: String, to name: String) async throws(ContactsError) -> ContactsChange {
-        let id = await currentId(id)
-        return try await change(
+        try await change(
             .renameCircle(id: id, name: name), .patch, PathSegments.path("circles", id),
             body: JSONValue.object(["name": .string(name)]).serialized(),
             name: Mutation.editCircle)
@@ -167,7 +161,6 @@ extension ContactsClient {
     /// Changes who may see one field of a circle's members (`phone` → `nobody`), queued.
     @discardableResult
     public func setAccessPolicy(circleId: String, field: String, audience: AccessAudience) async throws(ContactsError) -> ContactsChange {
-        let circleId = await currentId(circleId)
         let body = JSONValue.object(["accessPolicies": .object([field: .string(audience.rawValue)])])
         return try await change(
             .setAccessPolicy(circleId: circleId, field: field, audience: audience.rawValue), .patch, PathSegments.path("circles", circleId),
@@ -177,8 +170,7 @@ extension ContactsClient {
     /// Deletes a custom circle, queued.
     @discardableResult
     public func deleteCircle(id: String) async throws(ContactsError) -> ContactsChange {
-        let id = await currentId(id)
-        return try await change(.deleteCircle(id: id), .delete, PathSegments.path("circles", id), body: Data(), name: Mutation.deleteCircle)
+        try await change(.deleteCircle(id: id), .delete, PathSegments.path("circles", id), body: Data(), name: Mutation.deleteCircle)
     }
 
     /// Switches to another shadow profile: shown at once, queued.
@@ -208,6 +200,10 @@ extension ContactsClient {
         let handle = ContactsChange(id: key, mutation: name, recordId: recordId ?? local.contactIds.first ?? local.circleIds.first)
         guard let queue else { throw .noQueue }
         let lease = try await currentLease()
+        // A screen may hold a record's device id after the kit renamed it to the server's: the change acts on
+        // the record under its new id (the store resolves it again when it records the change, and the queue
+        // rewrites the request).
+        let local = (try? store.resolvingRenamedIds(in: local, userId: lease.userId)) ?? local
         let required = local.required
         let present = try storage {
             try required.contacts.allSatisfy { try store.contact(userId: lease.userId, id: $0) != nil }

@@ -21,6 +21,9 @@ extension ContactsStore {
     func record(_ change: LocalChange, key: String, lease: UserDatabases.Lease) throws {
         let (database, index) = try opened(lease)
         try database.write { db in
+            // Resolved in the transaction that records it: a rename to the server's id committed since the caller
+            // read the record is seen here.
+            let change = try Self.resolvingRenamedIds(in: change, db)
             try Self.apply(change, db, index: index)
             let seq = (try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) + 1 FROM pending_change")) ?? 1
             try db.execute(

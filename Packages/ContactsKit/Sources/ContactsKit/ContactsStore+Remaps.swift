@@ -57,21 +57,21 @@ extension ContactsStore {
     /// The document of the ids renamed: the device's id of each record the server stored under its own, to that id.
     static let renamedIdsDocument = "renamed-ids"
 
-    /// The id the user's file knows `id` by now: the server's, when `id` is one the device chose for a record
-    /// since renamed; else `id` itself.
-    func currentId(_ id: String, userId: String) throws -> String {
-        try read(userId, else: id) { db in
-            let renamed: [String: String] = try Self.document(Self.renamedIdsDocument, db) ?? [:]
-            return renamed[id] ?? id
-        }
+    /// `change` with every id the kit renamed to the server's since (a record created on the device) made the
+    /// server's.
+    func resolvingRenamedIds(in change: LocalChange, userId: String) throws -> LocalChange {
+        try read(userId, else: change) { db in try Self.resolvingRenamedIds(in: change, db) }
     }
-}
 
-extension ContactsClient {
-    /// The id the device knows the record `id` by now: the server's, when the screen read it before the kit
-    /// renamed it to the id the server gave it (a record created offline); else `id`.
-    func currentId(_ id: String) async -> String {
-        guard let user = try? await currentUser() else { return id }
-        return (try? store.currentId(id, userId: user)) ?? id
+    static func resolvingRenamedIds(in change: LocalChange, _ db: Database) throws -> LocalChange {
+        let renamed: [String: String] = try document(renamedIdsDocument, db) ?? [:]
+        guard !renamed.isEmpty else { return change }
+        var text = String(decoding: try encoder.encode(change), as: UTF8.self)
+        for (old, new) in renamed {
+            let quotedOld = String(decoding: try encoder.encode(old), as: UTF8.self)
+            guard text.contains(quotedOld) else { continue }
+            text = text.replacingOccurrences(of: quotedOld, with: String(decoding: try encoder.encode(new), as: UTF8.self))
+        }
+        return try decoder.decode(LocalChange.self, from: Data(text.utf8))
     }
 }
