@@ -9,8 +9,11 @@ extension ContactsStore {
         return ContactsPage(contacts: try marked(rows.compactMap { try? $0.contact() }, db), total: try ContactRow.fetchCount(db))
     }
 
+    /// The contact `id`, also by the device's id of a record its kit since renamed to the server's (a screen
+    /// opened before the rename keeps showing it).
     static func contact(_ db: Database, id: String) throws -> Contact? {
-        guard let contact = try? ContactRow.fetchOne(db, key: id)?.contact() else { return nil }
+        let row = try ContactRow.fetchOne(db, key: id) ?? ContactRow.fetchOne(db, key: try currentId(id, db))
+        guard let contact = try? row?.contact() else { return nil }
         return try marked([contact], db).first
     }
 
@@ -20,6 +23,7 @@ extension ContactsStore {
     }
 
     static func members(_ db: Database, circleId: String) throws -> [Contact] {
+        let circleId = try currentId(circleId, db)
         let rows = try ContactRow.fetchAll(
             db,
             sql: "SELECT * FROM contact WHERE \(inCircle) ORDER BY sortKey, id", arguments: [circleId])

@@ -63,6 +63,13 @@ extension ContactsStore {
         try read(userId, else: change) { db in try Self.resolvingRenamedIds(in: change, db) }
     }
 
+    /// The id the user's file knows `id` by now: the server's, for a record the device created and its kit
+    /// renamed; else `id`.
+    static func currentId(_ id: String, _ db: Database) throws -> String {
+        let renamed: [String: String] = try document(renamedIdsDocument, db) ?? [:]
+        return renamed[id] ?? id
+    }
+
     static func resolvingRenamedIds(in change: LocalChange, _ db: Database) throws -> LocalChange {
         let renamed: [String: String] = try document(renamedIdsDocument, db) ?? [:]
         guard !renamed.isEmpty else { return change }

@@ -6,8 +6,10 @@ import Logging
 
 // How a session ends: logout, account switch, deletion, expiry (every cache cleared first).
 extension SessionManager {
-    /// Logs out: the server is told (whether that succeeds or not), then every cache is cleared and
-    /// the token deleted. Returns the clearing's report.
+    /// Logs out: every cache is cleared, the token deleted and the session's end heard by everyone first (the
+    /// queue discards or keeps the user's changes), then the server is told (whether that succeeds or not).
+    /// Local first: a process killed during the server's answer leaves nothing of the user signed in, and its
+    /// relaunch never takes the logout for an expiry. Returns the clearing's report.
     @discardableResult
     public func logOut() async -> ClearingReport {
         // Stop handing out the token first, so no request leaves with it.
@@ -15,17 +17,18 @@ extension SessionManager {
             defer { state.token = nil }
             return state.token
         }
+        let report = await end(to: .signedOut, expecting: nil, cause: .logout)
         if let token {
             do {
                 let response = try await send(.post, "/auth/logout", token: token.accessToken)
                 if !(200..<300).contains(response.status) {
-                    configuration.logger.info("The server logout failed; clearing anyway", metadata: ["status": "\(response.status)"])
+                    configuration.logger.info("The server logout failed; cleared anyway", metadata: ["status": "\(response.status)"])
                 }
             } catch {
-                configuration.logger.info("The server logout failed; clearing anyway", metadata: ["error": "\(error)"])
+                configuration.logger.info("The server logout failed; cleared anyway", metadata: ["error": "\(error)"])
             }
         }
-        return await end(to: .signedOut, expecting: nil, cause: .logout)
+        return report
     }
 
     /// Switches away from account `accountId`: that account's cached data is cleared, the user's
