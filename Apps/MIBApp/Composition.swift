@@ -129,7 +129,8 @@ public final class Composition: Sendable {
             configuration: .init(
                 baseURL: baseURL, transport: transport,
                 tokenStore: Self.tokenStore(file: tokenFile),
-                caches: unified, authEvents: authEvents, logger: logger, connectivity: connectivity))
+                caches: unified, authEvents: authEvents, logger: logger, connectivity: connectivity,
+                deviceKeys: DeviceKeys(url: Self.deviceKeysFile(support: support))))
         lifecycle = AppLifecycle(caches: unified, clock: clock)
         rest = RESTClient(
             configuration: .init(
@@ -189,6 +190,9 @@ public final class Composition: Sendable {
             if let userId { await queue?.erase(userId: userId) } else { await queue?.eraseAll() }
         }
         session.addEraser("preferences") { [weak self] userId in try self?.erasePreferences(of: userId) }
+        // The device's sign-in keys outlive a logout (the owner's budget at the next sign-in); a deletion takes them.
+        let deviceKeys = session.configuration.deviceKeys
+        session.addEraser("device keys") { _ in deviceKeys?.erase(email: nil) }
         unified.register(rest.cacheParticipant)
         unified.register(graphQL)
         unified.register(images)

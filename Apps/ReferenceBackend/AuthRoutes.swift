@@ -30,6 +30,17 @@ struct AuthRoutes: Sendable {
         var token: String
         var expiresAt: String
         var user: Profile
+        /// The key this device shows at its next sign-ins to the account (`Device-Key`), with a budget of its own.
+        var deviceKey: String?
+    }
+
+    /// The field a device shows the key its last successful sign-in gave it in.
+    static let deviceKeyField = HTTPField.Name("Device-Key")
+
+    /// A new device key: 32 random bytes, in hex.
+    static func newDeviceKey() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
     }
 
     private struct Validation: Encodable {
@@ -48,10 +59,19 @@ struct AuthRoutes: Sendable {
             guard let email = body?.email.lowercased() else {
                 return try await loginLimiter.limit(request, context, keys: [client]) { _, _ in try self.login(body) }
             }
-            let keys = loginLimiter.loginKeys(client: client, account: email)
+            // A device that signed in to the account before shows the key it was given then, and has a budget of
+            // its own: a stranger's failures on the same address (every local process is 127.0.0.1) never spend
+            // it. An unknown or forged key counts for nothing.
+            let presented = Self.deviceKeyField.flatMap { request.headers[$0] }.map { "device:" + $0 }
+            let device = presented.flatMap { loginLimiter.isKnown(client: $0, account: email) ? $0 : nil }
+            let keys = device.map { [$0] } ?? loginLimiter.loginKeys(client: client, account: email)
             return try await loginLimiter.limit(request, context, keys: keys, spends: { $0.status == .unauthorized }) { _, _ in
-                let response = try self.login(body)
-                if response.status == .ok { loginLimiter.remember(client: client, account: email) }
+                let deviceKey = device.map { String($0.dropFirst("device:".count)) } ?? Self.newDeviceKey()
+                let response = try self.login(body, deviceKey: deviceKey)
+                if response.status == .ok {
+                    loginLimiter.remember(client: client, account: email)
+                    loginLimiter.remember(client: "device:" + deviceKey, account: email)
+                }
                 return response
             }
         }
@@ -101,7 +121,7 @@ struct AuthRoutes: Sendable {
         }
     }
 
-    private func login(_ body: Login?) throws -> Response {
+    private func login(_ body: Login?, deviceKey: String? = nil) throws -> Response {
         guard let body else {
             return Envelope.failure(.badRequest, code: "INVALID_REQUEST", message: "Send {\"email\", \"password\"} as JSON.")
         }
@@ -121,7 +141,7 @@ struct AuthRoutes: Sendable {
         return try Envelope.success(
             Session(
                 token: token, expiresAt: ISO8601.string(Date(timeIntervalSince1970: claims.exp)),
-                user: .init(id: user.id, email: user.email, name: user.name)),
+                user: .init(id: user.id, email: user.email, name: user.name), deviceKey: deviceKey),
             fields: [.cacheControl: "no-store"])
     }
 

@@ -76,6 +76,11 @@ final class RateLimiter: Sendable {
         known.withLock { $0.contains(account + "|" + client) } ? [client] : [client, "account:" + account]
     }
 
+    /// Whether `client` signed in to `account` before.
+    func isKnown(client: String, account: String) -> Bool {
+        known.withLock { $0.contains(account + "|" + client) }
+    }
+
     /// Remembers that `client` signed in to `account` (at most 100,000 pairs; then the oldest are forgotten
     /// all at once, which only makes those clients count as unknown again).
     func remember(client: String, account: String) {

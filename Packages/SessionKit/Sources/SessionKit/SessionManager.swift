@@ -49,14 +49,19 @@ public final class SessionManager: TokenProvider {
         public static let defaultOfflineGrace: Duration = .seconds(72 * 3_600)
         /// The device's clock, read for the token's expiry and the offline grace.
         public var now: @Sendable () -> Date
+        /// The keys the server gave this device at its sign-ins, shown at the next ones (a budget of failed
+        /// sign-ins a stranger cannot spend); `nil` to keep none.
+        public var deviceKeys: DeviceKeys?
 
         /// Creates a configuration.
         public init(
             baseURL: URL, transport: any HTTPTransport = URLSessionTransport(), tokenStore: any TokenStore,
             caches: UnifiedCacheManager, authEvents: AuthEvents, requestTimeout: Duration = .seconds(10),
             logger: Logger = Logger(label: "SessionKit"), connectivity: (any Connectivity)? = nil,
-            offlineGrace: Duration = defaultOfflineGrace, now: @escaping @Sendable () -> Date = Date.init
+            offlineGrace: Duration = defaultOfflineGrace, now: @escaping @Sendable () -> Date = Date.init,
+            deviceKeys: DeviceKeys? = nil
         ) {
+            self.deviceKeys = deviceKeys
             self.connectivity = connectivity
             self.offlineGrace = offlineGrace
             self.now = now
@@ -209,7 +214,9 @@ public final class SessionManager: TokenProvider {
         let body = Data((try? JSONEncoder().encode(["email": email, "password": password])) ?? Data())
         let response: TransportResponse
         do {
-            response = try await send(.post, "/auth/login", body: body)
+            var fields = HTTPFields()
+            if let key = configuration.deviceKeys?.key(for: email), let name = HTTPField.Name("Device-Key") { fields[name] = key }
+            response = try await send(.post, "/auth/login", body: body, fields: fields)
         } catch {
             throw .api(.transport(error))
         }
@@ -229,6 +236,7 @@ public final class SessionManager: TokenProvider {
         guard let accessToken = data?["token"]?.stringValue, let userId = data?["user"]?["id"]?.stringValue else {
             throw .api(.decoding(path: "data.token", reason: "the login answer has no token or user id"))
         }
+        if let key = data?["deviceKey"]?.stringValue { configuration.deviceKeys?.save(key, for: email) }
         let expiresAt = data?["expiresAt"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }
         let token = StoredToken(accessToken: accessToken, userId: userId, expiresAt: expiresAt, validatedAt: configuration.now())
         // The previous user's token is no longer handed out before the clearing starts, so no work of theirs
@@ -263,10 +271,11 @@ public final class SessionManager: TokenProvider {
 
     // MARK: Requests
 
-    func send(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, body: Data? = nil)
+    func send(_ method: HTTPRequest.Method, _ path: String, token: String? = nil, body: Data? = nil, fields extra: HTTPFields = [:])
         async throws(TransportError) -> TransportResponse
     {
-        var fields: HTTPFields = [.accept: "application/json"]
+        var fields: HTTPFields = extra
+        fields[.accept] = "application/json"
         if let token { fields[.authorization] = "Bearer \(token)" }
         if body != nil { fields[.contentType] = "application/json" }
         let url = configuration.baseURL.appendingPathComponent(String(path.dropFirst()))
