@@ -52,9 +52,15 @@ struct GraphQLRoute: Sendable {
             if let problem = Self.problem(ofQuery: body.query) {
                 return Envelope.failure(.badRequest, code: "INVALID_REQUEST", message: problem)
             }
-            let result = try await bank.execute(
-                body.query, variables: body.variables ?? [:], operationName: body.operationName, userId: claims.sub,
-                idempotencyKey: request.headers[IdempotencyFingerprint<BackendContext>.keyField])
+            let result: GraphQLResult
+            do {
+                result = try await bank.execute(
+                    body.query, variables: body.variables ?? [:], operationName: body.operationName, userId: claims.sub,
+                    idempotencyKey: request.headers[IdempotencyFingerprint<BackendContext>.keyField])
+            } catch let error as GraphQLError {
+                // A document that does not parse (or names no operation it has) is the client's: a 400, never a 500.
+                return Envelope.failure(.badRequest, code: "INVALID_QUERY", message: "The query cannot be run: \(error.message)")
+            }
             if result.errors.contains(where: { $0.extensions["code"] == .string(BankSchema.forbiddenCode) }) {
                 return Envelope.failure(.forbidden, code: "FORBIDDEN", message: "This belongs to another user.")
             }

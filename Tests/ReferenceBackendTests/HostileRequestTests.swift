@@ -65,4 +65,18 @@ import Testing
             #expect(fine.status == 200)
         }
     }
+
+    /// Found by the request fuzzer: a GraphQL document that does not parse was a 500.
+    @Test func aQueryThatDoesNotParseIsA400() async throws {
+        try await withBackend(5) { fixture in
+            let token = try await fixture.token()
+            for query in ["c-1", "{", "query { nope }", "mutation M { makePayment }", ""] {
+                let body = JSONValue.object(["query": .string(query)]).serialized()
+                let answer = try await fixture.send(.post, "/graphql", json: String(decoding: body, as: UTF8.self), token: token)
+                #expect(answer.status == 400 || answer.status == 200, "\(query): \(answer.status)")
+                if answer.status == 400 { #expect(try JSONValue.parse(answer.body)["error"]?["code"]?.stringValue == "INVALID_QUERY") }
+            }
+            #expect((200..<300).contains(try await fixture.get("/health").status))
+        }
+    }
 }
