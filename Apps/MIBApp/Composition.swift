@@ -190,9 +190,10 @@ public final class Composition: Sendable {
             if let userId { await queue?.erase(userId: userId) } else { await queue?.eraseAll() }
         }
         session.addEraser("preferences") { [weak self] userId in try self?.erasePreferences(of: userId) }
-        // The device's sign-in keys outlive a logout (the owner's budget at the next sign-in); a deletion takes them.
+        // The device's sign-in keys outlive a logout (the owner's budget at the next sign-in); a deletion takes the
+        // deleted user's.
         let deviceKeys = session.configuration.deviceKeys
-        session.addEraser("device keys") { _ in deviceKeys?.erase(email: nil) }
+        session.addEraser("device keys") { userId in deviceKeys?.erase(userId: userId) }
         unified.register(rest.cacheParticipant)
         unified.register(graphQL)
         unified.register(images)

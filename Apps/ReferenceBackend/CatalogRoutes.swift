@@ -140,6 +140,10 @@ struct CatalogRoutes: Sendable {
         guard try database.funnel(slug: body.slug) == nil else {
             return Envelope.failure(.conflict, code: "SLUG_TAKEN", message: "A funnel '\(body.slug)' exists.", details: ["slug": body.slug])
         }
+        // A pillar that does not exist is the client's mistake: a 400, never the database's constraint as a 500.
+        if let pillar = body.pillarId, try !database.pillars().contains(where: { $0.id == pillar }) {
+            return Envelope.failure(.badRequest, code: "UNKNOWN_PILLAR", message: "No pillar '\(pillar)'.", details: ["pillarId": pillar])
+        }
         let tier = body.tier ?? "free"
         guard Self.tiers.contains(tier) else {
             return Envelope.failure(.badRequest, code: "INVALID_FILTER", message: "tier must be free or premium.", details: ["tier": tier])

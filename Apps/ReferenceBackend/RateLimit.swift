@@ -61,8 +61,12 @@ final class RateLimiter: Sendable {
     let accountLimit: RateLimit
     private let now: @Sendable () -> Date
     private let buckets = Locked<[String: Bucket]>([:])
-    /// `account|client` pairs that signed in successfully: known clients of an account.
-    private let known = Locked<Set<String>>([])
+    /// The clients (addresses, device keys) that signed in successfully to each account, newest last, at most
+    /// ``knownPerAccount`` each: a stranger's sign-ins to their own account never make another account forget its
+    /// clients.
+    private let known = Locked<[String: [String]]>([:])
+    /// How many clients an account remembers; past it, its oldest is forgotten.
+    static let knownPerAccount = 16
 
     init(limit: RateLimit, accountLimit: RateLimit? = nil, now: @escaping @Sendable () -> Date) {
         self.limit = limit
@@ -73,20 +77,22 @@ final class RateLimiter: Sendable {
     /// The buckets a sign-in to `account` from `client` takes a token of: the client's, and the account's
     /// unless the client has signed in to it before.
     func loginKeys(client: String, account: String) -> [String] {
-        known.withLock { $0.contains(account + "|" + client) } ? [client] : [client, "account:" + account]
+        isKnown(client: client, account: account) ? [client] : [client, "account:" + account]
     }
 
     /// Whether `client` signed in to `account` before.
     func isKnown(client: String, account: String) -> Bool {
-        known.withLock { $0.contains(account + "|" + client) }
+        known.withLock { $0[account]?.contains(client) ?? false }
     }
 
-    /// Remembers that `client` signed in to `account` (at most 100,000 pairs; then the oldest are forgotten
-    /// all at once, which only makes those clients count as unknown again).
+    /// Remembers that `client` signed in to `account`, as the account's newest client.
     func remember(client: String, account: String) {
         known.withLock { known in
-            if known.count >= 100_000 { known.removeAll() }
-            known.insert(account + "|" + client)
+            var clients = known[account, default: []]
+            clients.removeAll { $0 == client }
+            clients.append(client)
+            if clients.count > Self.knownPerAccount { clients.removeFirst(clients.count - Self.knownPerAccount) }
+            known[account] = clients
         }
     }
 

@@ -114,6 +114,18 @@ import Testing
         #expect(limiter.take(limiter.loginKeys(client: "client:10.0.0.1", account: alice)) == nil)
     }
 
+    /// An account remembers its own clients, at most 16, newest kept: a stranger's endless sign-ins to their own
+    /// account never make the owner's account forget the owner's device (security review, a fourth read).
+    @Test func anotherAccountsSignInsNeverMakeAnAccountForgetItsClients() {
+        let limiter = RateLimiter(limit: RateLimit(burst: 10, perSecond: 0.2), now: { Date(timeIntervalSince1970: 0) })
+        limiter.remember(client: "device:owner", account: "alice@example.com")
+        for index in 0..<5_000 { limiter.remember(client: "device:\(index)", account: "bob@example.com") }
+        #expect(limiter.isKnown(client: "device:owner", account: "alice@example.com"))
+        #expect(!limiter.isKnown(client: "device:owner", account: "bob@example.com"), "a client is known to its account only")
+        #expect(limiter.isKnown(client: "device:4999", account: "bob@example.com"))
+        #expect(!limiter.isKnown(client: "device:4983", account: "bob@example.com"), "past 16, the account's oldest goes")
+    }
+
     /// The route's wiring, over HTTP: a client becomes known to an account only by signing in to it. Unknown,
     /// its failures spend the account's bucket and the right password then waits; known, they do not.
     @Test func onlyASuccessfulSignInMakesAClientKnownToTheAccount() async throws {

@@ -100,6 +100,31 @@ struct BackendFuzzer {
         "2026-13-45T99:99:99Z", "-9223372036854775808", String(repeating: "9", count: 400),
     ]
 
+    /// Bodies each route decodes, with `$V` where a hostile JSON value goes and `$N` for a fresh number: most of
+    /// what the fuzzer sends passes decoding and reaches the handler's own work.
+    static let templates: [String: [String]] = [
+        "/contacts": [#"{"id":"fz$N","displayName":$V,"phones":[$V],"emails":[]}"#],
+        "/contacts/:id": [#"{"displayName":$V}"#, #"{"phones":[$V],"emails":[$V]}"#],
+        "/contacts/import": [#"{"contacts":[{"id":"fz$N","displayName":$V,"phones":[$V],"emails":[]}]}"#],
+        "/circles": [#"{"id":"fzk$N","name":$V,"emoji":$V,"color":$V}"#],
+        "/circles/:id": [#"{"name":$V}"#, #"{"emoji":$V,"color":$V}"#, #"{"accessPolicies":{"phones":$V}}"#],
+        "/disputes": [#"{"id":"fzd$N","reason":$V}"#],
+        "/profile/active": [#"{"profileId":$V}"#],
+        "/chat-history/threads": [#"{"id":"fzt$N","title":$V,"area":$V}"#],
+        "/chat-history/threads/:id/messages": [#"{"id":"fzm$N","role":"user","text":$V}"#],
+        "/predict/ask": [#"{"question":$V,"threadId":$V}"#],
+        "/compatibility/match": [#"{"partner":$V,"threadId":$V}"#],
+        "/admin/funnels": [#"{"slug":"fz$N","title":$V,"pillarId":$V,"tier":$V}"#],
+        "/admin/funnels/:id": [#"{"title":$V,"isActive":$V}"#],
+        "/auth/login": [#"{"email":"alice@example.com","password":$V}"#, #"{"email":$V,"password":"Password1"}"#],
+        "/graphql": [
+            #"{"query":"query Dashboard { dashboard { id totalBalance accounts { id balance } } }"}"#,
+            #"{"query":"query A($accountId: ID!, $first: Int, $after: String) { account(id: $accountId) { id transactions(first: $first, after: $after) { items { id amount } hasMore nextCursor } } }","variables":{"accountId":$V,"first":$V,"after":$V}}"#,
+            #"{"query":"query R($accountId: ID!, $count: Int) { account(id: $accountId) { id recentTransactions(count: $count) { id } } }","variables":{"accountId":$V,"count":$V}}"#,
+            #"{"query":"mutation P($accountId: ID!, $amount: Int!, $description: String) { makePayment(accountId: $accountId, amount: $amount, description: $description) { id } }","variables":{"accountId":$V,"amount":$V,"description":$V}}"#,
+        ],
+    ]
+
     init(fixture: BackendFixture, seed: UInt64, log: URL) async throws {
         self.fixture = fixture
         self.log = log
@@ -107,18 +132,21 @@ struct BackendFuzzer {
         for (index, user) in LifeStory.users.enumerated() {
             let token = try await fixture.token(user.email, user.password)
             let secret = "secret-\(index)-\(seed)"
+            // The records' ids say nothing of the secret: a request naming another user's record does not name
+            // what its answer must not hold.
+            let record = "rec\(index)"
             // Planted in every kind of the user's data the routes answer with.
             for (path, body) in [
-                ("/contacts", #"{"id":"\#(secret)-c","displayName":"\#(secret)","phones":["+1555\#(index)"],"emails":[]}"#),
-                ("/circles", ##"{"id":"\##(secret)-k","name":"\##(secret)","color":"#123456"}"##),
-                ("/chat-history/threads", #"{"id":"\#(secret)-t","title":"\#(secret)","area":"chat"}"#),
-                ("/disputes", #"{"id":"\#(secret)-d","reason":"\#(secret)"}"#),
+                ("/contacts", #"{"id":"\#(record)-c","displayName":"\#(secret)","phones":["+1555\#(index)"],"emails":[]}"#),
+                ("/circles", ##"{"id":"\##(record)-k","name":"\##(secret)","color":"#123456"}"##),
+                ("/chat-history/threads", #"{"id":"\#(record)-t","title":"\#(secret)","area":"chat"}"#),
+                ("/disputes", #"{"id":"\#(record)-d","reason":"\#(secret)"}"#),
             ] {
                 let planted = try await fixture.send(.post, path, json: body, token: token)
                 guard (200..<300).contains(planted.status) else { throw FuzzFailed(description: "planting in \(path): \(planted.status)") }
             }
             users.append((token, [secret, user.email]))
-            planted += ["c", "k", "t", "d"].map { "\(secret)-\($0)" }
+            planted += ["c", "k", "t", "d"].map { "\(record)-\($0)" }
         }
     }
 
@@ -126,7 +154,27 @@ struct BackendFuzzer {
         values[random.next(in: 0...(values.count - 1))]
     }
 
-    /// A body: valid-looking JSON for the route most often, else hostile shapes.
+    /// A hostile JSON value: a string, a number past every range, another user's account or record id.
+    mutating func value() -> String {
+        switch random.next(in: 0...5) {
+        case 0: return pick(["-1", "0", "1", "100", "-9223372036854775808", "9223372036854775808", "1e309", "0.5", "true", "null"])
+        case 1: return "\"" + pick(["100", "1002", "200", "2001", "300", "999"]) + "\""
+        case 2: return "\"" + pick(planted) + "\""
+        case 3: return "[]"
+        default: return "\"" + pick(Self.hostileValues + Self.hostileIds) + "\""
+        }
+    }
+
+    /// A body for `route` (its path template) the route decodes, with hostile values, or a hostile shape.
+    mutating func body(for route: String) -> Data {
+        guard random.next(in: 0...2) != 0, let bodies = Self.templates[route] else { return body() }
+        var text = pick(bodies)
+        while let range = text.range(of: "$V") { text.replaceSubrange(range, with: value()) }
+        text = text.replacingOccurrences(of: "$N", with: String(random.next(in: 0...999_999)))
+        return Data(text.utf8)
+    }
+
+    /// A hostile shape: not JSON, 70 KB of braces, nothing, or random fields.
     mutating func body() -> Data {
         let strings = Self.hostileValues + Self.hostileIds
         let values = [
@@ -170,7 +218,10 @@ struct BackendFuzzer {
                 fields[big] = String(repeating: "p", count: random.next(in: 1...14_000))
             }
             let method = HTTPRequest.Method(route[0]) ?? .get
-            let body = method == .get || method == .delete ? nil : body()
+            let body = method == .get || method == .delete ? nil : body(for: route[1])
+            // What the server may refuse by closing the connection: headers or a body past its limits.
+            let padding = HTTPField.Name("X-Padding").flatMap { fields[$0] }?.count ?? 0
+            let oversized = padding > 4_000 || (fields[.authorization]?.count ?? 0) > 4_000 || (body?.count ?? 0) > 60_000
             let line =
                 "#\(number) user \(who) \(route[0]) \(path) body \(body.map { String(decoding: $0.prefix(200), as: UTF8.self) } ?? "-")"
             try Data(line.utf8).write(to: last)
@@ -183,10 +234,12 @@ struct BackendFuzzer {
                 response = try await URLSessionTransport().send(
                     TransportRequest(method: method, url: url, headerFields: fields, body: body, timeout: TestDeadline.request))
             } catch {
-                // The server may close a connection it refuses (a header past its limit); it must still be up.
+                // The server may close a connection it refuses (a header past its limit); it must still be up, and
+                // anything else is a dropped or hung answer.
                 guard (200..<300).contains(try await fixture.get("/health").status) else {
                     throw FuzzFailed(description: "the server is down after \(line)")
                 }
+                if !oversized { problems.append("no answer (\(error)) for \(line)") }
                 statuses[0, default: 0] += 1
                 continue
             }
@@ -199,7 +252,9 @@ struct BackendFuzzer {
             if response.status >= 500 {
                 problems.append("\(response.status) for \(line): \(String(decoding: response.body.prefix(300), as: UTF8.self))")
             }
-            if who < 3 { problems += Self.leaks(in: response.body, to: who, of: users.map(\.secrets), for: line) }
+            // Every answer, headers included: to a user, none of another's secrets; to a stranger, none at all.
+            let answer = response.body + Data(response.headerFields.map { "\($0.name): \($0.value)\n" }.joined().utf8)
+            problems += Self.leaks(in: answer, to: who < 3 ? who : -1, of: users.map(\.secrets), for: line)
         }
     }
 

@@ -79,4 +79,15 @@ import Testing
             #expect((200..<300).contains(try await fixture.get("/health").status))
         }
     }
+
+    /// Found by a review of the fuzzer: a funnel added with a pillar that does not exist broke the database's
+    /// constraint, a 500. It is a 400 with one sentence.
+    @Test func aFunnelWithAnUnknownPillarIsA400() async throws {
+        try await withBackend(5) { fixture in
+            let answer = try await fixture.send(.post, "/admin/funnels", json: #"{"slug":"x-1","title":"X","pillarId":"nope"}"#)
+            #expect(answer.status == 400)
+            #expect(try JSONValue.parse(answer.body)["error"]?["code"]?.stringValue == "UNKNOWN_PILLAR")
+            #expect(try fixture.backend.catalog.funnel(slug: "x-1") == nil)
+        }
+    }
 }

@@ -60,7 +60,7 @@ import Testing
         }
     }
 
-    /// The key is kept across a logout, for its account only, and an account's deletion takes it.
+    /// The key is kept across a logout, for its account only, and an account's deletion takes it, not another's.
     @Test func theDeviceKeyIsKeptAcrossALogoutAndErasedWithTheAccount() async throws {
         try await withBackend(3) { fixture in
             let directory = try TemporaryDirectory()
@@ -78,8 +78,11 @@ import Testing
             #expect(keys.key(for: "alice@example.com") == key, "a known key is kept, not replaced")
             let mode = try FileManager.default.attributesOfItem(atPath: keys.url.path)[.posixPermissions] as? Int
             #expect(mode == 0o600)
+            try await app.signIn(email: "bob@example.com", password: "Password2")
+            let bobs = try #require(keys.key(for: "bob@example.com"))
             _ = await app.session.deleteAccountData()
-            #expect(keys.key(for: "alice@example.com") == nil && !FileManager.default.fileExists(atPath: keys.url.path))
+            #expect(keys.key(for: "bob@example.com") == nil, "the deleted account's key is gone")
+            #expect(keys.key(for: "alice@example.com") == key && bobs != key, "another account's key stays")
         }
     }
 }

@@ -1,15 +1,27 @@
 import CacheKit
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The keys the server gave this device at its successful sign-ins, one per account: shown at the next sign-in
 /// to that account (`Device-Key`), they give the device a budget of failed sign-ins of its own, which a
 /// stranger's failures from the same address cannot spend (the owner is never locked out by someone else's
-/// guesses). Kept across logouts in a 0600 file of a 0700 folder, accounts named by a hash of their e-mail;
-/// erased with the account (``erase(email:)``).
+/// guesses). Kept across logouts in a 0600 file of a 0700 folder, accounts and users named by hashes; an
+/// account's deletion takes its key only (``erase(userId:)``).
 public final class DeviceKeys: Sendable {
     /// The file.
     public let url: URL
     private let lock = Locked(())
+
+    private struct Entry: Codable, Equatable {
+        var key: String
+        /// A hash of the user's id: what an account's deletion names.
+        var user: String
+    }
 
     /// The keys kept in the file at `url` (created at the first save).
     public init(url: URL) {
@@ -18,45 +30,58 @@ public final class DeviceKeys: Sendable {
 
     /// The key the device was given for `email`, if any.
     public func key(for email: String) -> String? {
-        lock.withLock { _ in read()[Self.account(email)] }
+        lock.withLock { _ in read()[Self.hash(email.lowercased())]?.key }
     }
 
-    /// Keeps `key` for `email`.
-    public func save(_ key: String, for email: String) {
+    /// Keeps `key` for `email`, the account of user `userId`.
+    public func save(_ key: String, for email: String, userId: String) {
         lock.withLock { _ in
-            var keys = read()
-            guard keys[Self.account(email)] != key else { return }
-            keys[Self.account(email)] = key
-            write(keys)
+            var entries = read()
+            let entry = Entry(key: key, user: Self.hash(userId))
+            guard entries[Self.hash(email.lowercased())] != entry else { return }
+            entries[Self.hash(email.lowercased())] = entry
+            store(entries)
         }
     }
 
-    /// Forgets the key of `email` (the account was deleted), or every key when `email` is `nil`.
-    public func erase(email: String?) {
+    /// Forgets the key of user `userId` (their account was deleted), or every key when `userId` is `nil`.
+    public func erase(userId: String?) {
         lock.withLock { _ in
-            var keys = read()
-            if let email { keys[Self.account(email)] = nil } else { keys = [:] }
-            write(keys)
+            var entries = read()
+            if let userId { entries = entries.filter { $0.value.user != Self.hash(userId) } } else { entries = [:] }
+            store(entries)
         }
     }
 
-    private static func account(_ email: String) -> String {
-        StableHash.sha256(email.lowercased())
+    private static func hash(_ text: String) -> String {
+        StableHash.sha256(text)
     }
 
-    private func read() -> [String: String] {
+    private func read() -> [String: Entry] {
         guard let data = try? Data(contentsOf: url) else { return [:] }
-        return (try? JSONDecoder().decode([String: String].self, from: data)) ?? [:]
+        return (try? JSONDecoder().decode([String: Entry].self, from: data)) ?? [:]
     }
 
-    private func write(_ keys: [String: String]) {
+    /// Writes a temporary file created 0600 and renames it over the file (never a moment with wider
+    /// permissions); the folder is made 0700.
+    private func store(_ entries: [String: Entry]) {
         let folder = url.deletingLastPathComponent()
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        guard !keys.isEmpty else {
-            try? FileManager.default.removeItem(at: url)
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        chmod(folder.path, 0o700)
+        guard !entries.isEmpty else {
+            unlink(url.path)
             return
         }
-        guard let data = try? JSONEncoder().encode(keys), (try? data.write(to: url, options: .atomic)) != nil else { return }
-        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+        guard let data = try? JSONEncoder().encode(entries) else { return }
+        let temporary = url.path + ".\(UUID().uuidString).tmp"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard descriptor >= 0 else { return }
+        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        let flushed = fsync(descriptor)
+        close(descriptor)
+        guard written == data.count, flushed == 0, rename(temporary, url.path) == 0 else {
+            unlink(temporary)
+            return
+        }
     }
 }

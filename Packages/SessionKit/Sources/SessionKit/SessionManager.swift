@@ -236,7 +236,7 @@ public final class SessionManager: TokenProvider {
         guard let accessToken = data?["token"]?.stringValue, let userId = data?["user"]?["id"]?.stringValue else {
             throw .api(.decoding(path: "data.token", reason: "the login answer has no token or user id"))
         }
-        if let key = data?["deviceKey"]?.stringValue { configuration.deviceKeys?.save(key, for: email) }
+        if let key = data?["deviceKey"]?.stringValue { configuration.deviceKeys?.save(key, for: email, userId: userId) }
         let expiresAt = data?["expiresAt"]?.stringValue.flatMap { try? Date($0, strategy: .iso8601) }
         let token = StoredToken(accessToken: accessToken, userId: userId, expiresAt: expiresAt, validatedAt: configuration.now())
         // The previous user's token is no longer handed out before the clearing starts, so no work of theirs
