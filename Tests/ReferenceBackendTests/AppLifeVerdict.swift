@@ -22,16 +22,20 @@ struct LifeVerdict {
     /// What each begin line said: a rename's target, also for one a kill cut.
     var begun: [Int: String?] = [:]
 
-    /// Whether the change of step `index` must be on the server exactly once: it returned, and the next thing
-    /// that happened to its session was a settle, another user's sign-in, an expiry or the end of the story,
-    /// not a logout (which discards what is queued).
+    /// Whether the change of step `index` must be on the server exactly once: it returned, and its user's queue
+    /// was drained (a settle while they were signed in) or never discarded (no logout of theirs came first: an
+    /// expiry or another user's sign-in keeps their queue for their next sign-in, and the story's end settles
+    /// every user).
     func mustLandOnce(_ index: Int) -> Bool {
         guard ended[index] != nil else { return false }
+        let user = story.steps[index].user
+        var signedIn: Int? = user
         for step in story.steps[(index + 1)...] {
             switch step.kind {
-            case .logout: return false
-            case .settle, .expire: return true
-            case .signIn where step.user != story.steps[index].user: return true
+            case .signIn: signedIn = step.user
+            case .logout where signedIn == user: return false
+            case .logout, .expire: signedIn = nil
+            case .settle where signedIn == user: return true
             default: continue
             }
         }
