@@ -1,12 +1,6 @@
 import CacheKit
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The keys the server gave this device at its successful sign-ins, one per account: shown at the next sign-in
 /// to that account (`Device-Key`), they give the device a budget of failed sign-ins of its own, which a
 /// stranger's failures from the same address cannot spend (the owner is never locked out by someone else's
@@ -62,26 +56,15 @@ public final class DeviceKeys: Sendable {
         return (try? JSONDecoder().decode([String: Entry].self, from: data)) ?? [:]
     }
 
-    /// Writes a temporary file created 0600 and renames it over the file (never a moment with wider
-    /// permissions); the folder is made 0700.
+    /// Written through `ProtectedFiles` (a 0600 temporary file renamed over the file, in a 0700 folder); the file
+    /// goes with its last key.
     private func store(_ entries: [String: Entry]) {
-        let folder = url.deletingLastPathComponent()
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        chmod(folder.path, 0o700)
         guard !entries.isEmpty else {
-            unlink(url.path)
+            try? FileManager.default.removeItem(at: url)
             return
         }
         guard let data = try? JSONEncoder().encode(entries) else { return }
-        let temporary = url.path + ".\(UUID().uuidString).tmp"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        guard descriptor >= 0 else { return }
-        let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let flushed = fsync(descriptor)
-        close(descriptor)
-        guard written == data.count, flushed == 0, rename(temporary, url.path) == 0 else {
-            unlink(temporary)
-            return
-        }
+        try? ProtectedFiles.createDirectory(url.deletingLastPathComponent())
+        try? ProtectedFiles.writeAtomically(data, to: url)
     }
 }
