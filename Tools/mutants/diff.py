@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Mutants for every line a change adds: `Tools/mutants/diff.sh BASE [--list] [--max N] [--only PATH]`.
+
+For each Swift source line added since BASE (tests excluded), makes one-line mutants by operator:
+  compare   a comparison flipped or loosened (== !=, < <=, > >=)
+  logic     && and || swapped
+  negate    an `if`/`guard`/`while` condition negated
+  bool      a boolean constant flipped
+  remove    a statement removed (a call or an assignment on a line of its own)
+Then, for each: applies it, builds, runs first the tests that name the file's types and, when none fails,
+the whole suite; reports each mutant killed, stillborn (does not build) or SURVIVED with its line, and
+restores the file. A survivor is a test to write or a line to delete. `--list` only prints the mutants.
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOT = subprocess.run(["git", "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=True).stdout.strip()
+COMPARE = [("==", "!="), ("!=", "=="), ("<=", "<"), (">=", ">"), (" < ", " <= "), (" > ", " >= ")]
+KEYWORDS = ("let ", "var ", "return", "guard ", "if ", "case ", "func ", "import ", "//", "}", "{", "@", "#", "default",
+            "else", "throw", "switch ", "for ", "while ", "do ", "catch", "public ", "private ", "static ", "init",
+            "struct ", "class ", "enum ", "extension ", "protocol ", "typealias ", "try ", "await ")
+
+
+def added_lines(base):
+    """(path, line number, text) of every Swift source line added since `base`, tests and tools excluded."""
+    diff = subprocess.run(["git", "diff", "-U0", base, "--", "*.swift"], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout
+    path, number, lines = None, 0, []
+    for line in diff.splitlines():
+        if line.startswith("+++ "):
+            name = line[6:] if line.startswith("+++ b/") else None
+            path = name if name and "/Tests/" not in name and not name.startswith(("Tests/", "Tools/")) else None
+        elif line.startswith("@@"):
+            number = int(re.search(r"\+(\d+)", line).group(1))
+        elif line.startswith("+") and path:
+            lines.append((path, number, line[1:]))
+            number += 1
+    return lines
+
+
+def mutants(text):
+    """(operator, mutated line) pairs for one line; none for comments and documentation."""
+    code = text.split("//")[0]
+    if not code.strip() or code.strip().startswith(("///", "*")):
+        return []
+    found = []
+    for old, new in COMPARE:
+        if old in code and "->" not in code.replace(old, "", 0):
+            found.append(("compare", text.replace(old, new, 1)))
+    for old, new in (("&&", "||"), ("||", "&&")):
+        if old in code:
+            found.append(("logic", text.replace(old, new, 1)))
+    match = re.match(r"^(\s*)(if|guard|while) (.+?)( else)? \{\s*$", text)
+    if match and "let " not in match.group(3) and "case " not in match.group(3):
+        found.append(("negate", f"{match.group(1)}{match.group(2)} !({match.group(3)}){match.group(4) or ''} {{"))
+    for old, new in ((r"\btrue\b", "false"), (r"\bfalse\b", "true")):
+        if re.search(old, code):
+            found.append(("bool", re.sub(old, new, text, count=1)))
+    stripped = code.strip()
+    if stripped and not stripped.startswith(KEYWORDS) and not stripped.endswith(("{", ",", "(", "[")) \
+            and re.match(r"^[\w.?!\[\]\"]+(\(|\s*[+\-*]?=\s)", stripped):
+        found.append(("remove", re.match(r"^\s*", text).group(0) + "_ = ()  // removed by diff.sh"))
+    return found
+
+
+def covering_tests(path):
+    """A --filter of the test suites that name a type the file declares, or None."""
+    source = open(os.path.join(ROOT, path), encoding="utf-8").read()
+    types = set(re.findall(r"\b(?:struct|class|enum|actor|extension)\s+(\w+)", source))
+    suites = set()
+    for folder in ["Tests"] + [os.path.join("Packages", p, "Tests") for p in os.listdir(os.path.join(ROOT, "Packages"))]:
+        for directory, _, files in os.walk(os.path.join(ROOT, folder)):
+            for name in files:
+                if not name.endswith(".swift"):
+                    continue
+                test = open(os.path.join(directory, name), encoding="utf-8").read()
+                if any(re.search(rf"\b{re.escape(t)}\b", test) for t in types):
+                    suites.update(re.findall(r"struct (\w+Tests)\b", test))
+    return "|".join(sorted(suites)) or None
+
+
+def run(command, timeout):
+    try:
+        return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout).returncode
+    except subprocess.TimeoutExpired:
+        return -1
+
+
+def main(argv):
+    if not argv or argv[0].startswith("-"):
+        print(__doc__)
+        return 2
+    base, listing = argv[0], "--list" in argv
+    limit = int(argv[argv.index("--max") + 1]) if "--max" in argv else None
+    only = argv[argv.index("--only") + 1] if "--only" in argv else None
+    candidates = [(p, n, op, m, t) for p, n, t in added_lines(base) if not only or p.startswith(only) for op, m in mutants(t)]
+    if limit is not None:
+        candidates = candidates[:limit]
+    print(f"{len(candidates)} mutants on the lines added since {base}")
+    survivors = []
+    for path, number, operator, mutated, original in candidates:
+        where = f"{path}:{number} [{operator}]"
+        if listing:
+            print(f"{where}\n  - {original.strip()}\n  + {mutated.strip()}")
+            continue
+        file = os.path.join(ROOT, path)
+        lines = open(file, encoding="utf-8").read().split("\n")
+        if lines[number - 1] != original:
+            print(f"{where}: the line moved; skipped")
+            continue
+        lines[number - 1] = mutated
+        open(file, "w", encoding="utf-8").write("\n".join(lines))
+        try:
+            if run(["swift", "build", "--build-tests"], 1800) != 0:
+                print(f"{where}: stillborn")
+                continue
+            suites = covering_tests(path)
+            if suites and run(["swift", "test", "--skip-build", "--filter", suites], 1800) != 0:
+                print(f"{where}: killed by the tests naming its types")
+                continue
+            if run(["swift", "test", "--skip-build"], 2400) != 0:
+                print(f"{where}: killed by the whole suite")
+                continue
+            print(f"{where}: SURVIVED\n  - {original.strip()}\n  + {mutated.strip()}")
+            survivors.append(where)
+        finally:
+            lines[number - 1] = original
+            open(file, "w", encoding="utf-8").write("\n".join(lines))
+    if not listing:
+        print(f"{len(survivors)} survived of {len(candidates)}" + "".join(f"\n  {s}" for s in survivors))
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
