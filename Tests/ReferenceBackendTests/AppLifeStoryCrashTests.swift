@@ -22,7 +22,9 @@ import Testing
 /// - no file of a signed-out user remains (checked at each logout, and at the end for every user);
 /// - nothing was called but the launch, sign-in, logout and the user's own changes.
 ///
-/// `MIB_LIFE_STORIES` sets how many (200 by default; 2,000 for the long run), `MIB_LIFE_SEED` the first seed.
+/// `MIB_LIFE_STORIES` sets how many (200 by default; 2,000 for the long run, with
+/// `--experimental-maximum-parallelization-width 4` so that its 40 shards run four at a time), `MIB_LIFE_SEED`
+/// the first seed.
 /// A failure names its seed and steps.
 @Suite(.timeLimit(.minutes(15))) struct AppLifeStoryCrashTests {
     static let childVariable = "MIB_LIFE_CHILD"
