@@ -48,7 +48,8 @@ public final class UserDatabases: Sendable {
     /// Files in `directory` (created on first use).
     ///
     /// - Parameters:
-    ///   - directory: the folder, the kit's own under the caches directory.
+    ///   - directory: the folder, the kit's own: under the environment's `dataDirectory` for data the system must
+    ///     not purge (an address book), or under its caches for what the server can give again.
     ///   - prefix: the start of every file name (`history`, `contacts`).
     ///   - migrator: every schema version, applied when a file opens.
     public init(directory: URL, prefix: String, migrator: DatabaseMigrator) {
