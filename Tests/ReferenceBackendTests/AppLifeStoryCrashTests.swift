@@ -61,7 +61,8 @@ import Testing
         }
         print("shard \(shard): \(totals) in \(ContinuousClock.now - started)")
         #expect(totals.stories == (Self.stories - shard + Self.shards - 1) / Self.shards)
-        #expect(totals.kills > 0 && totals.cut > 0, "no kill landed in a change: \(totals)")
+        // With a shard's fifty stories, kills land in changes every time (about twenty a shard); a handful may see none.
+        if totals.stories >= 20 { #expect(totals.kills > 0 && totals.cut > 0, "no kill landed in a change: \(totals)") }
     }
 
     /// Lives `story` in child processes killed at random points, settles it, and returns what broke.
@@ -80,7 +81,12 @@ import Testing
             try await waitUntil("the child to journal \(target) lines", timeout: .seconds(120)) {
                 journal.lines.count >= target || !child.process.isRunning
             }
-            if try await child.kill(after: .milliseconds(random.next(in: 0...25))) { totals.kills += 1 }
+            do {
+                if try await child.kill(after: .milliseconds(random.next(in: 0...25))) { totals.kills += 1 }
+            } catch is CrashChildFailed {
+                let failure = try? String(contentsOf: directory.url.appendingPathComponent("failure.txt"), encoding: .utf8)
+                return ["a child failed before its kill: \(failure ?? "no reason written")"]
+            }
         }
         // The last child lives the story to its end.
         let last = try CrashChild.start(test: "childLivesTheStory", environment: [childVariable: directory.url.path])

@@ -13,20 +13,24 @@ import Testing
 /// die, never answer 5xx, and never answer one user with another's data (each user's secrets, planted first,
 /// are looked for in every answer to the others).
 ///
-/// `MIB_FUZZ_REQUESTS` sets how many (3,000 by default, about 16 s; the long run: 110,000, about 10 minutes),
+/// `MIB_FUZZ_REQUESTS` sets how many (3,000 by default, about 16 s), `MIB_FUZZ_MINUTES` a bound in time (the long
+/// run: `MIB_FUZZ_REQUESTS=1000000 MIB_FUZZ_MINUTES=10`),
 /// `MIB_FUZZ_SEED` the seed. A failure prints its seed, the request's number and the request.
 @Suite(.timeLimit(.minutes(20))) struct BackendFuzzCrashTests {
     static let childVariable = "MIB_FUZZ_CHILD"
     static let environment = ProcessInfo.processInfo.environment
     static let requests = Int(environment["MIB_FUZZ_REQUESTS"] ?? "") ?? 3_000
     static let seed = UInt64(environment["MIB_FUZZ_SEED"] ?? "") ?? 1
+    /// A bound in time as well, for the long run: the child stops sending at it.
+    static let minutes = Int(environment["MIB_FUZZ_MINUTES"] ?? "")
 
     @Test(.enabled(if: environment[childVariable] == nil)) func theBackendSurvivesSeededHostileRequests() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let child = try CrashChild.start(test: "childFuzzesTheBackend", environment: [Self.childVariable: directory.url.path])
         defer { if child.process.isRunning { child.process.send(SIGKILL) } }
-        try await waitUntil("the fuzzer to send \(Self.requests) requests", timeout: .seconds(1_140)) { !child.process.isRunning }
+        let bound = Self.minutes.map { Duration.seconds($0 * 60 + 120) } ?? .seconds(1_140)
+        try await waitUntil("the fuzzer to send \(Self.requests) requests", timeout: bound) { !child.process.isRunning }
         let ended = await child.process.waitUntilExit()
         func read(_ name: String) -> String {
             (try? String(contentsOf: directory.url.appendingPathComponent(name), encoding: .utf8)) ?? ""
@@ -57,7 +61,7 @@ import Testing
         let directory = URL(fileURLWithPath: path)
         try await withBackend(5, authRateLimits: nil, contactCount: 12) { fixture in
             var fuzzer = try await BackendFuzzer(fixture: fixture, seed: Self.seed, log: directory)
-            try await fuzzer.run(Self.requests)
+            try await fuzzer.run(Self.requests, until: Self.minutes.map { ContinuousClock.now + .seconds($0 * 60) })
             try Data(fuzzer.problems.joined(separator: "\n").utf8).write(to: directory.appendingPathComponent("problems.txt"))
             try Data(fuzzer.summary.utf8).write(to: directory.appendingPathComponent("summary.txt"))
         }
@@ -195,9 +199,10 @@ struct BackendFuzzer {
         }
     }
 
-    mutating func run(_ count: Int) async throws {
+    mutating func run(_ count: Int, until deadline: ContinuousClock.Instant? = nil) async throws {
         let last = log.appendingPathComponent("last-request.txt")
         for number in 0..<count {
+            if let deadline, ContinuousClock.now >= deadline { break }
             var route = pick(Self.routes).split(separator: " ").map(String.init)
             if random.next(in: 0...19) == 0 { route[0] = pick(["GET", "POST", "PUT", "PATCH", "DELETE"]) }
             var path = route[1].split(separator: "/", omittingEmptySubsequences: false).map {
