@@ -35,8 +35,9 @@ struct LifeDevice {
         var description: String
     }
 
-    /// Does `step`; returns what the journal keeps of it (the name a rename or a membership acted on).
-    func perform(_ step: LifeStory.Step, of story: LifeStory, journal: LifeJournal) async throws -> String? {
+    /// Does `step`; returns what the journal keeps of it (the name a rename or a membership acted on). A rename
+    /// acts on `target`, the contact its begin line named.
+    func perform(_ step: LifeStory.Step, of story: LifeStory, target: Contact?) async throws -> String? {
         let user = LifeStory.users[step.user]
         switch step.kind {
         case .signIn:
@@ -63,7 +64,7 @@ struct LifeDevice {
         case .createContact:
             _ = try await app.contacts.createContact(name: step.marker)
         case .renameCreated:
-            guard let contact = try await lastCreated(by: step.user, seed: story.seed) else { return "skipped" }
+            guard let contact = target else { return "skipped" }
             _ = try await app.contacts.rename(contactId: contact.id, to: step.marker)
             return contact.displayName
         case .circleWithCreated:
@@ -191,9 +192,9 @@ extension AppLifeStoryCrashTests {
             for (index, step) in story.steps.enumerated() where !ended.contains(index) {
                 if step.kind.isChange, begun.contains(index) { continue }
                 // A rename's target is written before it is made, so that a kill in it still says which it was.
-                let target = step.kind == .renameCreated ? try await device.lastCreated(by: step.user, seed: story.seed)?.displayName : nil
-                try journal.append(.init(index: index, phase: "begin", id: target))
-                let kept = try await device.perform(step, of: story, journal: journal)
+                let target = step.kind == .renameCreated ? try await device.lastCreated(by: step.user, seed: story.seed) : nil
+                try journal.append(.init(index: index, phase: "begin", id: target?.displayName))
+                let kept = try await device.perform(step, of: story, target: target)
                 try journal.append(.init(index: index, phase: "end", id: kept))
                 if await device.app.session.currentCredentials() != nil {
                     try await device.checkNothingForeign(user: step.user, seed: story.seed)
