@@ -217,11 +217,10 @@ public final class Composition: Sendable {
         guard let user = await session.currentCredentials()?.userId else { throw .loadFailed(reason: "signed out") }
         // A path on the backend only: an address from server data never sends the app elsewhere.
         guard PathSegments.isServerPath(path) else { throw .loadFailed(reason: "not a path on the app's server") }
-        let rest = self.rest
-        return try await images.image(forKey: path, user: user) {
-            var request = APIRequest<Data>(path: path, feature: "images")
-            request.owner = user  // kept for `user`: never fetched with the token of whoever signed in meanwhile
-            return try await rest.send(request, policy: .fetchIgnoringCacheCompletely).value
+        do {
+            return try await rest.image(at: path, for: user, in: images, feature: "images")
+        } catch {
+            throw error.imageCacheError
         }
     }
 

@@ -119,9 +119,15 @@ public final class StaticTokenProvider: TokenProvider {
         self.credentials = Locked(credentials)
     }
 
-    /// Signs a user in or out.
+    /// Signs a user in or out, now (a switch scheduled by ``set(_:afterCalls:)`` is dropped).
     public func set(_ credentials: Credentials?) {
+        scheduled.withLock { $0 = nil }
         self.credentials.withLock { $0 = credentials }
+    }
+
+    /// Whether a switch scheduled by ``set(_:afterCalls:)`` has not happened yet.
+    public var hasPendingSwitch: Bool {
+        scheduled.withLock { $0 != nil }
     }
 
     /// Signs another user in (or out) once `calls` more reads of the credentials have been answered: a user

@@ -98,7 +98,7 @@ extension ContactsClient {
     /// The server's copy of a contact: `.some(nil)` when it has none (404), `nil` when it cannot be fetched.
     func fetchContact(_ id: String, for user: String) async -> Contact?? {
         var request = APIRequest<Contact>(path: PathSegments.path("contacts", id), feature: "contacts.detail", decode: Self.decodeEnvelope)
-        request.owner = user
+        request.owner = user  // stored as `user`'s: fetched with `user`'s token only
         do {
             return .some(try await rest.send(request, policy: .fetchIgnoringCacheCompletely).value)
         } catch {
@@ -110,7 +110,7 @@ extension ContactsClient {
     /// The circles, score, suggestions and profile in one answer, or `nil` when it cannot be fetched.
     func fetchSummary(for user: String) async -> ContactsSummary? {
         var request = APIRequest<ContactsSummary>(path: "/contacts/summary", feature: "contacts.sync", decode: Self.decodeEnvelope)
-        request.owner = user
+        request.owner = user  // the summary is stored as `user`'s
         return try? await rest.send(request, policy: .fetchIgnoringCacheCompletely).value
     }
 }

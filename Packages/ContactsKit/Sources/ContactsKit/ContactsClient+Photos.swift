@@ -12,22 +12,13 @@ extension ContactsClient {
     public func thumbnail(of contact: Contact) async throws(ContactsError) -> Data? {
         guard let path = try Self.photoPath(of: contact) else { return nil }
         let user = try await currentUser()
-        let rest = self.rest
-        let failure = Locked<APIError?>(nil)
         do {
-            return try await images.image(forKey: path, user: user) {
-                var request = APIRequest<Data>(path: path, feature: "contacts.thumbnail")
-                request.owner = user
-                do {
-                    return try await rest.send(request, policy: .fetchIgnoringCacheCompletely).value
-                } catch {
-                    failure.withLock { $0 = error as? APIError }
-                    throw error
-                }
-            }
+            return try await rest.image(at: path, for: user, in: images, feature: "contacts.thumbnail")
         } catch {
-            guard let cause = failure.withLock({ $0 }) else { throw .api(.transport(.other(reason: "\(error)"))) }
-            throw Self.photoError(cause)
+            switch error {
+            case .request(let cause): throw Self.photoError(cause)
+            case .cache(let refused): throw .api(.transport(.other(reason: "\(refused)")))
+            }
         }
     }
 

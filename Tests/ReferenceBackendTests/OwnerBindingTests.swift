@@ -1,0 +1,135 @@
+import APICore
+import APICoreREST
+import APICoreTesting
+import CacheKit
+import CacheKitTesting
+import ChatHistoryKit
+import ContactsKit
+import Foundation
+import ReferenceBackend
+import Testing
+
+/// Every request a kit makes for a user is sent with that user's token or not at all (REQ SEC-2), attacked at
+/// every moment: Alice starts an operation and Bob signs in after the `k`th read of who is signed in, for each
+/// `k` up to the last read the operation makes. Whatever `k`, no request of Alice's operation leaves with Bob's
+/// token (he would be charged, or his data fetched for her).
+/// Each operation is one call site binding its requests to their owner (`request.owner`); each has a mutant.
+@Suite(.timeLimit(.minutes(3))) struct OwnerBindingTests {
+    let kit = ContactsKitAgainstBackendTests()
+
+    /// What a sweep saw: how many switches cut one of Alice's operations (the positive control: at least one
+    /// must, or the sweep attacked nothing), and the requests that left with Bob's token, by `k`.
+    struct Sweep {
+        var switchesInside = 0
+        var leaks: [String] = []
+    }
+
+    /// Runs `operation` as Alice once per `k`, Bob signing in after `k` reads of the credentials, until a `k`
+    /// past the operation's last read. `operation` returns whether it ran to its end as one user: a sync whose
+    /// owner read came after the switch is Bob's own run and may send his token; any other, cut by the switch,
+    /// is Alice's (an operation whose first read fixes its owner returns `false`: `k` starts after that read).
+    /// `reset` puts the device back between runs; `sent` is every request so far (path and token).
+    static func sweep(
+        tokens: StaticTokenProvider, alice: Credentials, bob: Credentials, sent: () -> [HookTransport.Sent],
+        reset: () async throws -> Void, _ operation: () async -> Bool
+    ) async throws -> Sweep {
+        var result = Sweep()
+        for k in 1...200 {
+            tokens.set(alice)
+            try await reset()
+            let before = sent().count
+            tokens.set(bob, afterCalls: k)
+            let wholeRun = await operation()
+            let switched = !tokens.hasPendingSwitch
+            tokens.set(alice)
+            guard !wholeRun else {
+                if switched { continue } else { return result }
+            }
+            for request in sent().dropFirst(before) where request.token == bob.accessToken {
+                result.leaks.append("k=\(k): \(request.path)?\(request.query ?? "")")
+            }
+            guard switched else { return result }
+            result.switchesInside += 1
+        }
+        Issue.record("the operation still read the credentials after 200 reads")
+        return result
+    }
+
+    @Test func aContactsSyncSendsNothingWithTheNextUsersToken() async throws {
+        try await kit.withDevice { (fixture, alice, device) async throws in
+            let bob = try await fixture.credentials("bob@example.com", "Password2")
+            let store = device.contacts.store
+            let sweep = try await Self.sweep(
+                tokens: device.tokens, alice: alice, bob: bob, sent: { device.hook.sent },
+                reset: { try await store.clearAll() }
+            ) { await device.contacts.syncNow().isComplete }
+            #expect(sweep.switchesInside >= 3, "the switch landed inside the sync \(sweep.switchesInside) times")
+            #expect(sweep.leaks.isEmpty, "sent with Bob's token in Alice's sync: \(sweep.leaks)")
+        }
+    }
+
+    @Test func aRefetchOnAPushSendsNothingWithTheNextUsersToken() async throws {
+        try await kit.withDevice { (fixture, alice, device) async throws in
+            #expect(await device.contacts.syncNow().isComplete)
+            let bob = try await fixture.credentials("bob@example.com", "Password2")
+            let sweep = try await Self.sweep(
+                tokens: device.tokens, alice: alice, bob: bob, sent: { device.hook.sent }, reset: {}
+            ) {
+                try? await device.contacts.invalidate(contactIds: ["c1", "c2"])
+                return false
+            }
+            #expect(sweep.switchesInside >= 1)
+            #expect(sweep.leaks.isEmpty, "sent with Bob's token in Alice's refetch: \(sweep.leaks)")
+        }
+    }
+
+    @Test func aFullPhotoIsNeverFetchedWithTheNextUsersToken() async throws {
+        try await kit.withDevice { (fixture, alice, device) async throws in
+            #expect(await device.contacts.syncNow().isComplete)
+            let zoe = try #require(try await device.contacts.contact(id: "c0").value)
+            #expect(zoe.photoPath != nil)
+            let bob = try await fixture.credentials("bob@example.com", "Password2")
+            let sweep = try await Self.sweep(
+                tokens: device.tokens, alice: alice, bob: bob, sent: { device.hook.sent }, reset: {}
+            ) {
+                _ = try? await device.contacts.fullPhoto(of: zoe)
+                return false
+            }
+            #expect(sweep.switchesInside >= 1)
+            #expect(sweep.leaks.isEmpty, "sent with Bob's token for Alice's photo: \(sweep.leaks)")
+        }
+    }
+
+    /// A purchase is the costliest leak: sent with Bob's token under Alice's key, it would charge Bob.
+    @Test func aPurchaseIsNeverSentWithTheNextUsersToken() async throws {
+        try await kit.withDevice { (fixture, alice, device) async throws in
+            let bob = try await fixture.credentials("bob@example.com", "Password2")
+            let sweep = try await Self.sweep(
+                tokens: device.tokens, alice: alice, bob: bob, sent: { device.hook.sent }, reset: {}
+            ) {
+                try? await device.contacts.subscribePremium()
+                return false
+            }
+            #expect(sweep.switchesInside >= 1)
+            #expect(sweep.leaks.isEmpty, "Alice's purchase sent with Bob's token: \(sweep.leaks)")
+        }
+    }
+
+    @Test func aChatSyncSendsNothingWithTheNextUsersToken() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await fixture.credentials()
+            let bob = try await fixture.credentials("bob@example.com", "Password2")
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let hook = HookTransport(URLSessionTransport())
+            let device = try ChatHistoryKitAgainstBackendTests.Device(
+                fixture.backend, directory: folder.url, credentials: alice, syncPageSize: 2, wrap: { _ in hook })
+            let sweep = try await Self.sweep(
+                tokens: device.tokens, alice: alice, bob: bob, sent: { hook.sent },
+                reset: { try await device.chat.store.clearAll() }
+            ) { await device.chat.sync.run().isComplete }
+            #expect(sweep.switchesInside >= 3, "the switch landed inside the sync \(sweep.switchesInside) times")
+            #expect(sweep.leaks.isEmpty, "sent with Bob's token in Alice's chat sync: \(sweep.leaks)")
+        }
+    }
+}
