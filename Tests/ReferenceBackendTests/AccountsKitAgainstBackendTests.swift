@@ -18,7 +18,10 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct AccountsKitAgainstBackendTests {
     struct App {
         let clock = ManualClock()
-        let transport = CountingTransport(URLSessionTransport())
+        /// Records whose token each request left with.
+        let hook = HookTransport(URLSessionTransport())
+        let transport: CountingTransport
+        let tokens: StaticTokenProvider
         let graphQL: GraphQLClient
         let accounts: AccountsClient
 
@@ -28,6 +31,8 @@ import Testing
             let credentials = Credentials(
                 accessToken: try #require(body?["token"]?.stringValue),
                 userId: try #require(body?["user"]?["id"]?.stringValue))
+            transport = CountingTransport(hook)
+            tokens = StaticTokenProvider(credentials)
             var logger = Logger(label: "accounts-backend-test")
             logger.logLevel = .critical
             let environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: fixture.directory.url)
@@ -36,7 +41,7 @@ import Testing
             let graphQL = GraphQLClient(
                 configuration: .init(
                     endpoint: fixture.backend.baseURL.appendingPathComponent("graphql"), transport: transport, environment: environment,
-                    tokenProvider: StaticTokenProvider(credentials), container: container, retry: .none))
+                    tokenProvider: tokens, container: container, retry: .none))
             try container.registry(for: "app").register(GraphQLClient.self) { _ in graphQL }
             try container.verify()
             self.graphQL = graphQL

@@ -1,5 +1,7 @@
 import APICore
+import APICoreOffline
 import APICoreREST
+import AccountsKit
 import APICoreTesting
 import CacheKit
 import CacheKitTesting
@@ -29,9 +31,10 @@ import Testing
     /// owner read came after the switch is Bob's own run and may send his token; any other, cut by the switch,
     /// is Alice's (an operation whose first read fixes its owner returns `false`: `k` starts after that read).
     /// `reset` puts the device back between runs; `sent` is every request so far (path and token).
+    /// `misplaced` names what the run left in Bob's keeping (his queue), read after each `k`.
     static func sweep(
         tokens: StaticTokenProvider, alice: Credentials, bob: Credentials, sent: () -> [HookTransport.Sent],
-        reset: () async throws -> Void, _ operation: () async -> Bool
+        reset: () async throws -> Void, misplaced: () async -> [String] = { [] }, _ operation: () async -> Bool
     ) async throws -> Sweep {
         var result = Sweep()
         for k in 1...200 {
@@ -42,7 +45,13 @@ import Testing
             let wholeRun = await operation()
             let switched = !tokens.hasPendingSwitch
             tokens.set(alice)
+            result.leaks += await misplaced().map { "k=\(k): \($0)" }
+            let tokensSent = sent().dropFirst(before).map(\.token)
             guard !wholeRun else {
+                // A run that completed after the switch must be Bob's own from its first request.
+                if switched, tokensSent.contains(alice.accessToken), tokensSent.contains(bob.accessToken) {
+                    result.leaks.append("k=\(k): a completed run sent with both users' tokens")
+                }
                 if switched { continue } else { return result }
             }
             for request in sent().dropFirst(before) where request.token == bob.accessToken {
@@ -131,5 +140,70 @@ import Testing
             #expect(sweep.switchesInside >= 3, "the switch landed inside the sync \(sweep.switchesInside) times")
             #expect(sweep.leaks.isEmpty, "sent with Bob's token in Alice's chat sync: \(sweep.leaks)")
         }
+    }
+    /// Alice's payment, its key kept for her, never leaves with Bob's token (it would charge Bob's session).
+    @Test func aPaymentIsNeverSentWithTheNextUsersToken() async throws {
+        try await withBackend(5) { fixture in
+            let app = try await AccountsKitAgainstBackendTests.App(fixture)
+            let alice = try await fixture.credentials()
+            let bob = try await fixture.credentials("bob@example.com", "Password2")
+            let sweep = try await Self.sweep(
+                tokens: app.tokens, alice: alice, bob: bob, sent: { app.hook.sent }, reset: {}
+            ) {
+                _ = try? await app.accounts.makePayment(accountId: "100", amount: 1)
+                return false
+            }
+            #expect(sweep.switchesInside >= 1)
+            #expect(sweep.leaks.isEmpty, "Alice's payment sent with Bob's token: \(sweep.leaks)")
+        }
+    }
+
+    /// A change Alice makes is recorded in her file and queued in her queue, never in Bob's, whatever moment
+    /// he signs in (queued in his, it would leave with his token at the next replay).
+    @Test func aContactsChangeIsNeverQueuedForTheNextUser() async throws {
+        try await kit.withDevice { (fixture, alice, device) async throws in
+            #expect(await device.contacts.syncNow().isComplete)
+            let bob = try await fixture.credentials("bob@example.com", "Password2")
+            var renames = 0
+            let sweep = try await Self.sweep(
+                tokens: device.tokens, alice: alice, bob: bob, sent: { device.hook.sent }, reset: {},
+                misplaced: { await Self.queued(of: bob, in: device.queue, tokens: device.tokens, back: alice) }
+            ) {
+                renames += 1
+                _ = try? await device.contacts.rename(contactId: "c1", to: "Alice's \(renames)")
+                return false
+            }
+            #expect(sweep.switchesInside >= 1)
+            #expect(sweep.leaks.isEmpty, "Alice's change in Bob's queue: \(sweep.leaks)")
+        }
+    }
+
+    @Test func aChatQuestionIsNeverQueuedForTheNextUser() async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await fixture.credentials()
+            let bob = try await fixture.credentials("bob@example.com", "Password2")
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let hook = HookTransport(URLSessionTransport())
+            let device = try ChatHistoryKitAgainstBackendTests.Device(
+                fixture.backend, directory: folder.url, credentials: alice, wrap: { _ in hook })
+            let sweep = try await Self.sweep(
+                tokens: device.tokens, alice: alice, bob: bob, sent: { hook.sent }, reset: {},
+                misplaced: { await Self.queued(of: bob, in: device.queue, tokens: device.tokens, back: alice) }
+            ) {
+                _ = try? await device.chat.ask("Will it rain?")
+                return false
+            }
+            #expect(sweep.switchesInside >= 1)
+            #expect(sweep.leaks.isEmpty, "Alice's question in Bob's queue: \(sweep.leaks)")
+        }
+    }
+
+    /// What `user`'s queue holds (read as `user`), then `back` signed in again.
+    static func queued(of user: Credentials, in queue: MutationQueue, tokens: StaticTokenProvider, back: Credentials) async -> [String] {
+        tokens.set(user)
+        let pending = await queue.pending().map { "\($0.name) queued for \(user.userId)" }
+        tokens.set(back)
+        return pending
     }
 }

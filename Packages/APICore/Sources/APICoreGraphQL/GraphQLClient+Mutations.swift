@@ -42,14 +42,18 @@ extension GraphQLClient {
     ///   - idempotencyKey: sent as `Idempotency-Key` (and in the request's `extensions`), so the server applies
     ///     the mutation once however often it is sent: a payment passes its intent's key (`IntentKeys`), and
     ///     the request is then retried like a query.
+    ///   - owner: the user the mutation is for, when the caller learned it before (a payment's key is kept for
+    ///     that user): it is sent with that user's token only, and fails with `APIError.sessionChanged`, nothing
+    ///     sent, when another user signed in meanwhile.
     /// - Throws: `APIError`; the store is left as it was before the call.
     public func perform<M: GraphQLMutation>(
-        _ mutation: M, optimisticResponse: [String: JSONValue]? = nil, idempotencyKey: String? = nil
+        _ mutation: M, optimisticResponse: [String: JSONValue]? = nil, idempotencyKey: String? = nil, owner: String? = nil
     )
         async throws(APIError) -> MutationResult
     {
         do {
-            return try await performRecorded(mutation, optimisticResponse: optimisticResponse, idempotencyKey: idempotencyKey)
+            return try await performRecorded(
+                mutation, optimisticResponse: optimisticResponse, idempotencyKey: idempotencyKey, owner: owner)
         } catch {
             recordError(error, operation: (try? mutation.operation())?.name)
             throw error
@@ -57,13 +61,14 @@ extension GraphQLClient {
     }
 
     private func performRecorded<M: GraphQLMutation>(
-        _ mutation: M, optimisticResponse: [String: JSONValue]?, idempotencyKey: String?
+        _ mutation: M, optimisticResponse: [String: JSONValue]?, idempotencyKey: String?, owner: String?
     )
         async throws(APIError) -> MutationResult
     {
         let operation = try mutation.operation()
         let variables = mutation.variables
         let credentials = await configuration.tokenProvider?.currentCredentials()
+        if let owner, credentials?.userId != owner { throw .sessionChanged }
         adopt(credentials?.userId)
         // Every write below (optimistic, result, roll-back) happens only if no clear came since:
         // a mutation still in flight at logout writes nothing of its user afterwards.

@@ -131,14 +131,17 @@ public actor MutationQueue {
     ///   - creates: the client id of the record this mutation creates, when the server may store it under an
     ///     id of its own (answered as `data.id` or `id`): every later mutation is then rewritten to say the
     ///     server's id before it is sent, and the kit learns it from ``idRemaps(of:)``.
+    ///   - owner: the user the change was made for, when the kit learned it before (and recorded the change in
+    ///     that user's files): it is queued for that user only, and refused if another user signed in
+    ///     meanwhile, so it never lands in the next user's queue to leave with their token.
     /// - Returns: the queued mutation; it is on disk when this returns.
     /// - Throws: ``MutationQueueError/requiresConnection(mutation:)`` when its kit declared it never
-    ///   queued; ``MutationQueueError/signedOut``; ``MutationQueueError/storage(reason:)``;
-    ///   ``MutationQueueError/invalidOperation(_:)``.
+    ///   queued; ``MutationQueueError/signedOut``; ``MutationQueueError/sessionChanged`` when `owner` is no
+    ///   longer signed in; ``MutationQueueError/storage(reason:)``; ``MutationQueueError/invalidOperation(_:)``.
     @discardableResult
     public func enqueue(
         _ request: QueuedRequest, name: String, idempotencyKey: String? = nil,
-        optimisticResponse: [String: JSONValue]? = nil, creates: String? = nil
+        optimisticResponse: [String: JSONValue]? = nil, creates: String? = nil, owner: String? = nil
     ) async throws(MutationQueueError) -> QueuedMutation {
         var name = name
         if case .graphQL(let document, _) = request {
@@ -155,6 +158,7 @@ public actor MutationQueue {
             throw .requiresConnection(mutation: name)
         }
         guard let userId = await configuration.tokenProvider.currentCredentials()?.userId else { throw .signedOut }
+        if let owner, owner != userId { throw .sessionChanged }
         var optimistic: Data?
         if let optimisticResponse, case .graphQL(let document, let variables) = request, let graphQL = configuration.graphQL {
             optimistic = await graphQL.applyQueuedOptimistic(optimisticResponse, document: document, variables: variables)

@@ -67,6 +67,8 @@ public enum MutationQueueError: Error, Sendable, Hashable, CustomStringConvertib
     case requiresConnection(mutation: String)
     /// Nobody is signed in: a queued mutation belongs to a user.
     case signedOut
+    /// The user the change was made for is no longer signed in (another signed in meanwhile): nothing was queued.
+    case sessionChanged
     /// The queue's file could not be written; nothing was queued.
     case storage(reason: String)
     /// The mutation's GraphQL document does not parse, or the queue has no GraphQL client to send it.
@@ -77,6 +79,7 @@ public enum MutationQueueError: Error, Sendable, Hashable, CustomStringConvertib
         switch self {
         case .requiresConnection(let name): "'\(name)' needs a connection: connect to continue"
         case .signedOut: "nobody is signed in; a change can only be queued for a user"
+        case .sessionChanged: "the change was made for a user who is no longer signed in; nothing was queued"
         case .storage(let reason): "the change could not be saved: \(reason)"
         case .invalidOperation(let error): "the mutation cannot be queued: \(error)"
         }
@@ -89,6 +92,7 @@ extension MutationQueueError: LocalizedError {
         switch self {
         case .requiresConnection: ErrorMessages.connectToContinue
         case .signedOut: "Sign in to save this change."
+        case .sessionChanged: "You were signed out before this change was saved. Sign in and make it again."
         case .storage: "The change could not be saved on this device. Free some space and try again."
         case .invalidOperation: ErrorMessages.appProblem
         }

@@ -151,12 +151,15 @@ public final class AccountsClient: Sendable {
         let result: MutationResult
         do {
             result = try await graphQL.perform(
-                MakePaymentMutation(accountId: accountId, amount: amount, description: description), idempotencyKey: key)
+                MakePaymentMutation(accountId: accountId, amount: amount, description: description), idempotencyKey: key,
+                owner: user.isEmpty ? nil : user)
         } catch {
             // The key is forgotten only when the server said the payment was made or refused it for a reason of
             // its own. Any other answer may follow an attempt the server took (the client retries with the same
             // key): a 401, a 403 after a user switch, a 5xx, a timeout. The key stays; asking again never pays twice.
             if Self.settles(error) { settle(intent, user: user) }
+            // Another user signed in before it was sent: nothing left, and it is not the new user's to pay.
+            if case .sessionChanged = error { throw .api(error) }
             // No connection made on the last attempt (the client's `requiresConnection` for a payment).
             if case .requiresConnection = error { throw .requiresConnection }
             guard error.isFinalAnswer else {

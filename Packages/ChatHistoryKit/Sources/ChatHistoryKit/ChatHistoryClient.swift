@@ -204,7 +204,7 @@ public final class ChatHistoryClient: Sendable {
             try await queue.enqueue(
                 .rest(
                     method: .post, path: path, headerFields: [.contentType: "application/json"],
-                    body: body.serialized()), name: name, idempotencyKey: message.id)
+                    body: body.serialized()), name: name, idempotencyKey: message.id, owner: lease.userId)
         } catch {
             try? store.markFailed(lease: lease, messageId: message.id)
             throw .queue(error)

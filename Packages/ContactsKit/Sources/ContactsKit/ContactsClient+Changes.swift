@@ -220,7 +220,7 @@ extension ContactsClient {
         }
         let mutation: QueuedMutation
         do {
-            mutation = try await enqueue(method, path, body: body, name: name, key: key, creates: creates)
+            mutation = try await enqueue(method, path, body: body, name: name, key: key, creates: creates, owner: lease.userId)
         } catch {
             try? store.forget(key: key, as: nil, lease: lease)
             throw error
@@ -231,13 +231,16 @@ extension ContactsClient {
 
     @discardableResult
     func enqueue(
-        _ method: HTTPRequest.Method, _ path: String, body: Data, name: String, key: String, creates: String? = nil
+        _ method: HTTPRequest.Method, _ path: String, body: Data, name: String, key: String, creates: String? = nil,
+        owner: String? = nil
     ) async throws(ContactsError) -> QueuedMutation {
         guard let queue else { throw .noQueue }
         do {
             return try await queue.enqueue(
                 .rest(method: method, path: path, headerFields: [.contentType: "application/json"], body: body), name: name,
-                idempotencyKey: key, creates: creates)
+                idempotencyKey: key, creates: creates, owner: owner)
+        } catch .sessionChanged, .signedOut {
+            throw .signedOut
         } catch {
             throw .storage(reason: "\(error)")
         }
