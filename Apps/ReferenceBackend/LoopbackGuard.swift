@@ -57,14 +57,24 @@ public struct LoopbackGuard<Context: RequestContext>: RouterMiddleware {
         return nil
     }
 
-    /// Whether `authority` (`host[:port]`) names this machine's loopback.
+    /// Whether `authority` (`host[:port]`) names this machine's loopback: exactly `127.0.0.1`, `localhost` or
+    /// `[::1]`, followed by nothing or a port (`localhost.attacker.example` and `[::1].evil` are not).
     static func isLoopback(authority: String) -> Bool {
         let host: Substring
+        let rest: Substring
         if authority.hasPrefix("[") {
-            host = authority.dropFirst().prefix { $0 != "]" }
+            guard let close = authority.firstIndex(of: "]") else { return false }
+            host = authority[authority.index(after: authority.startIndex)..<close]
+            rest = authority[authority.index(after: close)...]
         } else {
             host = authority.prefix { $0 != ":" }
+            rest = authority.dropFirst(host.count)
         }
+        guard
+            rest.isEmpty
+                || (rest.count > 1 && rest.first == ":" && rest.dropFirst().allSatisfy(\.isASCII)
+                    && rest.dropFirst().allSatisfy(\.isNumber))
+        else { return false }
         return ["127.0.0.1", "localhost", "::1"].contains(host.lowercased())
     }
 

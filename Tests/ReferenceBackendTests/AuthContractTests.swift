@@ -20,6 +20,20 @@ import Testing
         return try #require(body["data"]?["token"]?.stringValue)
     }
 
+    /// A password is compared as typed: the same letters in another case are another password (each variant
+    /// meets the shared rules, so only the comparison can refuse it). The e-mail's case does not matter.
+    @Test func passwordsAreCaseSensitiveAndEmailsAreNot() async throws {
+        try await withBackend(5) { fixture in
+            for variant in ["pASSWORD1", "PassworD1", "Password1 ", "PASSWORd1"] {
+                let (status, body) = try await login(fixture, "alice@example.com", variant)
+                #expect(status == 401 || (status == 400 && variant.hasSuffix(" ")), "\(variant)")
+                #expect(body["data"]?["token"] == nil, "\(variant) signed in")
+            }
+            #expect(try await login(fixture, "Alice@Example.COM", "Password1").status == 200)
+            #expect(try await login(fixture, "alice@example.com", "Password1").status == 200)
+        }
+    }
+
     @Test func loginValidateAndLogout() async throws {
         try await withBackend(5) { fixture in
             let token = try await token(fixture)

@@ -120,6 +120,11 @@ import Testing
                 for forged: HTTPFields in [
                     [HTTPField.Name("Host")!: "rebind.attacker.example"],
                     [HTTPField.Name("Host")!: "rebind.attacker.example:\(port)"],
+                    // Look-alikes of the loopback names: only the exact names pass.
+                    [HTTPField.Name("Host")!: "localhost.attacker.example:\(port)"],
+                    [HTTPField.Name("Host")!: "127.0.0.1.attacker.example"],
+                    [HTTPField.Name("Host")!: "evil-localhost:\(port)"],
+                    [.origin: "http://localhost.attacker.example:\(port)"],
                     [.origin: "https://attacker.example"],
                     [.origin: "null"],
                     [HTTPField.Name("Sec-Fetch-Site")!: "cross-site"],

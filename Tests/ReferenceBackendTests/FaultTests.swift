@@ -39,9 +39,12 @@ import Testing
                 #expect(response.status == 403, "\(forged)")
             }
             #expect(try await fixture.get("/api/funnels/catalog").status == 200, "no fault was installed")
-            let rebound = try await transport.send(
-                TransportRequest(method: .get, url: url, headerFields: [HTTPField.Name("Host")!: "rebound.example:80"]))
-            #expect(rebound.status == 403)
+            // A rebound name, and look-alikes of the loopback names: only the exact names pass.
+            for host in ["rebound.example:80", "localhost.attacker.example", "127.0.0.1.attacker.example:80", "localhostx", "[::1].evil"] {
+                let rebound = try await transport.send(
+                    TransportRequest(method: .get, url: url, headerFields: [HTTPField.Name("Host")!: host]))
+                #expect(rebound.status == 403, "\(host)")
+            }
             // The same origin (or no browser at all) still administers it.
             let own = "http://127.0.0.1:\(fixture.backend.baseURL.port ?? 0)"
             let allowed = try await transport.send(

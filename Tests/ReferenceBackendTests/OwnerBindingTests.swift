@@ -1,8 +1,8 @@
 import APICore
 import APICoreOffline
 import APICoreREST
-import AccountsKit
 import APICoreTesting
+import AccountsKit
 import CacheKit
 import CacheKitTesting
 import ChatHistoryKit
