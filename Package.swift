@@ -529,6 +529,19 @@ let package = Package(
             ],
             path: "Apps/mib"
         ),
+        // Every Swift example of the documentation (README, docs/, the packages' READMEs and DocC catalogs),
+        // extracted by Tools/DocExamples/extract.py: the build compiles them against the current API.
+        .target(
+            name: "DocExamples",
+            dependencies: [
+                "APICore", "APICoreGraphQL", "APICoreHTTPClient", "APICoreOffline", "APICorePinning", "APICoreREST",
+                "AccountsKit", "CacheKit", "CatalogKit", "ChatHistoryKit", "ContactsKit", "MIBApp", "SessionKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tools/DocExamples/Sources/DocExamples"
+        ),
         // The fuzz targets' bodies (Tools/Fuzz), so that `swift test` replays every corpus and
         // regression input without a fuzzer.
         .target(

@@ -4,7 +4,7 @@ import Testing
 /// Every child process the tests start goes through `SpawnedProcess` (posix_spawn), never Foundation's
 /// `Process`, whose `run()` on Linux now and then crashes the parent itself: a scan of the repository's
 /// Swift sources finds no `Process()`.
-@Suite(.timeLimit(.minutes(3))) struct ChildProcessTests {
+@Suite(.timeLimit(.minutes(10))) struct ChildProcessTests {
     @Test func noSourceStartsAChildThroughFoundationsProcess() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         var scanned = 0

@@ -9,7 +9,7 @@ import Testing
 
 /// Kits installed through the container: their caches and the REST client's HTTP cache are all
 /// cleared by one `clearAllCaches()`, files included.
-@Suite("Container and logout", .timeLimit(.minutes(3)))
+@Suite("Container and logout", .timeLimit(.minutes(10)))
 struct ContainerLogoutTests {
     /// A kit with a disk-backed cache of its own.
     struct NotesKit: FeatureKit {

@@ -1,6 +1,7 @@
 import APICore
 import APICoreGraphQL
 import APICoreOffline
+import APICoreREST
 import AccountsKit
 import CacheKit
 import CatalogKit
@@ -13,7 +14,7 @@ import Testing
 /// Every public error type of the core and the kits reads, through `localizedDescription` (what an app on
 /// Apple platforms shows), as one sentence a screen can show: no type name, no internal reason, no
 /// personal data, and never Foundation's "The operation couldn't be completed".
-@Suite(.timeLimit(.minutes(3))) struct ErrorMessageTests {
+@Suite(.timeLimit(.minutes(10))) struct ErrorMessageTests {
     /// Personal or internal details the samples carry; none may reach a sentence.
     static let secrets = ["alice@example.com", "acct-4242", "10.0.0.7", "Failed to connect", "INSUFFICIENT", "sqlite"]
 
@@ -34,12 +35,13 @@ import Testing
     static var everyError: [any Error] {
         var errors: [any Error] = api
         errors += api.map { AccountsError.api($0) } + api.map { CatalogError.api($0) } + api.map { ChatHistoryError.api($0) }
-        errors += api.map { ContactsError.api($0) }
+        errors += api.map { ContactsError.api($0) } + api.map { ImageRequestError.request($0) }
         errors += [
             TransportError.offline(reason: "Failed to connect to 10.0.0.7"),
             GraphQLOperationError.unknownFragment("Secret"), ContainerError.duplicateKit("catalog"),
             PinningPolicyError.noBackupPin(host: "pins.example.com"),
             MutationQueueError.requiresConnection(mutation: "MakePayment"), MutationQueueError.signedOut,
+            MutationQueueError.sessionChanged, ImageRequestError.cache(.notAnImage(bytes: 3)),
             MutationQueueError.storage(reason: "sqlite full"), MutationQueueError.invalidOperation(.unsupported("x")),
             RecordStoreError.corrupt(key: "acct-4242", reason: "sqlite"), RecordStoreError.database("sqlite"),
             CacheError.encoding(key: RedactedKey("acct-4242"), reason: "sqlite"), CacheError.invalidFeatureName("x y"),

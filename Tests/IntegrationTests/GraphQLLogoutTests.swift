@@ -9,7 +9,7 @@ import Testing
 
 /// The GraphQL cache on disk (SQLite) obeys the logout rule with the rest: nothing of the user is
 /// left in memory, in the file, or after a relaunch.
-@Suite(.timeLimit(.minutes(3))) struct GraphQLLogoutTests {
+@Suite(.timeLimit(.minutes(10))) struct GraphQLLogoutTests {
     struct ProfileQuery: GraphQLQuery {
         static let document = "query Profile { me { id email } }"
     }

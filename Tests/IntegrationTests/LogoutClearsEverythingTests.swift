@@ -5,7 +5,7 @@ import Testing
 
 /// Cross-cache checks of the security rule: after logout nothing of the previous user can be read,
 /// in memory or on disk, and the next user starts clean.
-@Suite("Logout across caches", .timeLimit(.minutes(3)))
+@Suite("Logout across caches", .timeLimit(.minutes(10)))
 struct LogoutClearsEverythingTests {
     struct Account: Codable, Equatable, Sendable {
         var id: String

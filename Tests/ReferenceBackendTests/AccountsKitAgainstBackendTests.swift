@@ -15,7 +15,7 @@ import Testing
 /// AccountsKit against the reference backend's GraphQL endpoint on 127.0.0.1: the three
 /// examples of REQ ARC-2, the per-query timeouts on a manual clock, the payment's refetch rule, account-scoped
 /// clearing and a payment while the backend fails.
-@Suite(.timeLimit(.minutes(3))) struct AccountsKitAgainstBackendTests {
+@Suite(.timeLimit(.minutes(10))) struct AccountsKitAgainstBackendTests {
     struct App {
         let clock = ManualClock()
         /// Records whose token each request left with.

@@ -17,7 +17,7 @@ import Testing
 /// The app over its life, through the real composition against the reference backend: every end of a
 /// session (an expiry, a logout, another user's sign-in) leaves the next user none of the queue's state,
 /// and a refusal outlives a restart until its kit settles it.
-@Suite(.timeLimit(.minutes(3))) struct AppLifeTests {
+@Suite(.timeLimit(.minutes(10))) struct AppLifeTests {
     static var quiet: Logger {
         var logger = Logger(label: "app-life")
         logger.logLevel = .critical

@@ -8,7 +8,7 @@ import ReferenceBackend
 import Testing
 
 /// The auth contract (REQ AUTH) over real HTTP: login with the shared rules, validate, logout, 401 and 403.
-@Suite(.timeLimit(.minutes(3))) struct AuthContractTests {
+@Suite(.timeLimit(.minutes(10))) struct AuthContractTests {
     func login(_ fixture: BackendFixture, _ email: String, _ password: String) async throws -> (status: Int, body: JSONValue) {
         let response = try await fixture.send(.post, "/auth/login", json: #"{"email":"\#(email)","password":"\#(password)"}"#)
         return (response.status, try JSONValue.parse(response.body))

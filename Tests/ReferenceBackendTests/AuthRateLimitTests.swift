@@ -13,7 +13,7 @@ import Testing
 
 /// `/auth/login` and `/auth/validate` are limited per client (REQ AUTH-6), and the clients honour the
 /// 429's `Retry-After` (REQ OBS-3), over real HTTP with the backend's clock driven by the test.
-@Suite(.timeLimit(.minutes(3))) struct AuthRateLimitTests {
+@Suite(.timeLimit(.minutes(10))) struct AuthRateLimitTests {
     static let retryAfter = HTTPField.Name("Retry-After")!
     static let login = #"{"email":"alice@example.com","password":"Password1"}"#
 

@@ -10,7 +10,7 @@ import ReferenceBackend
 import Testing
 
 /// The backend's GraphQL endpoint, driven by APICore's GraphQL client over real HTTP.
-@Suite(.timeLimit(.minutes(3))) struct BankGraphQLContractTests {
+@Suite(.timeLimit(.minutes(10))) struct BankGraphQLContractTests {
     struct DashboardQuery: GraphQLQuery {
         static let document =
             "query Dashboard { dashboard { id totalBalance accounts { id name balance } recentTransactions { id amount } } }"

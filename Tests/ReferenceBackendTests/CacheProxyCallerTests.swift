@@ -12,7 +12,7 @@ import Testing
 
 /// Who `mib proxy` takes a caller to be, over real HTTP (a client → the proxy → an origin, all on
 /// 127.0.0.1): credentials split callers, nothing else does, and a cookie never reaches another caller.
-@Suite(.timeLimit(.minutes(3))) struct CacheProxyCallerTests {
+@Suite(.timeLimit(.minutes(10))) struct CacheProxyCallerTests {
     typealias Fixture = CacheProxyTests.Fixture
 
     /// An origin counting its requests: `/count` answers `max-age=600` with the request's number;

@@ -12,7 +12,7 @@ import Testing
 /// `mib proxy` passes bodies through as the origin sent them (RFC 9110 §8.4): an unknown
 /// `Content-Encoding` keeps its bytes and its field, on a miss and from the cache, and a chunked body is
 /// reassembled and forwarded whole. Through FoundationNetworking on Linux both ended in a 502.
-@Suite(.timeLimit(.minutes(3))) struct CacheProxyEncodingTests {
+@Suite(.timeLimit(.minutes(10))) struct CacheProxyEncodingTests {
     static let coded = Data([0x1F, 0x8B, 0x08, 0x00, 0xFE, 0x42, 0x00, 0x0A])
 
     static func startOrigin() async throws -> LocalServer {

@@ -11,7 +11,7 @@ import ReferenceBackend
 import Testing
 
 /// `mib proxy` over real HTTP: a client → the proxy → an origin, all on 127.0.0.1.
-@Suite(.timeLimit(.minutes(3))) struct CacheProxyTests {
+@Suite(.timeLimit(.minutes(10))) struct CacheProxyTests {
     /// A proxy in front of `upstream`, on a manual clock, counting what reaches the origin.
     struct Fixture {
         let proxy: CacheProxy

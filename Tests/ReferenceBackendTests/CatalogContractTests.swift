@@ -7,7 +7,7 @@ import ReferenceBackend
 import Testing
 
 /// The catalog contract (REQ CAT), checked over real HTTP against the reference backend on 127.0.0.1.
-@Suite(.timeLimit(.minutes(3))) struct CatalogContractTests {
+@Suite(.timeLimit(.minutes(10))) struct CatalogContractTests {
     struct Page: Decodable {
         struct Funnel: Decodable, Hashable {
             var id: String

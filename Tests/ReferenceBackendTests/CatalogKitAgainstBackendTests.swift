@@ -14,7 +14,7 @@ import Testing
 /// CatalogKit against the reference backend on 127.0.0.1: the whole catalog at every page size,
 /// changes between pages, refused cursors, the 5-minute cache, 304s, new ETags and pull-to-refresh.
 /// The catalog cache lives on disk in a temporary folder; time is a manual clock.
-@Suite(.timeLimit(.minutes(6))) struct CatalogKitAgainstBackendTests {
+@Suite(.timeLimit(.minutes(10))) struct CatalogKitAgainstBackendTests {
     struct App {
         let clock = ManualClock()
         let transport = CountingTransport(URLSessionTransport())
@@ -194,7 +194,7 @@ import Testing
 
 /// Offline: the catalog list shows its last known pages, labelled with their age, after a relaunch
 /// with the backend gone, although its pages are `must-revalidate`.
-@Suite(.timeLimit(.minutes(3))) struct CatalogOfflineTests {
+@Suite(.timeLimit(.minutes(10))) struct CatalogOfflineTests {
     @Test func aRelaunchOfflineShowsTheLastKnownFirstPageWithItsAgeAndTheError() async throws {
         let caches = try TemporaryDirectory()
         let fixture = try await BackendFixture.start()
@@ -217,7 +217,7 @@ import Testing
 }
 
 /// Favorites changed offline through CatalogKit reach the server once, in order, when it returns.
-@Suite(.timeLimit(.minutes(3))) struct CatalogFavoritesTests {
+@Suite(.timeLimit(.minutes(10))) struct CatalogFavoritesTests {
     @Test func favoritesChangedOfflineAreQueuedThenSyncedThroughTheKit() async throws {
         try await withBackend(10) { fixture in
             let alice = try await fixture.credentials()
@@ -247,7 +247,7 @@ import Testing
 }
 
 /// A stale screen refreshes by itself when the network returns.
-@Suite(.timeLimit(.minutes(3))) struct CatalogReconnectTests {
+@Suite(.timeLimit(.minutes(10))) struct CatalogReconnectTests {
     @Test func anOfflineListLoadsAgainWhenConnectivitySaysTheNetworkReturned() async throws {
         try await withBackend(30) { fixture in
             let app = try CatalogKitAgainstBackendTests.App(fixture.backend)

@@ -6,7 +6,7 @@ import ReferenceBackend
 import Testing
 
 /// The chat-history contract (REQ CHAT) over real HTTP.
-@Suite(.timeLimit(.minutes(3))) struct ChatContractTests {
+@Suite(.timeLimit(.minutes(10))) struct ChatContractTests {
     func token(_ fixture: BackendFixture, _ email: String = "alice@example.com", _ password: String = "Password1") async throws -> String {
         try await fixture.token(email, password)
     }

@@ -15,7 +15,7 @@ import Testing
 /// ChatHistoryKit against the reference backend on 127.0.0.1: restore on a new device, clear and
 /// sync again, incremental sync, a sync that resumes, a question sent offline across a restart, the
 /// prediction after midnight, and the astro cache.
-@Suite(.timeLimit(.minutes(3))) struct ChatHistoryKitAgainstBackendTests {
+@Suite(.timeLimit(.minutes(10))) struct ChatHistoryKitAgainstBackendTests {
     /// The kit on one "device": its caches, queue and history in `directory`.
     struct Device {
         let clock: ManualClock

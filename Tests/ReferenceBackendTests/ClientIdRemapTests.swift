@@ -14,7 +14,7 @@ import Testing
 /// Records created offline reach a server that assigns its own ids: the queue rewrites every later change to
 /// say the server's id before it is sent, and the kit renames what it stores. Through the real composition
 /// against the reference backend in its own-ids mode.
-@Suite(.timeLimit(.minutes(3))) struct ClientIdRemapTests {
+@Suite(.timeLimit(.minutes(10))) struct ClientIdRemapTests {
     static let offline = #"[{"pathPrefix":"/contacts","dropConnection":true},{"pathPrefix":"/circles","dropConnection":true}]"#
 
     @Test func aContactAndACircleCreatedOfflineThenEditedAndJoinedReachTheServerUnderItsIds() async throws {

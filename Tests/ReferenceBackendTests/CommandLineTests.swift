@@ -5,7 +5,7 @@ import Testing
 @testable import mib
 
 /// The subcommands parse their arguments and refuse bad ones with a clear message.
-@Suite(.timeLimit(.minutes(3))) struct CommandLineTests {
+@Suite(.timeLimit(.minutes(10))) struct CommandLineTests {
     @Test func serveParsesItsOptions() throws {
         let serve = try ServeCommand.parse(["--port", "0", "--database", "/tmp/x.sqlite", "--latency", "20", "--error-rate", "0.1"])
         #expect(serve.port == 0 && serve.database == "/tmp/x.sqlite" && serve.latency == 20 && serve.errorRate == 0.1)

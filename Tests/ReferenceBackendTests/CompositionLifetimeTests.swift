@@ -19,7 +19,7 @@ import Testing
 /// A composition an app (or a test suite) drops is freed, with everything it built: nothing it made holds
 /// another part of it for ever (the container and the GraphQL client, the session and its erasers, the cache
 /// manager and its participants).
-@Suite(.timeLimit(.minutes(3))) struct CompositionLifetimeTests {
+@Suite(.timeLimit(.minutes(10))) struct CompositionLifetimeTests {
     /// A weak reference by name.
     final class Weak {
         weak var object: AnyObject?
@@ -51,7 +51,7 @@ import Testing
                 ]
             }
             // What a task still running holds goes when it ends; the parts still held after are named.
-            try? await waitUntil("every part of the dropped composition freed", timeout: .seconds(20)) {
+            try? await waitUntil("every part of the dropped composition freed") {
                 parts.filter { $0.value.object != nil }.isEmpty
             }
             #expect(parts.filter { $0.value.object != nil }.keys.sorted() == [])

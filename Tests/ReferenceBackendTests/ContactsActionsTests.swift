@@ -10,7 +10,7 @@ import Testing
 /// Every action of the offline storage specification's tables, made offline: shown at once and marked
 /// pending, queued, applied once when the network returns, visible on the server, and its handle moving
 /// from pending to sent (or refused, and undone).
-@Suite(.timeLimit(.minutes(3))) struct ContactsActionsTests {
+@Suite(.timeLimit(.minutes(10))) struct ContactsActionsTests {
     let kit = ContactsKitAgainstBackendTests()
 
     @Test func eachActionMadeOfflineIsAppliedOnceAndItsHandleMovesToSent() async throws {

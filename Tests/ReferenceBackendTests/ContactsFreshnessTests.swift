@@ -11,7 +11,7 @@ import Testing
 /// The freshness windows drive refreshes, on the device's injected clock: a list or circles read past a day
 /// starts an incremental sync in the background, a detail or the profile past an hour is fetched again, a
 /// push refetches the contacts it names, and the return to the foreground after an hour away syncs.
-@Suite(.timeLimit(.minutes(3))) struct ContactsFreshnessTests {
+@Suite(.timeLimit(.minutes(10))) struct ContactsFreshnessTests {
     let kit = ContactsKitAgainstBackendTests()
 
     private func rename(_ fixture: BackendFixture, _ alice: Credentials, _ id: String, _ name: String) async throws {

@@ -15,7 +15,7 @@ import Testing
 /// ContactsKit against the reference backend's contacts API: a full sync then an incremental one, every
 /// screen of the offline storage specification's "works offline" table with the network gone, changes
 /// queued offline and applied once when it returns, and account deletion.
-@Suite(.timeLimit(.minutes(3))) struct ContactsKitAgainstBackendTests {
+@Suite(.timeLimit(.minutes(10))) struct ContactsKitAgainstBackendTests {
     /// The kit on one "device", whose network can be cut.
     struct Device {
         let clock: ManualClock

@@ -9,7 +9,7 @@ import Testing
 
 /// The backend's address book over time, on its injected clock: the change log keeps 30 days (an older
 /// token is refused and the device syncs in full, for real), and the score is recomputed once a day.
-@Suite(.timeLimit(.minutes(3))) struct ContactsLogContractTests {
+@Suite(.timeLimit(.minutes(10))) struct ContactsLogContractTests {
     let kit = ContactsKitAgainstBackendTests()
 
     @Test func aTokenOlderThanTheChangeLogIsRefusedAndTheDeviceSyncsInFull() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// The screen models on the observing reads: what a SwiftUI screen binds to, updated on the main actor by a
 /// sync, an offline change and a logout.
-@Suite(.timeLimit(.minutes(3))) struct ContactsModelsTests {
+@Suite(.timeLimit(.minutes(10))) struct ContactsModelsTests {
     let kit = ContactsKitAgainstBackendTests()
 
     /// Waits until `condition`, read on the main actor, holds.

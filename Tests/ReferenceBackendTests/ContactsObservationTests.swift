@@ -7,7 +7,7 @@ import Testing
 
 /// ContactsKit's observing reads against the reference backend: each yields the value now, a new one after a
 /// sync page and after an offline change, and the empty value (then nothing) after a logout.
-@Suite(.timeLimit(.minutes(3))) struct ContactsObservationTests {
+@Suite(.timeLimit(.minutes(10))) struct ContactsObservationTests {
     let kit = ContactsKitAgainstBackendTests()
 
     @Test func theObservedListFollowsTheSyncPagesAnOfflineEditAndEndsAtLogout() async throws {

@@ -11,7 +11,7 @@ import Testing
 /// Where the address book lives and what goes with a contact: the user's data in the data directory (not
 /// the caches the system may purge), photos in the caches, a deleted contact's thumbnail and enrichment
 /// removed with it, statistics that count every byte, and errors a screen can act on.
-@Suite(.timeLimit(.minutes(3))) struct ContactsStorageTests {
+@Suite(.timeLimit(.minutes(10))) struct ContactsStorageTests {
     let kit = ContactsKitAgainstBackendTests()
 
     private func files(under url: URL) -> [String] {

@@ -13,7 +13,7 @@ import Testing
 /// again while renaming and importing offline, and is killed with SIGKILL at a random moment; the device
 /// started again from its files then syncs to completion, its file intact, every kept change still shown
 /// until the queue sends it, and equal to the server once it has.
-@Suite(.timeLimit(.minutes(5))) struct ContactsSyncCrashTests {
+@Suite(.timeLimit(.minutes(10))) struct ContactsSyncCrashTests {
     static let variable = "MIB_CONTACTS_SYNC_CRASH_CHILD"
     static let trials = 6
 

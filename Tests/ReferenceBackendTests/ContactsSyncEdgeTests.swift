@@ -13,9 +13,9 @@ import Testing
 
 /// The address book's sync at its edges in time, against the reference backend on real SQLite files: cut
 /// and resumed, read while it writes, overtaken by a logout or another user's sign-in, bounded by its
-/// budget, sharing its time with the user's offline changes (REQ CON-9 to CON-15). Each test has its
+/// budget, sharing its time with the user's offline changes (REQ OFF-13 to OFF-17, CON-5). Each test has its
 /// positive control beside it.
-@Suite(.timeLimit(.minutes(3))) struct ContactsSyncEdgeTests {
+@Suite(.timeLimit(.minutes(10))) struct ContactsSyncEdgeTests {
     typealias Device = ContactsKitAgainstBackendTests.Device
 
     func withDevice(_ body: (BackendFixture, Credentials, Device) async throws -> Void) async throws {

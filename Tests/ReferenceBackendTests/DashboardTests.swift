@@ -9,7 +9,7 @@ import Testing
 
 /// `mib inspect --web`: the live dashboard's data, search and clear buttons over real HTTP, and its page
 /// rendered in a real browser (REQ OBS-5).
-@Suite(.timeLimit(.minutes(3))) struct DashboardTests {
+@Suite(.timeLimit(.minutes(10))) struct DashboardTests {
     /// A dashboard over the app against a reference backend, after `passes` uses of the app.
     static func withDashboard(passes: Int = 2, _ body: (Dashboard, URLSessionTransport) async throws -> Void) async throws {
         let directory = try TemporaryDirectory()

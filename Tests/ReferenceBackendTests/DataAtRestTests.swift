@@ -19,7 +19,7 @@ import Testing
 /// folder of the app's can be opened by anyone but its owner, and no file holding data can be read by
 /// anyone else. The process's umask is left alone (other tests run beside this one): under the usual 022,
 /// a file created without protection is 0644 and fails here.
-@Suite(.timeLimit(.minutes(3))) struct DataAtRestTests {
+@Suite(.timeLimit(.minutes(10))) struct DataAtRestTests {
     @Test func anotherUserOfTheDeviceCanOpenNoFolderAndReadNoFileOfTheApp() async throws {
         try await withBackend(20) { fixture in
             let directory = try TemporaryDirectory()

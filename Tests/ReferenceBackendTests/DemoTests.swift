@@ -5,7 +5,7 @@ import Testing
 
 /// `mib demo`'s story runs in the suite, and its report is checked for the story's outcomes, not
 /// its timings.
-@Suite(.timeLimit(.minutes(3))) struct DemoTests {
+@Suite(.timeLimit(.minutes(10))) struct DemoTests {
     @Test func theStoryEndsWithThePaymentSeenEverywhereAndEveryCacheEmpty() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -7,7 +7,7 @@ import ReferenceBackend
 import Testing
 
 /// `mib e2e`'s scenarios run in the suite, against a fresh backend, and fail when the backend is gone.
-@Suite(.timeLimit(.minutes(3))) struct EndToEndTests {
+@Suite(.timeLimit(.minutes(10))) struct EndToEndTests {
     @Test func everyScenarioPassesAgainstTheReferenceBackend() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -6,7 +6,7 @@ import Testing
 @testable import ReferenceBackend
 
 /// Faults on demand, over real HTTP: a status, an exact error rate, a dropped connection, latency.
-@Suite(.timeLimit(.minutes(3))) struct FaultTests {
+@Suite(.timeLimit(.minutes(10))) struct FaultTests {
     @Test func statusAndErrorRateAffectOnlyMatchingPathsAndClear() async throws {
         try await withBackend(5) { fixture in
             let rules =

@@ -14,7 +14,7 @@ import Testing
 
 /// The first frame of a relaunch (REQ AUTH-4): the first screen as the user last saw it, read from its
 /// snapshot before the app is composed, for that user alone, and gone at logout.
-@Suite(.timeLimit(.minutes(3))) struct FirstScreenSnapshotTests {
+@Suite(.timeLimit(.minutes(10))) struct FirstScreenSnapshotTests {
     static let quiet: Logger = {
         var logger = Logger(label: "first-screen-test")
         logger.logLevel = .critical

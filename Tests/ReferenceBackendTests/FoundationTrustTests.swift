@@ -10,7 +10,7 @@ import Testing
     /// unavailable: "swift-corelibs-foundation does not support methods of authentication that rely on the
     /// Darwin Security framework"), so a URLSession-based transport cannot pin there. If this test ever
     /// fails, Foundation gained the hook and `URLSessionTransport` could pin too.
-    @Suite(.timeLimit(.minutes(3))) struct FoundationTrustTests {
+    @Suite(.timeLimit(.minutes(10))) struct FoundationTrustTests {
         final class ChallengeRecorder: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
             private let lock = NSLock()
             private var methods: [String] = []

@@ -19,6 +19,7 @@ final class HookTransport: HTTPTransport {
         var sent: [Sent] = []
         var before: (@Sendable (TransportRequest, Int) async -> TransportError?)?
         var after: (@Sendable (TransportRequest, inout TransportResponse) -> Void)?
+        var answer: (@Sendable (TransportRequest) -> TransportResponse?)?
     }
 
     private let base: any HTTPTransport
@@ -38,6 +39,12 @@ final class HookTransport: HTTPTransport {
         hooks.withLock { $0.after = body }
     }
 
+    /// Answers a request itself when `body` returns a response: it never reaches the server (a refusal the
+    /// server would not make on its own).
+    func answer(_ body: (@Sendable (TransportRequest) -> TransportResponse?)?) {
+        hooks.withLock { $0.answer = body }
+    }
+
     /// Every request so far, in order.
     var sent: [Sent] {
         hooks.withLock { $0.sent }
@@ -50,6 +57,7 @@ final class HookTransport: HTTPTransport {
             return (hooks.sent.count - 1, hooks.before)
         }
         if let error = await before?(request, index) { throw error }
+        if let answer = hooks.withLock({ $0.answer })?(request) { return answer }
         var response = try await base.send(request)
         if let after = hooks.withLock({ $0.after }) { after(request, &response) }
         return response

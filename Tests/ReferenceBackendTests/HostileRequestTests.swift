@@ -8,7 +8,7 @@ import Testing
 /// Security review three, finding 1, as a class: a value a client chose (an id, a fault rule's numbers, a
 /// query's nesting) never traps the backend: the route answers, with a 400 and one sentence where the value
 /// is refused, and the server stays up for every user.
-@Suite(.timeLimit(.minutes(3))) struct HostileRequestTests {
+@Suite(.timeLimit(.minutes(10))) struct HostileRequestTests {
     static let ids = ["c-1", "c-9223372036854775808", "c9223372036854775807", "c", "-", "c-0", "ç-7", "c+3"]
 
     @Test func aContactWithAHostileIdIsEnrichedAndTheServerStaysUp() async throws {

@@ -17,7 +17,7 @@ import Testing
 
 /// Idempotency keys attacked over HTTP: a key is its user's own, it is bound to the path it came with, and a
 /// stranger's keyed body is never read before the route refuses them.
-@Suite(.timeLimit(.minutes(3))) struct IdempotencyKeyTests {
+@Suite(.timeLimit(.minutes(10))) struct IdempotencyKeyTests {
     func send(
         _ fixture: BackendFixture, _ method: HTTPRequest.Method, _ path: String, key: String, token: String, json: String = ""
     ) async throws -> TransportResponse {

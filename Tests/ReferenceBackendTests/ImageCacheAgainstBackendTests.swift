@@ -11,7 +11,7 @@ import Testing
 
 /// The app's ``ImageCache`` against the reference backend's thumbnails over HTTP: twenty rows make one
 /// request, a failed load is not stored, and logout and account deletion leave no image behind.
-@Suite(.timeLimit(.minutes(3))) struct ImageCacheAgainstBackendTests {
+@Suite(.timeLimit(.minutes(10))) struct ImageCacheAgainstBackendTests {
     static let quiet: Logger = {
         var logger = Logger(label: "images-test")
         logger.logLevel = .critical

@@ -5,7 +5,7 @@ import MIBCore
 import Testing
 
 /// `mib inspect`: statistics per store and an export in which nothing identifies the user.
-@Suite(.timeLimit(.minutes(3))) struct InspectorTests {
+@Suite(.timeLimit(.minutes(10))) struct InspectorTests {
     @Test func theExportCoversEveryStoreAndRedactsEveryIdentifier() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

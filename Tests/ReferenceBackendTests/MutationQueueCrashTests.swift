@@ -11,7 +11,7 @@ import Testing
 /// enqueues favorites changes and replays them against the reference backend, writing each
 /// idempotency key to a log once its enqueue returned; the parent kills it with SIGKILL at a random
 /// moment, then a new queue over the same folder replays what is left.
-@Suite(.timeLimit(.minutes(8))) struct MutationQueueCrashTests {
+@Suite(.timeLimit(.minutes(10))) struct MutationQueueCrashTests {
     static let trials = 50
     static let variable = "MIB_QUEUE_CHILD"
 

@@ -13,7 +13,7 @@ import Testing
 
 /// The mutation queue against the reference backend on 127.0.0.1: changes made offline are kept on
 /// disk, survive a restart, and reach the server once each, in order, with their user's token only.
-@Suite(.timeLimit(.minutes(3))) struct MutationQueueTests {
+@Suite(.timeLimit(.minutes(10))) struct MutationQueueTests {
     /// A queue over the app's REST client, in `directory`.
     struct App {
         let tokens: StaticTokenProvider

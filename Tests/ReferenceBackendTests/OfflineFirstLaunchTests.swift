@@ -9,7 +9,7 @@ import Testing
 
 /// The offline-first launch (REQ AUTH-2): the first screen reads the user's cache while the stored token
 /// is checked, and a token the server refuses still ends with everything cleared.
-@Suite(.timeLimit(.minutes(3))) struct OfflineFirstLaunchTests {
+@Suite(.timeLimit(.minutes(10))) struct OfflineFirstLaunchTests {
     /// Holds `GET /auth/validate` until the test opens the gate; everything else goes straight through.
     struct HeldValidation: HTTPTransport {
         let gate: AsyncGate

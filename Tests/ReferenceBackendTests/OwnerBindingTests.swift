@@ -16,7 +16,7 @@ import Testing
 /// `k` up to the last read the operation makes. Whatever `k`, no request of Alice's operation leaves with Bob's
 /// token (he would be charged, or his data fetched for her).
 /// Each operation is one call site binding its requests to their owner (`request.owner`); each has a mutant.
-@Suite(.timeLimit(.minutes(3))) struct OwnerBindingTests {
+@Suite(.timeLimit(.minutes(10))) struct OwnerBindingTests {
     let kit = ContactsKitAgainstBackendTests()
 
     /// What a sweep saw: how many switches cut one of Alice's operations (the positive control: at least one

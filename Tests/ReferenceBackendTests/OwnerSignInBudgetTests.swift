@@ -13,7 +13,7 @@ import Testing
 /// `mib serve` comes from 127.0.0.1, so the address's budget of failed sign-ins is the stranger's too. A device
 /// that signed in to the account before shows the key it was given then (`Device-Key`) and has a budget of
 /// its own. Attacked from the same address as the owner, through the real composition.
-@Suite(.timeLimit(.minutes(3))) struct OwnerSignInBudgetTests {
+@Suite(.timeLimit(.minutes(10))) struct OwnerSignInBudgetTests {
     static let deviceKey = HTTPField.Name("Device-Key")!
 
     /// `POST /auth/login` as a stranger's process would send it, with a device key of its choice.

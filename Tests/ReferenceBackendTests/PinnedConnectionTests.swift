@@ -11,7 +11,7 @@ import Testing
 /// `PinnedTransport` keeps connections alive (one handshake for a screen's requests, the pins checked once
 /// per connection), never reuses one across a change of the host's pins, and writes the request line as
 /// given (REQ SEC-1).
-@Suite(.timeLimit(.minutes(3))) struct PinnedConnectionTests {
+@Suite(.timeLimit(.minutes(10))) struct PinnedConnectionTests {
     @Test func aHundredSequentialRequestsShareOneHandshake() async throws {
         let certificate = try TestCertificate()
         try await RecordingTLSServer.with(certificate.server) { server in

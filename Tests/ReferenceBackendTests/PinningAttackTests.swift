@@ -17,7 +17,7 @@ import X509
 /// every certificate a server presents beyond its leaf is public and can be copied, so a pin counts only
 /// for a key the handshake proved, on a verified path to a leaf that names the host. Each attack is
 /// refused with `pinMismatch` and **no request reaches the attacker**.
-@Suite(.timeLimit(.minutes(3))) struct PinningAttackTests {
+@Suite(.timeLimit(.minutes(10))) struct PinningAttackTests {
     @Test func theRealServersCertificateAppendedBehindTheAttackersIsRefused() async throws {
         let real = try TestCertificate()
         let backup = try TestCertificate()

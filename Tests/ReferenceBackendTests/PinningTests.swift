@@ -16,7 +16,7 @@ import Testing
 /// Certificate pinning over real TLS on 127.0.0.1 (REQ SEC-1): the reference backend serves HTTPS with a
 /// certificate made for the test; a man in the middle presents another.
 /// Six minutes: the e2e scenarios over TLS take two alone under ThreadSanitizer.
-@Suite(.timeLimit(.minutes(6))) struct PinningTests {
+@Suite(.timeLimit(.minutes(10))) struct PinningTests {
     static var logger: Logger {
         var logger = Logger(label: "pinning-test")
         logger.logLevel = .critical

@@ -16,7 +16,7 @@ import Testing
 /// never heard) is "outcome unknown", and asked again, also after a relaunch, it is applied once. Through
 /// the real composition against the reference backend, whose `answerLost` fault applies a request and then
 /// closes the connection.
-@Suite(.timeLimit(.minutes(3))) struct RetrySafeMoneyTests {
+@Suite(.timeLimit(.minutes(10))) struct RetrySafeMoneyTests {
     /// The app over `caches` against the fixture's backend (a second one over the same folder is a relaunch).
     static func app(_ fixture: BackendFixture, caches: URL, support: URL? = nil) throws -> DemoComposition {
         try DemoComposition(

@@ -15,7 +15,7 @@ import Testing
 /// SessionKit against the reference backend on 127.0.0.1: launch validation, expiry, logout and
 /// user isolation, with the REST cache on disk and the GraphQL records in SQLite, all in a
 /// temporary folder of their own (the backend's data lives elsewhere).
-@Suite(.timeLimit(.minutes(3))) struct SessionAgainstBackendTests {
+@Suite(.timeLimit(.minutes(10))) struct SessionAgainstBackendTests {
     /// A session and both clients, their caches in `directory`.
     struct App {
         let directory: TemporaryDirectory

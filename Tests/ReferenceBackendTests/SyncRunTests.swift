@@ -5,7 +5,7 @@ import MIBCore
 import Testing
 
 /// `mib sync` against a fresh reference backend: every kit's registered sync runs once under the budget.
-@Suite(.timeLimit(.minutes(3))) struct SyncRunTests {
+@Suite(.timeLimit(.minutes(10))) struct SyncRunTests {
     @Test func theBackgroundSyncRunsEveryRegisteredKitSyncAgainstTheBackend() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

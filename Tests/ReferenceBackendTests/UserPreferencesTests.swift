@@ -10,7 +10,7 @@ import Testing
 
 /// Each user's preferences are their own file, erased with their account; the app's own settings (the
 /// telemetry choice) and another user's preferences outlive any account's deletion.
-@Suite(.timeLimit(.minutes(3))) struct UserPreferencesTests {
+@Suite(.timeLimit(.minutes(10))) struct UserPreferencesTests {
     @Test func aDeletedAccountTakesItsPreferencesOnly() async throws {
         try await withBackend(5) { fixture in
             let directory = try TemporaryDirectory()

@@ -157,11 +157,18 @@ public actor MutationQueue {
         if configuration.container?.mutationPolicy(forMutation: name) == .requiresConnection {
             throw .requiresConnection(mutation: name)
         }
+        // A session that ends while this call waits (a logout erasing the user's queue) refuses it: appended
+        // after the erasure, the change would outlive the logout or the account.
+        let epoch = sessionEpoch
         guard let userId = await configuration.tokenProvider.currentCredentials()?.userId else { throw .signedOut }
         if let owner, owner != userId { throw .sessionChanged }
         var optimistic: Data?
         if let optimisticResponse, case .graphQL(let document, let variables) = request, let graphQL = configuration.graphQL {
             optimistic = await graphQL.applyQueuedOptimistic(optimisticResponse, document: document, variables: variables)
+        }
+        guard epoch == sessionEpoch else {
+            if let optimistic, let graphQL = configuration.graphQL { await graphQL.rollBackQueued(optimistic) }
+            throw .sessionChanged
         }
         let mutation: QueuedMutation
         do {

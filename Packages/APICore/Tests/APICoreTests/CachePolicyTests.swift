@@ -9,7 +9,7 @@ import Testing
 @testable import APICoreREST
 
 /// The five policies and the cache's corner cases, with a recording transport (logic only).
-@Suite(.timeLimit(.minutes(3))) struct CachePolicyTests {
+@Suite(.timeLimit(.minutes(10))) struct CachePolicyTests {
     let transport = RecordingTransport()
     let base = URL(string: "https://api.example.com")!
     let body = Data(#"{"id":1,"name":"one"}"#.utf8)
@@ -192,7 +192,7 @@ struct SlowTransport: HTTPTransport {
 }
 
 /// HTTP dates and Cache-Control parsing.
-@Suite(.timeLimit(.minutes(3))) struct HeaderParsingTests {
+@Suite(.timeLimit(.minutes(10))) struct HeaderParsingTests {
     @Test(arguments: ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"])
     func parsesTheThreeHTTPDateForms(text: String) {
         #expect(HTTPDate.parse(text) == Date(timeIntervalSince1970: 784_111_777))
@@ -216,7 +216,7 @@ struct SlowTransport: HTTPTransport {
 }
 
 /// The request URL built on the hot path.
-@Suite(.timeLimit(.minutes(3))) struct RequestURLTests {
+@Suite(.timeLimit(.minutes(10))) struct RequestURLTests {
     @Test func encodesQueryItemsInOrderAndJoinsBaseAndPath() {
         let query = [
             URLQueryItem(name: "q", value: "a b&c=d"), URLQueryItem(name: "flag", value: nil),

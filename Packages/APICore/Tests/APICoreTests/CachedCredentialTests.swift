@@ -13,7 +13,7 @@ import Testing
 /// What the HTTP cache keeps beside a response can never be replayed as a credential (security review,
 /// finding 5): a thief of the caches folder finds neither the bearer token a response varied on nor the
 /// cookie a server set.
-@Suite(.timeLimit(.minutes(3))) struct CachedCredentialTests {
+@Suite(.timeLimit(.minutes(10))) struct CachedCredentialTests {
     @Test func aResponseVaryingOnCredentialsKeepsNoTokenAndNoCookieOnDisk() async throws {
         try await withTestServer({ router in
             router.get("profile") { _, _ in

@@ -6,7 +6,7 @@ import Foundation
 import HTTPTypes
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct ConnectivityTests {
+@Suite(.timeLimit(.minutes(10))) struct ConnectivityTests {
     @Test func statusFollowsTheTransportAndAProbeWithBackoffBringsItBack() async throws {
         let serverUp = Locked(false)
         let transport = RecordingTransport()

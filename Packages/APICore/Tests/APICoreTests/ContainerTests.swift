@@ -4,7 +4,7 @@ import CacheKitTesting
 import Testing
 
 /// Two-phase registration, typed resolution and the errors that name who is involved.
-@Suite(.timeLimit(.minutes(3))) struct ContainerTests {
+@Suite(.timeLimit(.minutes(10))) struct ContainerTests {
     struct Ledger: Sendable { var name = "ledger" }
     struct Statements: Sendable { var ledger: Ledger }
     struct Unregistered: Sendable {}

@@ -1,7 +1,7 @@
 import APICore
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct CredentialRulesTests {
+@Suite(.timeLimit(.minutes(10))) struct CredentialRulesTests {
     @Test(arguments: ["ada@example.com", "a.b+tag@mail.example.co.uk", "x_y@sub-domain.example.org", "o'neil@example.ie"])
     func acceptsPracticalAddresses(_ email: String) {
         #expect(CredentialRules.isValidEmail(email))

@@ -10,7 +10,7 @@ import Testing
 @testable import APICoreREST
 
 /// A GraphQL document is parsed once per operation type, never per call.
-@Suite(.timeLimit(.minutes(3))) struct DocumentParseTests {
+@Suite(.timeLimit(.minutes(10))) struct DocumentParseTests {
     struct CountedQuery: GraphQLQuery {
         static let document = "query Counted($id: ID!) { account(id: $id) { id balance } }"
         var id: String

@@ -10,7 +10,7 @@ import Testing
 
 /// A user's files are named by a keyed hash (security review, finding 12): hashing a list of likely user
 /// ids, as a thief of the folder would, finds no file; and a file named the old way is still found.
-@Suite(.timeLimit(.minutes(3))) struct FileNameHashTests {
+@Suite(.timeLimit(.minutes(10))) struct FileNameHashTests {
     func queue(in directory: URL) -> MutationQueue {
         MutationQueue(configuration: .init(directory: directory, tokenProvider: StaticTokenProvider(nil)))
     }

@@ -10,7 +10,7 @@ import Testing
 @testable import APICoreREST
 
 /// The GraphQL client against a real GraphQL endpoint (Hummingbird + GraphQLSwift) on 127.0.0.1.
-@Suite(.timeLimit(.minutes(3))) struct GraphQLClientTests {
+@Suite(.timeLimit(.minutes(10))) struct GraphQLClientTests {
     // MARK: The architecture's scenarios (REQ ARC-2)
 
     @Test func balanceCachedByTwoQueriesIsStoredOnce() async throws {
@@ -385,7 +385,7 @@ extension Result {
     var success: Success? { try? get() }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct GraphQLUserIsolationTests {
+@Suite(.timeLimit(.minutes(10))) struct GraphQLUserIsolationTests {
     @Test func anotherUsersRequestNeverReadsThePreviousUsersData() async throws {
         try await withBank { bank in
             let fixture = try GraphQLFixture(endpoint: bank.endpoint)
@@ -406,7 +406,7 @@ extension Result {
     }
 }
 
-@Suite(.timeLimit(.minutes(3))) struct GraphQLResultDecodingTests {
+@Suite(.timeLimit(.minutes(10))) struct GraphQLResultDecodingTests {
     struct Balance: Decodable, Equatable {
         struct Account: Decodable, Equatable {
             var id: String

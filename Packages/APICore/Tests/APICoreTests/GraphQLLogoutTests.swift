@@ -8,7 +8,7 @@ import Foundation
 import Testing
 
 /// Nothing of a user is written after the logout clear, whatever was in flight.
-@Suite(.timeLimit(.minutes(3))) struct GraphQLLogoutTests {
+@Suite(.timeLimit(.minutes(10))) struct GraphQLLogoutTests {
     @Test(arguments: [false, true]) func aMutationInFlightAtLogoutLeavesNothingOfItsUser(optimistic: Bool) async throws {
         try await withBank { bank in
             let directory = try TemporaryDirectory()

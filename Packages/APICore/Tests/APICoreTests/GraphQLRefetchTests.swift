@@ -23,7 +23,7 @@ struct TransactionPageQuery: GraphQLQuery {
 
 /// Refetch rules do what they say: bound to the mutation's variables, lists from their first page,
 /// background refetches cache-then-network, the least recently used queries forgotten first.
-@Suite(.timeLimit(.minutes(3))) struct GraphQLRefetchTests {
+@Suite(.timeLimit(.minutes(10))) struct GraphQLRefetchTests {
     @Test func aBoundRuleRefetchesOnlyThePaidAccountsBalance() async throws {
         try await withBank { bank in
             let rule = MutationRefetchRule(

@@ -7,7 +7,7 @@ import Foundation
 import Testing
 
 /// Watchers, mutations and optimistic updates against the bank on 127.0.0.1.
-@Suite(.timeLimit(.minutes(3))) struct GraphQLWatchTests {
+@Suite(.timeLimit(.minutes(10))) struct GraphQLWatchTests {
     @Test func aWatcherDeliversWhenAFieldItReadChangesAndNotOtherwise() async throws {
         try await withBank { bank in
             let fixture = try GraphQLFixture(endpoint: bank.endpoint)

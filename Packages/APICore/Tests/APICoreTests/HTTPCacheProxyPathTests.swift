@@ -10,7 +10,7 @@ import Testing
 /// The conformance suite's behaviours of the last round, each through `RESTClient.forward`, the code path
 /// `mib proxy` answers with (any status returned, the caller's fields as sent), against a real server on
 /// 127.0.0.1. Each is named after the suite's test it answers.
-@Suite(.timeLimit(.minutes(2))) struct HTTPCacheProxyPathTests {
+@Suite(.timeLimit(.minutes(10))) struct HTTPCacheProxyPathTests {
     static let date = "Thu, 01 Jan 2026 00:00:00 GMT"
 
     /// A fixture whose clock stands at ``date``.

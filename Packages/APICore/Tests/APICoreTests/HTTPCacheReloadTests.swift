@@ -10,7 +10,7 @@ import Testing
 /// What a reload, a force reload and an unsafe method do to stored responses (RFC 8246 §2, RFC 9111 §4.4),
 /// and an `Expires` whose names are in the wrong case (read anyway, as most caches do), against a real
 /// server on 127.0.0.1.
-@Suite(.timeLimit(.minutes(3))) struct HTTPCacheReloadTests {
+@Suite(.timeLimit(.minutes(10))) struct HTTPCacheReloadTests {
     static let body = #"{"id":3,"name":"three"}"#
 
     static func get(_ path: String, _ fields: HTTPFields = [:]) -> APIRequest<Item> {

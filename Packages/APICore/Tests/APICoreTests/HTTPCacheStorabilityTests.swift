@@ -11,7 +11,7 @@ import Testing
 
 /// What the HTTP cache may store (RFC 9111 §3, §5.2.2.3) and how `Vary` compares requests (§4.1), against a
 /// real server on 127.0.0.1.
-@Suite(.timeLimit(.minutes(3))) struct HTTPCacheStorabilityTests {
+@Suite(.timeLimit(.minutes(10))) struct HTTPCacheStorabilityTests {
     static let body = #"{"id":9,"name":"nine"}"#
 
     @Test(arguments: [299, 499, 599, 400])

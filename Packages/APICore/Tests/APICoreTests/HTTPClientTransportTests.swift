@@ -12,7 +12,7 @@ import Testing
 /// The AsyncHTTPClient transport over real HTTP on 127.0.0.1: bodies as the server sent them (an unknown
 /// `Content-Encoding` untouched, chunked framing decoded), no redirect followed, and every way a request
 /// can fail mapped to its `TransportError`.
-@Suite(.timeLimit(.minutes(3))) struct HTTPClientTransportTests {
+@Suite(.timeLimit(.minutes(10))) struct HTTPClientTransportTests {
     static let coded = Data([0x1F, 0x8B, 0x00, 0xFF, 0x42, 0x0A, 0x00])
 
     @Test func aBodyWithAnUnknownContentEncodingArrivesByteForByteWithItsFields() async throws {

@@ -11,7 +11,7 @@ import Testing
 
 /// Concurrent requests share one fetch only when they would get the same response, and an unsafe
 /// method invalidates only the URLs it names. Over real HTTP, through `forward` (`mib proxy`'s path).
-@Suite(.timeLimit(.minutes(3))) struct HTTPCoalescingTests {
+@Suite(.timeLimit(.minutes(10))) struct HTTPCoalescingTests {
     static func text(_ response: APIResponse<Data>) -> String { String(decoding: response.value, as: UTF8.self) }
 
     @Test func requestsThatDifferInAHeaderTheResponseVariesOnAreNotMerged() async throws {

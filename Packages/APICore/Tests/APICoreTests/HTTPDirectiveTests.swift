@@ -18,7 +18,7 @@ final class Flag: Sendable {
 }
 
 /// What RFC 9111 and RFC 5861 let a private cache store and reuse, over real HTTP.
-@Suite(.timeLimit(.minutes(3))) struct HTTPDirectiveTests {
+@Suite(.timeLimit(.minutes(10))) struct HTTPDirectiveTests {
     @Test func anyFinalStatusWithExplicitFreshnessIsStoredAndAKitStillGetsItsTypedError() async throws {
         try await withTestServer({ router in
             router.get("gone") { _, _ in
@@ -117,7 +117,7 @@ final class Flag: Sendable {
 }
 
 /// A 304 makes the stored response as young as the 304.
-@Suite(.timeLimit(.minutes(3))) struct RevalidationAgeTests {
+@Suite(.timeLimit(.minutes(10))) struct RevalidationAgeTests {
     static func httpDate(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

@@ -5,7 +5,7 @@ import Testing
 @testable import APICoreREST
 
 /// A shared request lets go of everything once it is over.
-@Suite(.timeLimit(.minutes(3))) struct InFlightRequestsTests {
+@Suite(.timeLimit(.minutes(10))) struct InFlightRequestsTests {
     /// Sets its flag when it is deallocated.
     final class Tracked: Sendable {
         let released: Locked<Bool>

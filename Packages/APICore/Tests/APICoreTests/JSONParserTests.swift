@@ -3,7 +3,7 @@ import Testing
 
 @testable import APICore
 
-@Suite(.timeLimit(.minutes(3))) struct JSONParserTests {
+@Suite(.timeLimit(.minutes(10))) struct JSONParserTests {
     @Test func parsesEveryKindOfValueAndKeepsIntegersApartFromBooleans() throws {
         let text = #"{"a": [0, 1, true, false, null, -2.5e3, 9223372036854775807, 1e400], "b": {"c": "x\"\\\/\n\u00e9\ud83d\ude00"}}"#
         // 1e400 is not a finite number.
@@ -52,7 +52,7 @@ import Testing
 }
 
 /// RFC 8259 strictly: what `JSONSerialization` refuses is refused too, with the byte offset.
-@Suite(.timeLimit(.minutes(3))) struct StrictJSONTests {
+@Suite(.timeLimit(.minutes(10))) struct StrictJSONTests {
     @Test(arguments: [
         ("05", 1), ("-008", 2), ("[01]", 2), ("2.", 2), ("0.", 2), ("-", 1), ("1e", 2), ("1e+", 3), ("1.e5", 2),
         ("-.5", 1), (".5", 0), ("+1", 0), ("[1,]", 3), (#"{"a":1,}"#, 7), ("01.5", 1),

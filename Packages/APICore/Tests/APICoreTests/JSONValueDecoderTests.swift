@@ -8,7 +8,7 @@ import Testing
 
 /// `JSONValueDecoder` must decode every type exactly as `JSONDecoder` does from the same JSON, and fail
 /// with the same kind of error and coding path, since `GraphQLResult.decode` switched from one to the other.
-@Suite(.timeLimit(.minutes(3))) struct JSONValueDecoderTests {
+@Suite(.timeLimit(.minutes(10))) struct JSONValueDecoderTests {
     struct Merchant: Codable, Hashable {
         var id: String
         var name: String?

@@ -11,7 +11,7 @@ import Testing
 /// `registry.setDefaultTimeout(_:forFeature:)` is one mechanism for the three caches: a
 /// `CacheManager` without a default of its own, a REST request declaring `Cacheable` without a
 /// timeout, and a GraphQL query all keep the feature's data for the kit's default.
-@Suite(.timeLimit(.minutes(3))) struct KitDefaultTimeoutTests {
+@Suite(.timeLimit(.minutes(10))) struct KitDefaultTimeoutTests {
     struct NotesKit: FeatureKit {
         let name = "notes"
         func register(in registry: KitRegistry) throws(ContainerError) {

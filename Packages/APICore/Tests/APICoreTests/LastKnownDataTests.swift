@@ -10,7 +10,7 @@ import Hummingbird
 import Testing
 
 /// Every result says how old its data is; a screen that could not load shows its last known data.
-@Suite(.timeLimit(.minutes(3))) struct LastKnownDataTests {
+@Suite(.timeLimit(.minutes(10))) struct LastKnownDataTests {
     @Test func aMustRevalidateResponseIsNeverServedStaleButIsTheLastKnownDataWithItsAge() async throws {
         let server = try await TestServer.start { router in
             router.get("catalog") { _, _ in

@@ -8,7 +8,7 @@ import Testing
 
 /// Parsing operations, field keys, normalization and reading back (REQ ARC-2's "Normalized Cache
 /// with Custom Keys" and "Apollo Query-Based Caching").
-@Suite(.timeLimit(.minutes(3))) struct NormalizationTests {
+@Suite(.timeLimit(.minutes(10))) struct NormalizationTests {
     /// Keys accounts by id, tagging them with their own id as account.
     struct AccountKeys: CacheKeyProvider {
         let typenames: Set<String> = ["Account"]

@@ -11,7 +11,7 @@ import Testing
 
 /// A GraphQL mutation through the ``MutationQueue``: its optimistic update shows at once, survives
 /// retries and a restart of the queue, and is rolled back exactly when the server refuses it for good.
-@Suite(.timeLimit(.minutes(3))) struct QueuedGraphQLMutationTests {
+@Suite(.timeLimit(.minutes(10))) struct QueuedGraphQLMutationTests {
     static let payment = QueuedRequest.graphQL(
         document: PaymentMutation.document,
         variables: ["accountId": "100", "amount": 100])

@@ -8,7 +8,7 @@ import Testing
 
 /// REQ OFF-7, at the last step: a queued change is sent only while its owner is signed in. If another
 /// user signed in between the queue reading its user and the request being prepared, nothing leaves.
-@Suite(.timeLimit(.minutes(3))) struct QueuedSendOwnerTests {
+@Suite(.timeLimit(.minutes(10))) struct QueuedSendOwnerTests {
     @Test func aQueuedChangeOfAnotherUserIsNotSentWithTheSignedInUsersToken() async throws {
         let transport = RecordingTransport()
         transport.stub(.put, "/api/favorites/f1", status: 200)

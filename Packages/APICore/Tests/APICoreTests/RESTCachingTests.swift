@@ -10,7 +10,7 @@ import Hummingbird
 import Testing
 
 /// The HTTP cache against a real server on 127.0.0.1: validation, freshness, Vary, invalidation.
-@Suite(.timeLimit(.minutes(3))) struct RESTCachingTests {
+@Suite(.timeLimit(.minutes(10))) struct RESTCachingTests {
     @Test func eTagRoundTripSendsIfNoneMatchAndReturnsTheCachedBodyOn304() async throws {
         try await withTestServer({ router in
             router.get("etag") { request, _ in

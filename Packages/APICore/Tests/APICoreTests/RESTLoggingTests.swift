@@ -8,7 +8,7 @@ import Logging
 import Testing
 
 /// What the client promises to log, it logs, with keys redacted.
-@Suite(.timeLimit(.minutes(3))) struct RESTLoggingTests {
+@Suite(.timeLimit(.minutes(10))) struct RESTLoggingTests {
     @Test func aCachedResponseThatNoLongerDecodesIsDroppedAndLoggedRedacted() async throws {
         let transport = RecordingTransport()
         transport.stub(

@@ -11,7 +11,7 @@ import Testing
 @testable import APICoreREST
 
 /// De-duplication, errors, auth events, retries and transport failures against a real server.
-@Suite(.timeLimit(.minutes(3))) struct RESTReliabilityTests {
+@Suite(.timeLimit(.minutes(10))) struct RESTReliabilityTests {
     @Test func fiftyConcurrentIdenticalGetsReachTheServerOnceAndACancelledCallerLeavesTheOthers() async throws {
         let gate = AsyncGate()
         try await withTestServer({ router in

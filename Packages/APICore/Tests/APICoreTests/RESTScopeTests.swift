@@ -9,7 +9,7 @@ import Testing
 
 /// A kit scopes a REST entry to an account (and tags) without knowing the user: the client adds the
 /// signed-in user, so clearing the account reaches it and another user never reads it.
-@Suite(.timeLimit(.minutes(3))) struct RESTScopeTests {
+@Suite(.timeLimit(.minutes(10))) struct RESTScopeTests {
     @Test func anAccountAddedByTheKitIsClearedWithItsAccountAndKeepsItsUser() async throws {
         let transport = RecordingTransport()
         transport.stub(

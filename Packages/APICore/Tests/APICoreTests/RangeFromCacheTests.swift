@@ -11,7 +11,7 @@ import Testing
 
 /// A `Range` request through `forward` (what `mib proxy` uses) is answered from a fresh stored complete
 /// response (RFC 9110 §14): a 206 with its `Content-Range`, and no request to the origin.
-@Suite(.timeLimit(.minutes(3))) struct RangeFromCacheTests {
+@Suite(.timeLimit(.minutes(10))) struct RangeFromCacheTests {
     static let body = "0123456789"
 
     func withFile(_ body: (ClientFixture, TestServer, String) async throws -> Void) async throws {

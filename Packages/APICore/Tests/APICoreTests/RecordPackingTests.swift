@@ -4,7 +4,7 @@ import Testing
 @testable import APICore
 @testable import APICoreGraphQL
 
-@Suite(.timeLimit(.minutes(3))) struct RecordPackingTests {
+@Suite(.timeLimit(.minutes(10))) struct RecordPackingTests {
     static let date = Date(timeIntervalSince1970: 1_800_000_000.25)
 
     static let fields: [String: RecordValue] = [

@@ -11,7 +11,7 @@ import Testing
 /// records, and now and then clears everything, until it is killed with SIGKILL at a random moment. Whatever
 /// the moment, the relaunched store reads every record it has, and they all come from one merge: a
 /// transaction is in the file whole or not at all.
-@Suite(.timeLimit(.minutes(5))) struct RecordStoreCrashTests {
+@Suite(.timeLimit(.minutes(10))) struct RecordStoreCrashTests {
     static let childVariable = "APICORE_RECORD_STORE_CRASH_CHILD"
     static let recordCount = 40
 

@@ -8,7 +8,7 @@ import Testing
 @testable import APICoreGraphQL
 
 /// One suite for both record stores, then what only the SQLite store does.
-@Suite(.timeLimit(.minutes(3))) struct RecordStoreTests {
+@Suite(.timeLimit(.minutes(10))) struct RecordStoreTests {
     enum Kind: String, CaseIterable, CustomTestStringConvertible {
         case memory, sqlite
         var testDescription: String { rawValue }

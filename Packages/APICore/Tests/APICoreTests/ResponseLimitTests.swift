@@ -10,7 +10,7 @@ import Testing
 
 /// A hostile or broken server cannot exhaust the app's memory: each transport refuses a body past its limit
 /// with a typed error, announced (`Content-Length`) or streamed (chunked), and still reads one under it.
-@Suite(.timeLimit(.minutes(3))) struct ResponseLimitTests {
+@Suite(.timeLimit(.minutes(10))) struct ResponseLimitTests {
     static let limit = 10_240
 
     static func routes(_ router: Router<BasicRequestContext>) {

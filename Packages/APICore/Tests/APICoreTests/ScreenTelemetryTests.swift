@@ -5,7 +5,7 @@ import MetricsTestKit
 import Testing
 
 /// Screens, time-to-interactive by source, time on screen, the funnel and opting out (REQ OBS-4).
-@Suite(.timeLimit(.minutes(3))) struct ScreenTelemetryTests {
+@Suite(.timeLimit(.minutes(10))) struct ScreenTelemetryTests {
     @Test func timeToInteractiveIsSplitBySourceWithPercentilesFromAHistogram() {
         let clock = ManualClock()
         let metrics = TestMetrics()

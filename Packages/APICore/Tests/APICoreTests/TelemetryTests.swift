@@ -11,7 +11,7 @@ import Testing
 @testable import APICoreREST
 
 /// Error and retry telemetry (REQ OBS-1), the error-rate alert (OBS-2) and `Retry-After` (OBS-3).
-@Suite(.timeLimit(.minutes(3))) struct TelemetryTests {
+@Suite(.timeLimit(.minutes(10))) struct TelemetryTests {
     /// Keeps every event a sink receives.
     final class EventRecorder: APITelemetrySink {
         private let recorded = Locked<[APITelemetryEvent]>([])

@@ -10,7 +10,7 @@ import Testing
 
 /// `GraphQLClient.fetch(_:as:)`: a fresh hit decodes straight from the records and must give exactly what
 /// the tree and `JSONDecoder` give; a miss, stale data or a type that does not fit goes the tree's way.
-@Suite(.timeLimit(.minutes(3))) struct TypedReadTests {
+@Suite(.timeLimit(.minutes(10))) struct TypedReadTests {
     struct Details: Decodable, Sendable, Equatable {
         struct Transaction: Decodable, Sendable, Equatable {
             var id: String

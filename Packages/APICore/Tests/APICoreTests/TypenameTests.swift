@@ -10,7 +10,7 @@ import Testing
 
 /// A canned response without `__typename` is stored but never read back: the client says so once,
 /// names the path, and a cache-only read names what it lacked. `GraphQLStub` adds them.
-@Suite(.timeLimit(.minutes(3))) struct TypenameTests {
+@Suite(.timeLimit(.minutes(10))) struct TypenameTests {
     func fixture(_ body: Data, logs: LogRecorder? = nil) throws -> (GraphQLFixture, RecordingTransport) {
         let transport = RecordingTransport()
         transport.stub(.post, "/graphql", status: 200, body: body)

@@ -14,7 +14,7 @@ import Testing
 
 /// The kit's logic with a recording transport: keys, registration, validation and error mapping.
 /// Its behaviour against a real GraphQL server is in the root's `AccountsKitAgainstBackendTests`.
-@Suite(.timeLimit(.minutes(3))) struct AccountsKitTests {
+@Suite(.timeLimit(.minutes(10))) struct AccountsKitTests {
     struct Fixture {
         let transport = RecordingTransport()
         let clock = ManualClock()

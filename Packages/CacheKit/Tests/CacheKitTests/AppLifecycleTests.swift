@@ -3,7 +3,7 @@ import CacheKitTesting
 import Foundation
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct AppLifecycleTests {
+@Suite(.timeLimit(.minutes(10))) struct AppLifecycleTests {
     @Test func returningAfterMoreThanAnHourMakesEverythingStaleButKeepsItReadable() async throws {
         let fixture = try ManagerFixture()
         let manager = try fixture.manager(Profile.self)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import CacheKit
 
-@Suite(.timeLimit(.minutes(3))) struct CRC32Tests {
+@Suite(.timeLimit(.minutes(10))) struct CRC32Tests {
     /// The byte-at-a-time definition the sliced version must agree with.
     static func reference(_ bytes: [UInt8]) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// One budget for the whole app, enforced across participants.
-@Suite("Cache budget", .timeLimit(.minutes(3)))
+@Suite("Cache budget", .timeLimit(.minutes(10)))
 struct CacheBudgetTests {
     @Test("allowances: caps first, then everyone scaled down by the same factor")
     func allowances() {

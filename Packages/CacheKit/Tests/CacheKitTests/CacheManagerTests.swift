@@ -51,7 +51,7 @@ final class LoadCounter: Sendable {
     }
 }
 
-@Suite("CacheManager", .timeLimit(.minutes(3)))
+@Suite("CacheManager", .timeLimit(.minutes(10)))
 struct CacheManagerTests {
     let alice = Profile(name: "Alice", email: "alice@example.com")
 

@@ -6,7 +6,7 @@ import Logging
 import Testing
 
 /// What only a persistent store must do: survive restarts, damage and removal.
-@Suite("DiskStore", .timeLimit(.minutes(3)))
+@Suite("DiskStore", .timeLimit(.minutes(10)))
 struct DiskStoreTests {
     @Test("a new store on the same folder sees the entries, their scope and expiry")
     func survivesRestart() throws {
@@ -164,7 +164,7 @@ struct DiskStoreTests {
     }
 }
 
-@Suite("MemoryStore", .timeLimit(.minutes(3)))
+@Suite("MemoryStore", .timeLimit(.minutes(10)))
 struct MemoryStoreTests {
     @Test("the count limit evicts the oldest entry not read since; a read gives an entry a second chance")
     func countLimit() {

@@ -6,7 +6,7 @@ import Testing
 /// `MemoryStore` evicts by second chance (CLOCK), not true LRU, so that a hit never re-links the list.
 /// This measures what that costs in hits: both policies replay the same seeded traces with the same
 /// capacity, and the store must stay within a point of the true LRU.
-@Suite("Eviction policy", .timeLimit(.minutes(3)))
+@Suite("Eviction policy", .timeLimit(.minutes(10)))
 struct EvictionPolicyTests {
     /// A textbook LRU (dictionary and doubly linked list over arrays): the reference the store is held to.
     struct TrueLRU {

@@ -9,7 +9,7 @@ import Testing
 /// with SIGKILL at a random moment. Whatever the moment, the relaunched cache never reads back an image
 /// whose bytes differ from what was stored under its key, and every byte in its file is in its
 /// accounting: no file beside its database, and the bytes it counts are the bytes its rows hold.
-@Suite(.timeLimit(.minutes(5))) struct ImageCacheCrashTests {
+@Suite(.timeLimit(.minutes(10))) struct ImageCacheCrashTests {
     static let childVariable = "CACHEKIT_IMAGE_CACHE_CRASH_CHILD"
     static let byteLimit = 60 * 1_024
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The image cache's size on disk, its write-ahead log included, against its limit. A suite of its own: it
 /// writes 20 MB, which ThreadSanitizer runs in a pass of its own (`Tools/tsan.sh`).
-@Suite(.timeLimit(.minutes(3))) struct ImageCacheDiskSizeTests {
+@Suite(.timeLimit(.minutes(10))) struct ImageCacheDiskSizeTests {
     /// The files on disk (the database, its write-ahead log and its index) stay under the limit: the log is
     /// part of the cache's size, not beside it.
     @Test func itsFilesOnDiskLogIncludedStayUnderItsLimit() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// ``ImageCache`` on real files: shared loads, only images kept, users apart, least recently used
 /// eviction, clearing, and a corrupt image never read back.
-@Suite(.timeLimit(.minutes(3))) struct ImageCacheTests {
+@Suite(.timeLimit(.minutes(10))) struct ImageCacheTests {
     /// A small PNG whose bytes follow from `seed`.
     static func image(_ seed: String, bytes: Int = 1_000) -> Data {
         var data = Data("\(seed)#".utf8)

@@ -3,7 +3,7 @@ import CacheKitTesting
 import Foundation
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct PreferencesStoreTests {
+@Suite(.timeLimit(.minutes(10))) struct PreferencesStoreTests {
     @Test func valuesSurviveAReopenAndEraseLeavesNoFile() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

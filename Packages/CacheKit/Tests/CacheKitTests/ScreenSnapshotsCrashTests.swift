@@ -8,7 +8,7 @@ import Testing
 /// store reads a whole snapshot of one save made after the child said it had started (never a mix of two,
 /// never none), and its next save leaves nothing but the snapshot in the folder, the temporary file of a
 /// write the kill cut short included. Half the trials kill the child while a write is half done.
-@Suite(.timeLimit(.minutes(5))) struct ScreenSnapshotsCrashTests {
+@Suite(.timeLimit(.minutes(10))) struct ScreenSnapshotsCrashTests {
     static let childVariable = "CACHEKIT_SNAPSHOTS_CRASH_CHILD"
 
     /// What the screen shows at `generation`: about 20 KB that follow from it, so a write takes a while.

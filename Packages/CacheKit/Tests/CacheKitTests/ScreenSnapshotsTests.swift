@@ -5,7 +5,7 @@ import Testing
 
 /// ``ScreenSnapshots``: what a screen showed, for its user only, gone with any clearing, and never a
 /// damaged file read as a screen.
-@Suite(.timeLimit(.minutes(3))) struct ScreenSnapshotsTests {
+@Suite(.timeLimit(.minutes(10))) struct ScreenSnapshotsTests {
     struct Home: Codable, Sendable, Hashable {
         var balance: Int
         var names: [String]

@@ -6,7 +6,7 @@ import Testing
 
 /// ``SearchIndex``: prefix search on any word without case or diacritics, phone numbers by digits,
 /// ranking and pages, and changes that reach the index only when their transaction commits.
-@Suite(.timeLimit(.minutes(3))) struct SearchIndexTests {
+@Suite(.timeLimit(.minutes(10))) struct SearchIndexTests {
     static func contact(_ id: String, _ name: String, emails: [String] = [], phones: [String] = []) -> SearchDocument {
         SearchDocument(id: id, sortKey: name, fields: [.name(name), .text(emails), .phones(phones)])
     }

@@ -5,7 +5,7 @@ import Testing
 @testable import CacheKit
 
 /// How the index reads text: Latin text scalar by scalar, everything else through Foundation, the same terms either way.
-@Suite(.timeLimit(.minutes(3))) struct SearchTextTests {
+@Suite(.timeLimit(.minutes(10))) struct SearchTextTests {
     /// 3,000 random texts (ASCII letters of both cases, digits, punctuation, spaces, tabs, line ends, every
     /// Latin letter from U+00C0 to U+024F, combining marks, other scripts) folded and cut into words and phone
     /// terms as Foundation's slow way in `BruteForce` does.

@@ -4,7 +4,7 @@ import Testing
 
 /// ``SpawnedProcess``, the tests' one way to start a child: how it ended, its output, and a program that
 /// is not there.
-@Suite(.timeLimit(.minutes(3))) struct SpawnedProcessTests {
+@Suite(.timeLimit(.minutes(10))) struct SpawnedProcessTests {
     @Test func anExitStatusAndAKillAreToldApart() async throws {
         let exits = try SpawnedProcess.start("/bin/sh", arguments: ["-c", "exit 3"])
         #expect(await exits.waitUntilExit() == .exited(3))

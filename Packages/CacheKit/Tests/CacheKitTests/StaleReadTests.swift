@@ -3,7 +3,7 @@ import CacheKitTesting
 import Foundation
 import Testing
 
-@Suite("Last known data: stale reads with their age", .timeLimit(.minutes(3)))
+@Suite("Last known data: stale reads with their age", .timeLimit(.minutes(10)))
 struct StaleReadTests {
     struct Offline: Error {}
     let alice = Profile(name: "Alice", email: "alice@example.com")

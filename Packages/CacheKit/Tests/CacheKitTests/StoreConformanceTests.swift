@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// One suite, every store: what any `CacheStore` must do.
-@Suite("Store conformance", .timeLimit(.minutes(3)))
+@Suite("Store conformance", .timeLimit(.minutes(10)))
 struct StoreConformanceTests {
     @Test("a stored value is a hit; an absent key is a miss", arguments: StoreKind.allCases)
     func hitAndMiss(kind: StoreKind) throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// ``SyncRunner/states()`` at its edges: the signed-in user's last completion is read when first asked, and a
 /// clearing that comes while it is being read wins (the next user never sees the last one's date).
-@Suite(.timeLimit(.minutes(3))) struct SyncStateTests {
+@Suite(.timeLimit(.minutes(10))) struct SyncStateTests {
     /// A source whose checkpoint reads wait at a gate; each user completed a sync at their own date.
     struct GatedSource: SyncSource {
         let name = "gated"

@@ -7,7 +7,7 @@ import Testing
 /// ``SyncRunner`` and ``BackgroundSync`` over a source that stores into a real SQLite file: full, then
 /// incremental, then full again after the maximum offline duration; a run cut off by its budget, a
 /// failure or the system's expiration keeps what it stored and the next run resumes there.
-@Suite(.timeLimit(.minutes(3))) struct SyncTests {
+@Suite(.timeLimit(.minutes(10))) struct SyncTests {
     @Test func aFirstRunIsFullTheNextIncrementalAndAFullOneAgainPastTheMaximumOfflineDuration() async throws {
         try await withSource { (source, clock) async throws in
             let runner = SyncRunner(source, clock: clock)

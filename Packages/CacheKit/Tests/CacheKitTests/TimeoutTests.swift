@@ -3,7 +3,7 @@ import CacheKitTesting
 import Foundation
 import Testing
 
-@Suite("Timeouts and settings", .timeLimit(.minutes(3)))
+@Suite("Timeouts and settings", .timeLimit(.minutes(10)))
 struct TimeoutTests {
     let storedAt = Date(timeIntervalSince1970: 1_768_478_400)
 
@@ -100,7 +100,7 @@ struct TimeoutTests {
     }
 }
 
-@Suite("RedactedKey", .timeLimit(.minutes(3)))
+@Suite("RedactedKey", .timeLimit(.minutes(10)))
 struct RedactedKeyTests {
     @Test("personal data never appears; the namespace stays; the same key gives the same token")
     func redaction() {
@@ -124,7 +124,7 @@ struct RedactedKeyTests {
     }
 }
 
-@Suite("Metrics", .timeLimit(.minutes(3)))
+@Suite("Metrics", .timeLimit(.minutes(10)))
 struct MetricsTests {
     @Test("counts per store and per feature, with hit rates")
     func registry() {

@@ -3,7 +3,7 @@ import CacheKitTesting
 import Foundation
 import Testing
 
-@Suite("UnifiedCacheManager", .timeLimit(.minutes(3)))
+@Suite("UnifiedCacheManager", .timeLimit(.minutes(10)))
 struct UnifiedCacheManagerTests {
     /// Two real managers (one on disk, one in memory) and a recording participant.
     struct World {

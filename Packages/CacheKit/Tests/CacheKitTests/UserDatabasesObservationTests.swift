@@ -6,7 +6,7 @@ import Testing
 
 /// ``UserDatabases/observe(lease:tables:empty:_:)``: the value now, again after each commit, nothing once
 /// the files are cleared, never another user's, and nothing left running once the screen goes away.
-@Suite(.timeLimit(.minutes(3))) struct UserDatabasesObservationTests {
+@Suite(.timeLimit(.minutes(10))) struct UserDatabasesObservationTests {
     private func withFiles(_ body: (UserDatabases) async throws -> Void) async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

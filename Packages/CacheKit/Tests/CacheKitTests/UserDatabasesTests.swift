@@ -6,7 +6,7 @@ import Testing
 
 /// ``UserDatabases`` at its edges: a write of work begun before a clearing is refused and recreates
 /// nothing, a read never creates a file, and many readers beside a writer on one file never fail.
-@Suite(.timeLimit(.minutes(3))) struct UserDatabasesTests {
+@Suite(.timeLimit(.minutes(10))) struct UserDatabasesTests {
     private func withFiles(_ body: (UserDatabases) async throws -> Void) async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

@@ -11,7 +11,7 @@ import Testing
 @testable import CatalogKit
 
 /// The use cases over an in-memory catalog server: limits, paging, restarts, timeouts and policies.
-@Suite(.timeLimit(.minutes(3))) struct CatalogClientTests {
+@Suite(.timeLimit(.minutes(10))) struct CatalogClientTests {
     @Test(arguments: [0, -1, 101, Int.max]) func aLimitOutOfRangeFailsBeforeAnyRequest(_ limit: Int) async throws {
         let fixture = try CatalogFixture()
         await #expect(throws: CatalogError.invalidLimit(limit)) { try await fixture.client.page(limit: limit) }

@@ -8,7 +8,7 @@ import Testing
 @testable import CatalogKit
 
 /// The kit as the composition root installs it.
-@Suite(.timeLimit(.minutes(3))) struct CatalogKitRegistrationTests {
+@Suite(.timeLimit(.minutes(10))) struct CatalogKitRegistrationTests {
     @Test func theKitProvidesItsClientTimeoutsAndACacheClearedWithEverythingElse() async throws {
         let fixture = try CatalogFixture()
         let unified = UnifiedCacheManager(timeouts: fixture.environment.timeouts, logger: fixture.environment.logger)

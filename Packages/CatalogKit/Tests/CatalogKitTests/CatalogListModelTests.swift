@@ -9,7 +9,7 @@ import Testing
 @testable import CatalogKit
 
 /// The list model: stale-while-revalidate, pull-to-refresh, prefetch, restart and filter changes.
-@Suite(.timeLimit(.minutes(3))) struct CatalogListModelTests {
+@Suite(.timeLimit(.minutes(10))) struct CatalogListModelTests {
     /// What one state shows, compactly.
     struct Seen: Hashable {
         var phase: CatalogListModel.Phase

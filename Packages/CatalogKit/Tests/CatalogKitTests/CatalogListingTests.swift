@@ -4,7 +4,7 @@ import Testing
 @testable import CatalogKit
 
 /// Joining pages, and the prefetch rule.
-@Suite(.timeLimit(.minutes(3))) struct CatalogListingTests {
+@Suite(.timeLimit(.minutes(10))) struct CatalogListingTests {
     func page(_ slugs: [String], next: String?) -> CatalogPage {
         CatalogPage(
             pillars: [

@@ -6,7 +6,7 @@ import Testing
 @testable import CatalogKit
 
 /// The contract's JSON, decoded exactly, and the catalog's order.
-@Suite(.timeLimit(.minutes(3))) struct CatalogModelsTests {
+@Suite(.timeLimit(.minutes(10))) struct CatalogModelsTests {
     /// The catalog contract's first page (REQ CAT-1).
     static let seedFirstPage = """
         {

@@ -5,7 +5,7 @@ import ChatHistoryKitTesting
 import Foundation
 import Testing
 
-@Suite(.timeLimit(.minutes(3))) struct ChatHistoryStoreTests {
+@Suite(.timeLimit(.minutes(10))) struct ChatHistoryStoreTests {
     @Test func aVersion1FileOpensWithEveryThreadAndMessageAndTheNewColumns() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -126,7 +126,7 @@ extension ContactsClient {
             let serialized = body.serialized()
             try await change(
                 .importContacts(chunk), .post, "/contacts/import", body: serialized, name: Mutation.importContacts,
-                key: "import-" + StableHash.sha256(user + "\u{1F}" + String(decoding: serialized, as: UTF8.self)))
+                key: "import-" + StableHash.sha256(user + "\u{1F}" + String(decoding: serialized, as: UTF8.self)), for: user)
         }
         return contacts
     }
@@ -183,9 +183,9 @@ extension ContactsClient {
 
     /// Files a dispute of the score, queued.
     public func fileDispute(reason: String) async throws(ContactsError) {
-        _ = try await currentUser()
+        let user = try await currentUser()
         let body = JSONValue.object(["id": .string(UUID().uuidString), "reason": .string(reason)])
-        try await enqueue(.post, "/disputes", body: body.serialized(), name: Mutation.fileDispute, key: UUID().uuidString)
+        try await enqueue(.post, "/disputes", body: body.serialized(), name: Mutation.fileDispute, key: UUID().uuidString, owner: user)
     }
 
     // MARK: Steps
@@ -195,11 +195,13 @@ extension ContactsClient {
     @discardableResult
     func change(
         _ local: LocalChange, _ method: HTTPRequest.Method, _ path: String, body: Data, name: String, key: String = UUID().uuidString,
-        recordId: String? = nil, creates: String? = nil
+        recordId: String? = nil, creates: String? = nil, for user: String? = nil
     ) async throws(ContactsError) -> ContactsChange {
         let handle = ContactsChange(id: key, mutation: name, recordId: recordId ?? local.contactIds.first ?? local.circleIds.first)
         guard let queue else { throw .noQueue }
         let lease = try await currentLease()
+        // A change begun for one user (an import's later chunks) is never filed for another who signed in since.
+        if let user, lease.userId != user { throw .signedOut }
         // A screen may hold a record's device id after the kit renamed it to the server's: the change acts on
         // the record under its new id (the store resolves it again when it records the change, and the queue
         // rewrites the request).

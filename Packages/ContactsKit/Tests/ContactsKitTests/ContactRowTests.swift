@@ -6,7 +6,7 @@ import Testing
 @testable import ContactsKit
 
 /// A row built without `Codable` (what a full sync writes ten thousand times) holds what `Codable` would.
-@Suite(.timeLimit(.minutes(3))) struct ContactRowTests {
+@Suite(.timeLimit(.minutes(10))) struct ContactRowTests {
     /// 2,000 random contacts (quotes, backslashes, control characters, emoji, accents; with and without a
     /// photo; unknown classes): the body reads back as the `Codable` body does, and the date is the string
     /// JSONEncoder's `.iso8601` writes, before 1970 and with fractions of a second too.

@@ -7,7 +7,7 @@ import Testing
 
 /// The address book's file: every earlier version opens with its data, search works from what it holds,
 /// users never share a file, and erasing leaves nothing.
-@Suite(.timeLimit(.minutes(3))) struct ContactsStoreTests {
+@Suite(.timeLimit(.minutes(10))) struct ContactsStoreTests {
     @Test func aVersion1FileOpensWithItsContactsCirclesScoreAndSyncAndIsSearchable() throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

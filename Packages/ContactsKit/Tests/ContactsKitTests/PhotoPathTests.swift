@@ -6,7 +6,7 @@ import Testing
 
 /// A contact's photo address comes from the server, so the kit loads it only as a path on the app's own
 /// server (security review two, finding 1): an absolute URL, or a `//host` one, is refused before any request.
-@Suite(.timeLimit(.minutes(3))) struct PhotoPathTests {
+@Suite(.timeLimit(.minutes(10))) struct PhotoPathTests {
     static func contact(_ photoPath: String?) -> Contact {
         Contact(id: "c1", displayName: "Ada", photoPath: photoPath, updatedAt: Date(timeIntervalSince1970: 0))
     }

@@ -8,7 +8,7 @@ import Testing
 
 /// A user's search index never outlives a clearing of the user's files: one built while a logout cleared them is
 /// dropped, not kept with the user's contacts in memory until the next sign-in.
-@Suite(.timeLimit(.minutes(3))) struct SearchIndexLifetimeTests {
+@Suite(.timeLimit(.minutes(10))) struct SearchIndexLifetimeTests {
     @Test func anIndexBuiltWhileTheFilesWereClearedIsNotKept() async throws {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }

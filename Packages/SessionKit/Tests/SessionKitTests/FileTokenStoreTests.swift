@@ -4,7 +4,7 @@ import SessionKit
 import Testing
 
 /// The token file: owner-only, atomic, and a clear error for a damaged file.
-@Suite(.timeLimit(.minutes(3))) struct FileTokenStoreTests {
+@Suite(.timeLimit(.minutes(10))) struct FileTokenStoreTests {
     @Test func theFileIsOwnerOnlyAndSurvivesReopening() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -48,7 +48,7 @@ import Testing
 }
 
 /// What a process killed in the middle of a save leaves, and that the store removes it.
-@Suite(.timeLimit(.minutes(3))) struct FileTokenStoreCrashTests {
+@Suite(.timeLimit(.minutes(10))) struct FileTokenStoreCrashTests {
     /// Set in the child process only: the token file it saves to, again and again.
     static let childVariable = "MIB_FILE_TOKEN_STORE_CRASH_CHILD"
 

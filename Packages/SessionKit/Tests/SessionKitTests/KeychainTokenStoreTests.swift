@@ -5,7 +5,7 @@
 
     /// ``KeychainTokenStore`` against the real Keychain (Apple platforms only: the Apple workflow runs it).
     /// Each test has a service of its own, so tests running side by side never share an item.
-    @Suite(.timeLimit(.minutes(3))) struct KeychainTokenStoreTests {
+    @Suite(.timeLimit(.minutes(10))) struct KeychainTokenStoreTests {
         static func store(_ account: String = "session-token") -> KeychainTokenStore {
             KeychainTokenStore(service: "MIBTests.\(UUID().uuidString)", account: account)
         }

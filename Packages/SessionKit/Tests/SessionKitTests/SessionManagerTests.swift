@@ -9,7 +9,7 @@ import SessionKitTesting
 import Testing
 
 /// The session's state machine, over a recording transport and recording cache participants.
-@Suite(.timeLimit(.minutes(3))) struct SessionManagerTests {
+@Suite(.timeLimit(.minutes(10))) struct SessionManagerTests {
     let transport = RecordingTransport()
     let store: InMemoryTokenStore
     let caches = UnifiedCacheManager(timeouts: CacheTimeoutPolicy())

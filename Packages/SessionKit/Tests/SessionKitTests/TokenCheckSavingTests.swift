@@ -9,7 +9,7 @@ import Testing
 
 /// A launch's token check writes the token file only when what it learned changes what is stored: a
 /// relaunch soon after the last check costs no durable write beside its first screen.
-@Suite(.timeLimit(.minutes(3))) struct TokenCheckSavingTests {
+@Suite(.timeLimit(.minutes(10))) struct TokenCheckSavingTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
     /// Launches with `stored` against a server that accepts it, answering `body`; returns the token held after.

@@ -5,7 +5,7 @@ import Testing
 /// Every seed-corpus file and every input a fuzzer ever crashed on (Tools/Fuzz/Corpus and
 /// Tools/Fuzz/Regressions), replayed through the fuzz targets' bodies as ordinary tests, so that CI
 /// catches a regression without running a fuzzer.
-@Suite(.timeLimit(.minutes(3))) struct FuzzRegressionTests {
+@Suite(.timeLimit(.minutes(10))) struct FuzzRegressionTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

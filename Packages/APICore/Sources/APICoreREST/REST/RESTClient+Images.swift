@@ -19,6 +19,26 @@ public enum ImageRequestError: Error, Sendable {
     }
 }
 
+extension ImageRequestError: LocalizedError {
+    /// A sentence a screen can show: the request's or the image cache's own.
+    public var errorDescription: String? {
+        switch self {
+        case .request(let error): error.errorDescription
+        case .cache(let error): error.errorDescription
+        }
+    }
+}
+
+extension ImageRequestError: CustomStringConvertible {
+    /// The precise form, for logs (as redacted as the error it carries).
+    public var description: String {
+        switch self {
+        case .request(let error): "image request: \(error)"
+        case .cache(let error): "image cache: \(error)"
+        }
+    }
+}
+
 // Images on the app's server, kept per user in an `ImageCache`: the one way the app and its kits load them, so
 // every load is bound to the user it is kept for.
 extension RESTClient {

@@ -11,7 +11,7 @@ import Testing
 import __Name__Kit
 import __Name__KitTesting
 
-@Suite(.timeLimit(.minutes(1))) struct __Name__KitTests {
+@Suite(.timeLimit(.minutes(10))) struct __Name__KitTests {
     /// The kit installed in a container as the app does, over a recording transport, with a manual clock and
     /// caches in a temporary folder.
     struct Fixture {
