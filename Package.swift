@@ -535,12 +535,24 @@ let package = Package(
             name: "DocExamples",
             dependencies: [
                 "APICore", "APICoreGraphQL", "APICoreHTTPClient", "APICoreOffline", "APICorePinning", "APICoreREST",
-                "AccountsKit", "CacheKit", "CatalogKit", "ChatHistoryKit", "ContactsKit", "MIBApp", "SessionKit",
+                "AccountsKit", "CacheKit", "CatalogKit", "ChatHistoryKit", "ContactsKit", "MIBApp", "MIBCore",
+                "ReferenceBackend", "SessionKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tools/DocExamples/Sources/DocExamples"
+        ),
+        // The testing modules' examples, which are test code.
+        .testTarget(
+            name: "DocExampleTests",
+            dependencies: [
+                "DocExamples", "APICoreTestServer", "APICoreTesting", "CacheKit", "CacheKitTesting", "CatalogKitTesting",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+            ],
+            path: "Tools/DocExamples/Tests/DocExampleTests"
         ),
         // The fuzz targets' bodies (Tools/Fuzz), so that `swift test` replays every corpus and
         // regression input without a fuzzer.

@@ -35,7 +35,7 @@ import ReferenceBackend
 /// upstream through it nor plant entries in its caches.
 ///
 /// ```swift
-/// let proxy = try await CacheProxy.start(.init(upstream: URL(string: "https://api.example.com")!))
+/// let proxy = try await CacheProxy.start(.init(upstream: api))
 /// // curl -i http://127.0.0.1:<port>/api/funnels/catalog  → X-Cache: MISS, then HIT
 /// ```
 public final class CacheProxy: Sendable {

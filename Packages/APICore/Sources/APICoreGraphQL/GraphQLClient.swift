@@ -14,7 +14,7 @@ import Logging
 /// let graphQL = GraphQLClient(configuration: .init(endpoint: url.appending(path: "graphql"),
 ///                                                  environment: environment, container: container))
 /// unified.register(graphQL)
-/// let balance = try await graphQL.fetch(AccountBalanceQuery(id: "123")).data
+/// let balance = try await graphQL.fetch(AccountBalanceQuery(accountId: "123")).data
 /// ```
 ///
 /// Objects are stored once, under the key a kit's `CacheKeyProvider` gives (`Account:123`), so a

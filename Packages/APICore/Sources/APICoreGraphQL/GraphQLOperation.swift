@@ -6,7 +6,7 @@ import GraphQL
 /// every object can be keyed.
 ///
 /// ```swift
-/// static let balance = try GraphQLOperation("""
+/// let balance = try GraphQLOperation("""
 ///     query Balance($id: ID!) { account(id: $id) { id balance } }
 ///     """)
 /// ```

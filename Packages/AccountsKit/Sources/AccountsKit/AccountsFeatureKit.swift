@@ -8,7 +8,7 @@ import CacheKit
 ///
 /// ```swift
 /// try container.install([AccountsFeatureKit(), /* other kits */])
-/// let graphQL = GraphQLClient(configuration: .init(endpoint: url, container: container, ...))
+/// let graphQL = GraphQLClient(configuration: .init(endpoint: url, tokenProvider: session, container: container))
 /// try container.registry(for: "app").register(GraphQLClient.self) { _ in graphQL }
 /// try container.verify()
 /// ```

@@ -9,7 +9,7 @@ import Logging
 /// environment, and is cleared, counted and inspected as the `catalog` participant.
 ///
 /// ```swift
-/// let catalog = CatalogClient(sharing: appREST.configuration)
+/// let catalog = CatalogClient(sharing: rest.configuration)
 /// unified.register(catalog.cacheParticipant)
 /// let listing = try await catalog.allPages()              // cache first, 5 minutes
 /// let fresh = try await catalog.page(policy: .fetchIgnoringCacheData)   // pull-to-refresh

@@ -11,9 +11,9 @@ import Logging
 /// user's day ends, astro data forever per birth data, and the subscription for the session.
 ///
 /// ```swift
-/// let chat = ChatHistoryClient(rest: rest, queue: queue, environment: environment, timeZone: userTimeZone)
+/// let chat = try ChatHistoryClient(rest: rest, queue: queue, environment: environment, timeZone: .current)
 /// async let synced = chat.syncFromServer()                  // at login, beside the profile fetch
-/// let threads = try chat.threads(area: .chat)               // newest first, from the device
+/// let threads = try await chat.threads(area: .chat)         // newest first, from the device
 /// try await chat.ask("What does June hold?")                // shown at once as pending, sent when online
 /// let today = try await chat.todaysPrediction()             // cached until midnight in `timeZone`
 /// ```

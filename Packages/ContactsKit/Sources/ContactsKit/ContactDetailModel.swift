@@ -6,6 +6,7 @@ import Observation
 /// device shows at once, marked waiting), its age label ("Last updated 2 d ago"), and why it could not be
 /// read.
 ///
+/// <!-- example: not compiled, SwiftUI is Apple-only -->
 /// ```swift
 /// struct ContactScreen: View {
 ///     @State var model: ContactDetailModel

@@ -15,7 +15,7 @@ extension ContactsClient {
     ///
     /// ```swift
     /// for try await reading in try await contacts.observeContacts(limit: 50) {
-    ///     rows = reading.value.contacts          // each with hasPendingChange for "Will sync when online"
+    ///     render(reading.value.contacts)         // each with hasPendingChange for "Will sync when online"
     /// }
     /// ```
     public func observeContacts(offset: Int = 0, limit: Int = 50) async throws(ContactsError) -> Updates<ContactsPage> {

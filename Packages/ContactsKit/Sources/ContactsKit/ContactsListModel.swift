@@ -6,6 +6,7 @@ import Observation
 /// the device last synced, and why it could not be read. Each row says whether a change of it waits for the
 /// server (``Contact/hasPendingChange``: "Will sync when online").
 ///
+/// <!-- example: not compiled, SwiftUI is Apple-only -->
 /// ```swift
 /// struct ContactsScreen: View {
 ///     @State var model: ContactsListModel

@@ -5,6 +5,7 @@ import Observation
 /// The address book's sync as a screen shows it: running (pages and records so far, of how many), failed
 /// (with a sentence), when it last completed, and whether the first sync has finished yet.
 ///
+/// <!-- example: not compiled, SwiftUI is Apple-only -->
 /// ```swift
 /// struct SyncBanner: View {
 ///     @State var model: ContactsSyncModel

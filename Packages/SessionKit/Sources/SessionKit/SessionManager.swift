@@ -15,9 +15,10 @@ import Logging
 /// last, so whoever sees `signedOut` or `expired` can rely on nothing of the user being left.
 ///
 /// ```swift
+/// let tokenFile = support.appendingPathComponent("session/token.json")
 /// let session = SessionManager(configuration: .init(baseURL: api, tokenStore: FileTokenStore(url: tokenFile),
-///                                                   caches: unified, authEvents: authEvents))
-/// let rest = RESTClient(configuration: .init(baseURL: api, tokenProvider: session, authEvents: authEvents))
+///                                                   caches: unified, authEvents: events))
+/// let rest = RESTClient(configuration: .init(baseURL: api, tokenProvider: session, authEvents: events))
 /// await session.launch()
 /// for await state in session.states() { render(state) }
 /// ```

@@ -14,45 +14,55 @@ import SessionKit
 // never run, so a given has no value.
 
 /// Stands for a value an example takes as given.
-func given<T>() -> T {
+package func given<T>() -> T {
     fatalError("the documentation's examples are compiled, never run")
 }
 
-var api: URL { given() }
-var url: URL { given() }
-var baseURL: URL { given() }
-var graphQLURL: URL { given() }
-var caches: URL { given() }
-var cachesURL: URL { given() }
-var applicationSupport: URL { given() }
-var support: URL { given() }
-var logger: Logger { given() }
-var email: String { given() }
-var password: String { given() }
-var userId: String { given() }
-var user: String { given() }
-var id: String { given() }
-var query: String { given() }
-var session: SessionManager { given() }
-var events: AuthEvents { given() }
-var container: DependencyContainer { given() }
-var registry: KitRegistry { given() }
-var environment: CacheEnvironment { given() }
-var unified: UnifiedCacheManager { given() }
-var rest: RESTClient { given() }
-var graphQL: GraphQLClient { given() }
-var queue: MutationQueue { given() }
-var images: ImageCache { given() }
-var app: Composition { given() }
-var connectivity: TransportConnectivity { given() }
-var currentKeyPin: String { given() }
-var backupKeyPin: String { given() }
+package var api: URL { given() }
+package var url: URL { given() }
+package var baseURL: URL { given() }
+package var graphQLURL: URL { given() }
+package var caches: URL { given() }
+package var cachesURL: URL { given() }
+package var applicationSupport: URL { given() }
+package var support: URL { given() }
+package var logger: Logger { given() }
+package var email: String { given() }
+package var password: String { given() }
+package var userId: String { given() }
+package var user: String { given() }
+package var id: String { given() }
+package var query: String { given() }
+package var session: SessionManager { given() }
+package var events: AuthEvents { given() }
+package var container: DependencyContainer { given() }
+package var registry: KitRegistry { given() }
+package var environment: CacheEnvironment { given() }
+package var unified: UnifiedCacheManager { given() }
+package var rest: RESTClient { given() }
+package var graphQL: GraphQLClient { given() }
+package var queue: MutationQueue { given() }
+package var images: ImageCache { given() }
+package var app: Composition { given() }
+package var connectivity: TransportConnectivity { given() }
+package var currentKeyPin: String { given() }
+package var backupKeyPin: String { given() }
 
 /// What a screen does with a value: shows it.
-func render(_ value: Any) {}
+package func render(_ value: Any) {}
 /// What a screen does with a sentence: shows it briefly.
-func toast(_ message: String?) {}
+package func toast(_ message: String?) {}
 /// The app's sign-in screen.
-func showSignIn() {}
+package func showSignIn() {}
 /// The app's contacts screen.
-func showContacts() {}
+package func showContacts() {}
+package var folder: URL { given() }
+package var intermediatePin: String { given() }
+package var backupPin: String { given() }
+package var keys: IntentKeys { given() }
+/// Sends the app's request with this idempotency key.
+package func send(idempotencyKey: String) async throws {}
+/// The app's home screen.
+package func showHome() {}
+/// What a screen does with a value and its label.
+package func show(_ value: Any, label: Any) {}

@@ -1,4 +1,8 @@
 import APICore
+import APICoreGraphQL
+import APICoreREST
+import CatalogKit
+import ContactsKit
 import CacheKit
 import Foundation
 import GRDB
@@ -85,3 +89,56 @@ struct NotesStoreFile: Sendable {
 
 var files: UserDatabases { given() }
 var owner: UserDatabases.Lease { given() }
+
+/// The accounts an app's own GraphQL query asks for (GraphQLClient's typed fetch).
+struct AccountsQuery: GraphQLQuery {
+    static let document = "query Accounts { accounts { id } }"
+    var variables: [String: JSONValue] { [:] }
+}
+
+/// The typed answer of ``AccountsQuery``.
+struct AccountsData: Decodable, Sendable {
+    var accounts: [String]
+}
+
+/// A response of the app's own server (the REST examples' `Decodable` type).
+struct CatalogResponse: Codable, Sendable {
+    var data: [String]
+}
+
+/// An account as the JSON decoder example reads it.
+struct Account: Decodable, Sendable {
+    var id: String
+    var balance: Int
+}
+
+/// The app's home screen, as its snapshot keeps it.
+struct Home: Codable, Sendable {
+    var titles: [String]
+}
+
+extension NotesStore {
+    /// The kit's file's migrations.
+    static var migrator: DatabaseMigrator { given() }
+}
+
+var profiles: CacheManager<Profile> { given() }
+var answer: [String: JSONValue] { given() }
+var storedUserId: String? { given() }
+var clock: any CacheClock { given() }
+var photoPath: String { given() }
+var contactId: String { given() }
+var data: Data { given() }
+var expiry: Date { given() }
+var screens: ScreenTelemetry { given() }
+var response: APIResponse<CatalogResponse> { given() }
+var contact: Contact { given() }
+var contacts: ContactsClient { given() }
+var catalog: CatalogClient { given() }
+
+/// The app's home screen, read from the caches.
+func readHome() async throws -> Home { given() }
+/// Draws the home screen (with the age of a snapshot).
+func draw(_ home: Home, age: Date? = nil) {}
+/// Draws an avatar.
+func renderAvatar() async throws -> Data { given() }

@@ -8,7 +8,7 @@ import HTTPTypes
 /// the app's next request.
 ///
 /// ```swift
-/// let connectivity = TransportConnectivity(probe: backendURL.appending(path: "health"))
+/// let connectivity = TransportConnectivity(probe: api.appending(path: "health"))
 /// let transport = connectivity.observing(URLSessionTransport())   // give this to every client
 /// connectivity.whenOnlineAgain { await queue.replay() }
 /// ```

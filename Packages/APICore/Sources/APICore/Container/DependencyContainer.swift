@@ -5,10 +5,10 @@ import CacheKit
 ///
 /// ```swift
 /// let container = DependencyContainer(cacheManager: unified)
-/// try container.registry(for: "app").register(RESTClient.self) { _ in client }
-/// try container.install([CatalogFeatureKit(), AccountsFeatureKit()])   // any order
+/// try container.registry(for: "app").register(RESTClient.self) { _ in rest }
+/// try container.install([CatalogFeatureKit(sharing: rest.configuration), AccountsFeatureKit()])   // any order
 /// try container.verify()                                   // at start-up, not at first tap
-/// let catalog = try container.resolver(for: "app").resolve(CatalogUseCases.self)
+/// let catalog = try container.resolver(for: "app").resolve(CatalogClient.self)
 /// ```
 ///
 /// Resolution never crashes: a missing type is a thrown ``ContainerError`` naming the type and the

@@ -2,14 +2,17 @@
 /// phases so that the order in which kits are installed never matters.
 ///
 /// ```swift
-/// struct CatalogFeatureKit: FeatureKit {
-///     let name = "catalog"
+/// struct RemindersClient: Sendable { let rest: RESTClient }    // the kit's use cases
+///
+/// struct RemindersFeatureKit: FeatureKit {
+///     let name = "reminders"
+///     let cache: CacheManager<[String]>                          // the kit's own cache
 ///     func register(in registry: KitRegistry) throws(ContainerError) {
-///         try registry.register(CatalogUseCases.self) { resolver in
-///             CatalogUseCases(client: try resolver.resolve(RESTClient.self))
+///         try registry.register(RemindersClient.self) { resolver in
+///             RemindersClient(rest: try resolver.resolve(RESTClient.self))
 ///         }
-///         registry.addClearingParticipant(catalogCache)
-///         registry.setDefaultTimeout(.seconds(300), forFeature: "catalog")
+///         registry.addClearingParticipant(cache)                  // cleared at logout with the rest
+///         registry.setDefaultTimeout(.seconds(300), forFeature: "reminders")
 ///     }
 /// }
 /// ```

@@ -15,7 +15,7 @@ import Foundation
 /// do {
 ///     try await send(idempotencyKey: key)
 ///     try keys.settle("premium.subscribe", user: user)
-/// } catch where error.isFinalAnswer {
+/// } catch let error as APIError where error.isFinalAnswer {
 ///     try keys.settle("premium.subscribe", user: user)   // refused: a new attempt is a new intent
 ///     throw error
 /// }                                                     // otherwise: outcome unknown, the key stays

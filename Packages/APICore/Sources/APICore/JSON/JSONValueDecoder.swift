@@ -10,7 +10,7 @@ import Foundation
 /// each with its coding path.
 ///
 /// ```swift
-/// let account = try JSONValueDecoder().decode(Account.self, from: result.data["account"] ?? .null)
+/// let account = try JSONValueDecoder().decode(Account.self, from: answer["account"] ?? .null)
 /// ```
 public struct JSONValueDecoder: Sendable {
     /// Creates a decoder.

@@ -8,7 +8,7 @@ import HTTPTypes
 /// let page = APIRequest<CatalogResponse>(
 ///     path: "/api/funnels/catalog", query: [URLQueryItem(name: "limit", value: "50")],
 ///     cacheable: Cacheable(key: "catalog.page", timeout: .seconds(300)), feature: "catalog")
-/// let response = try await client.send(page)
+/// let response = try await rest.send(page)
 /// ```
 public struct APIRequest<Response: Sendable>: Sendable {
     /// The method; only GET responses are cached, and unsafe methods invalidate what they touch.

@@ -4,8 +4,10 @@ import Foundation
 /// caches (``CacheUpdate``, and APICore's `APIResponse` and `GraphQLResult`).
 ///
 /// ```swift
-/// let update = try await profiles.read(forKey: "profile", scope: .user(id), stale: .ifLoadFails) { try await api.profile() }
-/// if update.freshness.state == .offline { banner = "Offline · \(StaleIndicator.lastUpdated(after: 0).label(for: update.freshness) ?? "")" }
+/// let update = try await profiles.read(forKey: "profile", scope: .user(id), stale: .ifLoadFails) { try await backend.profile() }
+/// if update.freshness.state == .offline {
+///     render("Offline · \(StaleIndicator.lastUpdated(after: 0).label(for: update.freshness) ?? "")")
+/// }
 /// ```
 public struct Freshness: Sendable, Hashable {
     /// Whether the data is within its lifetime.

@@ -3,6 +3,7 @@ import Foundation
 /// A freshness label as a value: what it says (``kind``) and the date its age is measured from, for a
 /// screen to render in its own language; ``description`` is the English default ("Last updated 3 h ago").
 ///
+/// <!-- example: not compiled, SwiftUI is Apple-only -->
 /// ```swift
 /// if let label = reading.staleLabel {
 ///     switch label.kind {

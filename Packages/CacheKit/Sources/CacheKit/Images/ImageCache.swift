@@ -19,10 +19,12 @@ import Logging
 /// Keep full-size photos out of it: fetch them on demand and show them without storing.
 ///
 /// ```swift
-/// let thumbnails = ImageCache(environment: environment)            // the app owns one, registered in the container
-/// let bytes = try await thumbnails.image(forKey: contact.photoURL, user: userId) {
-///     try await rest.data(from: contact.photoURL)                  // only on a miss
-/// }
+/// let thumbnails = ImageCache(environment: environment)     // the app owns one, registered in the container
+/// // Through APICoreREST, the one way the app and its kits load images: kept for `userId`, loaded once on a
+/// // miss, sent with `userId`'s token only.
+/// let bytes = try await rest.image(at: photoPath, for: userId, in: thumbnails, feature: "thumbnails")
+/// // Any other loader, for bytes that are not the server's:
+/// let drawn = try await thumbnails.image(forKey: "avatar:\(userId)", user: userId) { try await renderAvatar() }
 /// ```
 public final class ImageCache: CacheClearingParticipant {
     /// Where and how much the cache keeps.

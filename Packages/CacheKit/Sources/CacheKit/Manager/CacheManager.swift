@@ -9,7 +9,7 @@ import Logging
 /// let profiles = try CacheManager<Profile>(feature: "profile", environment: environment,
 ///                                          persistence: .disk(), defaultTimeout: .seconds(900))
 /// let profile = try await profiles.value(forKey: "profile:\(userId)", scope: .user(userId)) {
-///     try await api.fetchProfile()
+///     try await backend.profile()
 /// }
 /// ```
 ///

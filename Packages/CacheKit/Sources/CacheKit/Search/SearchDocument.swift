@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ```swift
 /// SearchDocument(id: contact.id, sortKey: contact.displayName, fields: [
-///     .name(contact.displayName), .phones(contact.phones), .text(contact.emails.joined(separator: " ")),
+///     .name(contact.displayName), .phones(contact.phones), .text(contact.emails),
 /// ])
 /// ```
 public struct SearchDocument: Sendable, Hashable {

@@ -15,11 +15,11 @@ import GRDB
 /// participant, so logout empties it with the data it mirrors.
 ///
 /// ```swift
-/// let index = SearchIndex(name: "contacts.search")
-/// index.rebuild(try contacts.all().map(\.searchDocument))         // on opening the user's store
-/// try database.write { db in
-///     try row.save(db)
-///     index.upsert(row.searchDocument, in: db)                       // applied when this commits
+/// let index = SearchIndex(name: "notes.search")
+/// index.rebuild(try store.allNotes(userId).map(\.searchDocument))   // on opening the user's store
+/// try await files.database(for: owner).write { db in
+///     try NoteRow(note).save(db)
+///     index.upsert(note.searchDocument, in: db)                   // applied when this commits
 /// }
 /// let page = index.search("zoe", offset: 0, limit: 20)             // page.ids, page.total
 /// ```

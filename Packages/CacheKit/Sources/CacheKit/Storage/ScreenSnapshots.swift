@@ -13,7 +13,9 @@ import Logging
 ///
 /// ```swift
 /// let snapshots = ScreenSnapshots(directory: caches.appendingPathComponent("snapshots"))
-/// if let last = snapshots.load(Home.self, screen: "home", user: storedUserId) { draw(last.value, age: last.savedAt) }
+/// if let storedUserId, let last = snapshots.load(Home.self, screen: "home", user: storedUserId) {
+///     draw(last.value, age: last.savedAt)                 // at once, before anything is composed
+/// }
 /// // …compose the app, then read the home screen from the caches:
 /// let mark = snapshots.mark()
 /// let home = try await readHome()

@@ -16,11 +16,13 @@ import GRDB
 ///
 /// ```swift
 /// let files = UserDatabases(directory: caches.appendingPathComponent("notes"), prefix: "notes", migrator: NotesStore.migrator)
-/// let lease = files.lease(for: userId)                // when the work begins
-/// try files.database(for: lease).write { db in … }    // refused once a logout cleared the files
-/// try files.existingDatabase(for: userId)?.read { db in … }
-/// try files.erase(userId: userId)                     // account deletion
-/// try files.removeAll()                               // logout
+/// let lease = files.lease(for: userId)                      // when the work begins
+/// try await files.database(for: lease).write { db in        // refused once a logout cleared the files
+///     try NoteRow(note).save(db)
+/// }
+/// let stored = try await files.existingDatabase(for: userId)?.read { db in try NoteRow.fetchCount(db) }
+/// try files.erase(userId: userId)                           // account deletion
+/// try files.removeAll()                                     // logout
 /// ```
 public final class UserDatabases: Sendable {
     /// The right to write one user's file, taken before the work begins; refused once the files were
@@ -157,11 +159,10 @@ public final class UserDatabases: Sendable {
     ///   task iterating it, stops the observation.
     ///
     /// ```swift
-    /// for try await notes in files.observe(lease: files.lease(for: user), tables: ["note"], empty: []) { db in
-    ///     try Note.order(Column("title")).fetchAll(db)
-    /// } {
-    ///     screen.show(notes)
+    /// let notes = files.observe(lease: files.lease(for: user), tables: ["note"], empty: []) { db in
+    ///     try NoteRow.order(Column("title")).fetchAll(db).map(\.note)
     /// }
+    /// for try await page in notes { render(page) }
     /// ```
     public func observe<Value: Sendable & Equatable>(
         lease: Lease, tables: [String] = [], empty: Value, _ read: @escaping @Sendable (Database) throws -> Value

@@ -9,6 +9,7 @@ import Foundation
 /// On iOS, from the app's `BGAppRefreshTask` (register the identifier under
 /// `BGTaskSchedulerPermittedIdentifiers` in Info.plist):
 ///
+/// <!-- example: not compiled, BackgroundTasks is iOS-only -->
 /// ```swift
 /// BGTaskScheduler.shared.register(forTaskWithIdentifier: "com.example.refresh", using: nil) { task in
 ///     scheduleDailyRefresh()                                      // the next one, a day later

@@ -18,21 +18,26 @@ import Foundation
 /// - never undoes the user's pending changes when storing a page (re-applies them over it).
 ///
 /// ```swift
-/// struct ContactsSync: SyncSource {
-///     let name = "contacts"
-///     func owner() async throws -> String { try await session.requireUserId() }
-///     func checkpoint(for user: String) async throws -> SyncCheckpoint? {
-///         try store.read(user) { db in try SyncCheckpoint.fetch(db, sync: name) }
+/// struct NotesSync: SyncSource {
+///     let name = "notes"
+///     let api: NotesAPI
+///     let files: UserDatabases                                  // the kit's files, one per user
+///
+///     /// The signed-in user with the files' clearing generation: a run stops once either changes.
+///     func owner() async throws -> UserDatabases.Lease { files.lease(for: try await api.signedInUser()) }
+///     func checkpoint(for owner: UserDatabases.Lease) async throws -> SyncCheckpoint? {
+///         try await files.existingDatabase(for: owner.userId)?.read { db in try SyncCheckpoint.fetch(db, sync: name) }
 ///     }
-///     func fetchPage(_ request: SyncPageRequest, for user: String) async throws -> SyncPage<[Contact]> {
-///         let response = try await api.contacts(after: request.pageCursor, changedSince: request.changesToken)
-///         return SyncPage(content: response.contacts, counts: ["contacts": response.contacts.count],
-///                         nextPageCursor: response.next, changesToken: response.changesToken)
+///     func fetchPage(_ request: SyncPageRequest, for owner: UserDatabases.Lease) async throws -> SyncPage<[Note]> {
+///         let page = try await api.notes(after: request.pageCursor, changedSince: request.changesToken, as: owner.userId)
+///         if page.tokenRefused { throw SyncError.changesTokenRejected }
+///         return SyncPage(content: page.notes, counts: ["notes": page.notes.count],
+///                         nextPageCursor: page.next, changesToken: page.changesToken)
 ///     }
-///     func store(_ page: SyncPage<[Contact]>, checkpoint: SyncCheckpoint, for user: String) async throws {
-///         try store.write(user) { db in
-///             for contact in page.content { try ContactRow(contact).save(db) }
-///             try checkpoint.save(db, sync: name)           // same transaction as the page
+///     func store(_ page: SyncPage<[Note]>, checkpoint: SyncCheckpoint, for owner: UserDatabases.Lease) async throws {
+///         try await files.database(for: owner).write { db in    // refused after a logout
+///             for note in page.content { try NoteRow(note).save(db) }
+///             try checkpoint.save(db, sync: name)               // same transaction as the page
 ///         }
 ///     }
 /// }

@@ -17,6 +17,8 @@ import GRDB
 import HTTPTypes
 import Logging
 import MIBApp
+import MIBCore
+import ReferenceBackend
 import SessionKit
 
 // docs/writing-a-kit.md, the example at line 121
@@ -28,7 +30,7 @@ import SessionKit
 }
 
 // docs/writing-a-kit.md, the example at line 193
-struct NotesSync: SyncSource {
+fileprivate struct NotesSync: SyncSource {
     let name = "notes"
     let api: NotesAPI
     let files: UserDatabases                                      // the kit's GRDB files, one per user

@@ -17,18 +17,20 @@ import GRDB
 import HTTPTypes
 import Logging
 import MIBApp
+import MIBCore
+import ReferenceBackend
 import SessionKit
 
 // Packages/APICore/Sources/APICoreGraphQL/APICoreGraphQL.docc/TheGraphQLClient.md, the example at line 3
-struct AccountBalanceQuery: GraphQLQuery {                     // a cacheable query (REQ ARC-4)
+fileprivate struct AccountBalanceQuery: GraphQLQuery {                     // a cacheable query (REQ ARC-4)
     static let document = "query AccountBalance($id: ID!) { account(id: $id) { id balance } }"
     static let feature = "accounts"                            // kit default timeout, settings override, metrics
     static let cacheTimeout = CacheTimeout.seconds(30)         // the type's own timeout
     var id: String
     var variables: [String: JSONValue] { ["id": .string(id)] }
 }
-struct Balance: Decodable { struct Account: Decodable { var id: String; var balance: Int }; var account: Account }
-struct MakePayment: GraphQLMutation {                          // a mutation, with the refetch rules kits declare
+fileprivate struct Balance: Decodable { struct Account: Decodable { var id: String; var balance: Int }; var account: Account }
+fileprivate struct MakePayment: GraphQLMutation {                          // a mutation, with the refetch rules kits declare
     static let document = """
         mutation MakePayment($accountId: ID!, $amount: Int!) {
           makePayment(accountId: $accountId, amount: $amount) { account { id balance } }

@@ -17,17 +17,19 @@ import GRDB
 import HTTPTypes
 import Logging
 import MIBApp
+import MIBCore
+import ReferenceBackend
 import SessionKit
 
 // Packages/APICore/Sources/APICore/APICore.docc/RegisteringAKit.md, the example at line 6
-struct RemindersClient: Sendable { let rest: RESTClient }          // the kit's use cases
-struct ReminderKeys: CacheKeyProvider {                              // how its GraphQL objects are identified
+fileprivate struct RemindersClient: Sendable { let rest: RESTClient }          // the kit's use cases
+fileprivate struct ReminderKeys: CacheKeyProvider {                              // how its GraphQL objects are identified
     let typenames: Set<String> = ["Reminder"]
     func cacheKey(for object: [String: JSONValue], typename: String) -> NormalizedCacheKey? {
         object["id"]?.stringValue.map { NormalizedCacheKey("\(typename):\($0)") }
     }
 }
-struct RemindersFeatureKit: FeatureKit {
+fileprivate struct RemindersFeatureKit: FeatureKit {
     let name = "reminders"
 
     // Phase 1: what the kit provides. Factories are lazy and may resolve other kits' services.

@@ -17,10 +17,11 @@ import GRDB
 import HTTPTypes
 import Logging
 import MIBApp
+import MIBCore
+import ReferenceBackend
 import SessionKit
 
 // Packages/APICore/Sources/APICoreREST/APICoreREST.docc/TheRESTClient.md, the example at line 3
-struct CatalogResponse: Codable, Sendable { var data: [String] }   // your Decodable type
 @MainActor private func example3() async throws {
     let client = RESTClient(configuration: .init(baseURL: url, environment: environment, tokenProvider: session))
     unified.register(client.cacheParticipant)                      // cleared at logout with everything else

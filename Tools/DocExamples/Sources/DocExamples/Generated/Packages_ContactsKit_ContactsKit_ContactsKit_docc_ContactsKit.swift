@@ -17,6 +17,8 @@ import GRDB
 import HTTPTypes
 import Logging
 import MIBApp
+import MIBCore
+import ReferenceBackend
 import SessionKit
 
 // Packages/ContactsKit/Sources/ContactsKit/ContactsKit.docc/ContactsKit.md, the example at line 42

@@ -17,6 +17,8 @@ import GRDB
 import HTTPTypes
 import Logging
 import MIBApp
+import MIBCore
+import ReferenceBackend
 import SessionKit
 
 // Packages/CatalogKit/Sources/CatalogKit/CatalogKit.docc/UsingCatalogKit.md, the example at line 6

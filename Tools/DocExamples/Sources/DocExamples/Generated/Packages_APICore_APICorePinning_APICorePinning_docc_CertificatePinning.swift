@@ -17,6 +17,8 @@ import GRDB
 import HTTPTypes
 import Logging
 import MIBApp
+import MIBCore
+import ReferenceBackend
 import SessionKit
 
 // Packages/APICore/Sources/APICorePinning/APICorePinning.docc/CertificatePinning.md, the example at line 10

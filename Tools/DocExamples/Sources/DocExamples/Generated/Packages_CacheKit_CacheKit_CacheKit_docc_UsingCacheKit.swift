@@ -17,6 +17,8 @@ import GRDB
 import HTTPTypes
 import Logging
 import MIBApp
+import MIBCore
+import ReferenceBackend
 import SessionKit
 
 // Packages/CacheKit/Sources/CacheKit/CacheKit.docc/UsingCacheKit.md, the example at line 11

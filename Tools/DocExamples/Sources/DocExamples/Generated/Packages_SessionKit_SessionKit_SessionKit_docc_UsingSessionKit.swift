@@ -17,6 +17,8 @@ import GRDB
 import HTTPTypes
 import Logging
 import MIBApp
+import MIBCore
+import ReferenceBackend
 import SessionKit
 
 // Packages/SessionKit/Sources/SessionKit/SessionKit.docc/UsingSessionKit.md, the example at line 6

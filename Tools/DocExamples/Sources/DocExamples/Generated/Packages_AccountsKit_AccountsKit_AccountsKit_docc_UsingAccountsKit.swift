@@ -17,6 +17,8 @@ import GRDB
 import HTTPTypes
 import Logging
 import MIBApp
+import MIBCore
+import ReferenceBackend
 import SessionKit
 
 // Packages/AccountsKit/Sources/AccountsKit/AccountsKit.docc/UsingAccountsKit.md, the example at line 7

@@ -17,6 +17,8 @@ import GRDB
 import HTTPTypes
 import Logging
 import MIBApp
+import MIBCore
+import ReferenceBackend
 import SessionKit
 
 // Packages/APICore/Sources/APICoreHTTPClient/APICoreHTTPClient.docc/APICoreHTTPClient.md, the example at line 18
