@@ -38,7 +38,10 @@ import Testing
             self.init(baseURL: backend.baseURL, directory: directory, credentials: credentials, syncPageSize: syncPageSize, clock: clock)
         }
 
-        init(baseURL: URL, directory: URL, credentials: Credentials, syncPageSize: Int = 50, clock: ManualClock = ManualClock()) {
+        init(
+            baseURL: URL, directory: URL, credentials: Credentials, syncPageSize: Int = 50, clock: ManualClock = ManualClock(),
+            importChunkSize: Int = ContactsClient.importChunkSize
+        ) {
             self.clock = clock
             var logger = Logger(label: "contacts-test")
             logger.logLevel = .critical
@@ -56,7 +59,9 @@ import Testing
                     directory: directory.appendingPathComponent("mutations"), tokenProvider: tokens, rest: rest, clock: clock,
                     sleeper: RecordingSleeper(), logger: logger))
             images = ImageCache(environment: environment)
-            contacts = ContactsClient(rest: rest, queue: queue, environment: environment, images: images, syncPageSize: syncPageSize)
+            contacts = ContactsClient(
+                rest: rest, queue: queue, environment: environment, images: images, syncPageSize: syncPageSize,
+                importChunkSize: importChunkSize)
         }
     }
 

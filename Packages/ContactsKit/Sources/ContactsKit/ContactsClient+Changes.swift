@@ -109,8 +109,8 @@ extension ContactsClient {
             guard seen.insert(id).inserted else { return nil }
             return Contact(id: id, displayName: draft.displayName, phones: draft.phones, emails: draft.emails, updatedAt: now)
         }
-        for start in stride(from: 0, to: contacts.count, by: Self.importChunkSize) {
-            let chunk = Array(contacts[start..<min(start + Self.importChunkSize, contacts.count)])
+        for start in stride(from: 0, to: contacts.count, by: importChunk) {
+            let chunk = Array(contacts[start..<min(start + importChunk, contacts.count)])
             let body = JSONValue.object([
                 "contacts": .array(
                     chunk.map {

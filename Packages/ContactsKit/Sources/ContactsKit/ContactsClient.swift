@@ -92,6 +92,9 @@ public final class ContactsClient: Sendable {
     /// When each background refresh last started (``FreshnessWindow/retry``).
     let refreshAttempts = Locked<[String: Date]>([:])
 
+    /// Contacts a request of an import carries.
+    let importChunk: Int
+
     /// Creates the use cases.
     ///
     /// - Parameters:
@@ -101,7 +104,12 @@ public final class ContactsClient: Sendable {
     ///     data directory, Application Support; photos go through `images` to the caches).
     ///   - images: the app's image cache, for thumbnails.
     ///   - syncPageSize: contacts a page of the sync (1 to 500).
-    public init(rest: RESTClient, queue: MutationQueue?, environment: CacheEnvironment, images: ImageCache, syncPageSize: Int = 500) {
+    ///   - importChunkSize: contacts a request of an import (1 to ``importChunkSize``, the server's most).
+    public init(
+        rest: RESTClient, queue: MutationQueue?, environment: CacheEnvironment, images: ImageCache, syncPageSize: Int = 500,
+        importChunkSize: Int = ContactsClient.importChunkSize
+    ) {
+        self.importChunk = min(max(importChunkSize, 1), Self.importChunkSize)
         self.rest = rest
         self.queue = queue
         self.images = images
