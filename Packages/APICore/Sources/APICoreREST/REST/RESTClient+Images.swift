@@ -44,7 +44,7 @@ extension ImageRequestError: CustomStringConvertible {
 extension RESTClient {
     /// The image at `path` on the app's server for `user`: from `images` when kept, else fetched once (concurrent
     /// calls share the load) and kept when its bytes are an image. The request is sent with `user`'s token only:
-    /// when another user signed in meanwhile it fails with ``APIError/sessionChanged`` and nothing is kept.
+    /// when another user signed in meanwhile it fails with `APIError.sessionChanged` and nothing is kept.
     /// - Parameters:
     ///   - path: a path on the app's server (an absolute URL is refused unless on the client's own origin).
     ///   - user: whose image it is; it is kept for this user only.
