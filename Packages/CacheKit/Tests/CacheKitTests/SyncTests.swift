@@ -171,6 +171,27 @@ import Testing
         }
     }
 
+    /// Runs never overlap, across owners too: Bob's run starts its work only once Alice's has ended, so two runs
+    /// never write one file at once. While Alice's request is held, Bob's run sends nothing, however often the
+    /// scheduler lets it go on (a thousand yields).
+    @Test func aRunForTheNextUserStartsOnlyOnceThePreviousOneEnded() async throws {
+        try await withSource { (source, clock) async throws in
+            let gate = AsyncGate()
+            source.server.gate = gate
+            let runner = SyncRunner(source, clock: clock)
+            let alices = Task { await runner.run() }
+            try await waitUntilOrOpen("Alice's first request in flight", gate) { source.server.requests().count == 1 }
+            source.signedIn.withLock { $0 = "bob" }
+            let bobs = Task { await runner.run() }
+            for _ in 0..<1_000 where source.server.requests().count == 1 { await Task.yield() }
+            let whileAlicesWent = source.server.requests().count
+            gate.open()
+            _ = await alices.value
+            #expect(whileAlicesWent == 1, "Bob's run sent a request while Alice's was still going")
+            #expect(await bobs.value.outcome == .completed)
+        }
+    }
+
     @Test func aCallerForAnotherUserNeverJoinsTheRunOfTheOneBefore() async throws {
         try await withSource { (source, clock) async throws in
             let gate = AsyncGate()
