@@ -8,7 +8,7 @@ import Logging
 public struct MutationResult: Sendable {
     /// The mutation's data, already normalized into the store.
     public var data: [String: JSONValue]
-    /// The refetches that finished before ``GraphQLClient/perform(_:optimisticResponse:idempotencyKey:)`` returned:
+    /// The refetches that finished before ``GraphQLClient/perform(_:optimisticResponse:idempotencyKey:owner:)`` returned:
     /// strategy 1's queries, strategy 2's critical ones.
     public var critical: [RefetchReport]
     /// Strategy 2's background refetches, running one after another; await it to see their
