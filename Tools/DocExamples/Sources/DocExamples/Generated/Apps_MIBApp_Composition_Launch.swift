@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Apps/MIBApp/Composition+Launch.swift, the example at line 21
-@MainActor private func example21() async throws {
+// Apps/MIBApp/Composition+Launch.swift, example 1
+@MainActor private func example1() async throws {
     let app = try Composition(baseURL: api, cachesDirectory: caches, logger: logger)
     switch await app.launch() {
     case .signedIn, .offline, .validating: showHome()

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Apps/MIBApp/Composition+Preferences.swift, the example at line 10
-@MainActor private func example10() async throws {
+// Apps/MIBApp/Composition+Preferences.swift, example 1
+@MainActor private func example1() async throws {
     let user = try await app.signIn(email: email, password: password)
     try app.preferences(for: user).set(true, forKey: "onboarding.done")
 }

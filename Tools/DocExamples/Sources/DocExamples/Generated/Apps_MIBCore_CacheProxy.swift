@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Apps/MIBCore/CacheProxy.swift, the example at line 37
-@MainActor private func example37() async throws {
+// Apps/MIBCore/CacheProxy.swift, example 1
+@MainActor private func example1() async throws {
     let proxy = try await CacheProxy.start(.init(upstream: api))
     // curl -i http://127.0.0.1:<port>/api/funnels/catalog  → X-Cache: MISS, then HIT
 }

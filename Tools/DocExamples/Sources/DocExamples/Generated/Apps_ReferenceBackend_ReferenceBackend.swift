@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Apps/ReferenceBackend/ReferenceBackend.swift, the example at line 11
-@MainActor private func example11() async throws {
+// Apps/ReferenceBackend/ReferenceBackend.swift, example 1
+@MainActor private func example1() async throws {
     let backend = try await ReferenceBackend.start(.init(databaseURL: folder.appendingPathComponent("backend.sqlite")))
     defer { Task { await backend.stop() } }
     let catalog = backend.baseURL.appendingPathComponent("api/funnels/catalog")

@@ -21,7 +21,7 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICoreGraphQL/APICoreGraphQL.docc/TheGraphQLClient.md, the example at line 3
+// Packages/APICore/Sources/APICoreGraphQL/APICoreGraphQL.docc/TheGraphQLClient.md, example 1
 fileprivate struct AccountBalanceQuery: GraphQLQuery {                     // a cacheable query (REQ ARC-4)
     static let document = "query AccountBalance($id: ID!) { account(id: $id) { id balance } }"
     static let feature = "accounts"                            // kit default timeout, settings override, metrics
@@ -41,7 +41,7 @@ fileprivate struct MakePayment: GraphQLMutation {                          // a 
     var amount: Int
     var variables: [String: JSONValue] { ["accountId": .string(accountId), "amount": .int(amount)] }
 }
-@MainActor private func example3() async throws {
+@MainActor private func example1() async throws {
 
     let graphQL = GraphQLClient(configuration: .init(
         endpoint: baseURL.appendingPathComponent("graphql"), environment: environment, tokenProvider: session,

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICoreGraphQL/GraphQLClient.swift, the example at line 13
-@MainActor private func example13() async throws {
+// Packages/APICore/Sources/APICoreGraphQL/GraphQLClient.swift, example 1
+@MainActor private func example1() async throws {
     let graphQL = GraphQLClient(configuration: .init(endpoint: url.appending(path: "graphql"),
                                                      environment: environment, container: container))
     unified.register(graphQL)

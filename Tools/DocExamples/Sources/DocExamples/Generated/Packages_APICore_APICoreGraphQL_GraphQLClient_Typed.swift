@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICoreGraphQL/GraphQLClient+Typed.swift, the example at line 35
-@MainActor private func example35() async throws {
+// Packages/APICore/Sources/APICoreGraphQL/GraphQLClient+Typed.swift, example 1
+@MainActor private func example1() async throws {
     let accounts = try await graphQL.fetch(AccountsQuery(), as: AccountsData.self)
     show(accounts.value.accounts, label: accounts.freshness)
 }

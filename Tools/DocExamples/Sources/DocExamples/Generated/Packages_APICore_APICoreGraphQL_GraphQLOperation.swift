@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICoreGraphQL/GraphQLOperation.swift, the example at line 8
-@MainActor private func example8() async throws {
+// Packages/APICore/Sources/APICoreGraphQL/GraphQLOperation.swift, example 1
+@MainActor private func example1() async throws {
     let balance = try GraphQLOperation("""
         query Balance($id: ID!) { account(id: $id) { id balance } }
         """)

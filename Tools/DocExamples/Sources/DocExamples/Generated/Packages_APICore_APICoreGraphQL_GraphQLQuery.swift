@@ -21,7 +21,7 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICoreGraphQL/GraphQLQuery.swift, the example at line 7
+// Packages/APICore/Sources/APICoreGraphQL/GraphQLQuery.swift, example 1
 fileprivate struct AccountBalanceQuery: GraphQLQuery {
     static let document = "query AccountBalance($id: ID!) { account(id: $id) { id balance } }"
     static let feature = "accounts"

@@ -21,7 +21,7 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICoreHTTPClient/APICoreHTTPClient.docc/APICoreHTTPClient.md, the example at line 18
-@MainActor private func example18() async throws {
+// Packages/APICore/Sources/APICoreHTTPClient/APICoreHTTPClient.docc/APICoreHTTPClient.md, example 1
+@MainActor private func example1() async throws {
     let rest = RESTClient(configuration: .init(baseURL: api, transport: HTTPClientTransport()))
 }

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICoreOffline/APICoreOffline.docc/TheMutationQueue.md, the example at line 3
-@MainActor private func example3() async throws {
+// Packages/APICore/Sources/APICoreOffline/APICoreOffline.docc/TheMutationQueue.md, example 1
+@MainActor private func example1() async throws {
     let queue = MutationQueue(configuration: .init(directory: support.appendingPathComponent("mutations"),
                                                    tokenProvider: session, rest: rest, graphQL: graphQL,
                                                    container: container))

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICoreOffline/MutationQueue.swift, the example at line 11
-@MainActor private func example11() async throws {
+// Packages/APICore/Sources/APICoreOffline/MutationQueue.swift, example 1
+@MainActor private func example1() async throws {
     let queue = MutationQueue(configuration: .init(directory: support.appending(path: "mutations"),
                                                    tokenProvider: session, rest: rest, graphQL: graphQL))
     await queue.start(connectivity: connectivity)        // replays on reconnect, retries with backoff

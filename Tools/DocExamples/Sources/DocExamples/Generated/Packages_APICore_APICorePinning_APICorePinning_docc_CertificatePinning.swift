@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICorePinning/APICorePinning.docc/CertificatePinning.md, the example at line 10
-@MainActor private func example10() async throws {
+// Packages/APICore/Sources/APICorePinning/APICorePinning.docc/CertificatePinning.md, example 1
+@MainActor private func example1() async throws {
     let policy = try PinningPolicy([.init(host: "api.example.com", pins: [currentKeyPin, backupKeyPin])])
     let transport = try PinnedTransport(policy: policy)      // give it to every client
 }

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICorePinning/PinnedTransport.swift, the example at line 27
-@MainActor private func example27() async throws {
+// Packages/APICore/Sources/APICorePinning/PinnedTransport.swift, example 1
+@MainActor private func example1() async throws {
     let policy = try PinningPolicy([.init(host: "api.example.com", pins: [intermediatePin, backupPin])])
     let rest = RESTClient(configuration: .init(baseURL: url, transport: try PinnedTransport(policy: policy)))
 }

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICoreREST/APICoreREST.docc/TheRESTClient.md, the example at line 3
-@MainActor private func example3() async throws {
+// Packages/APICore/Sources/APICoreREST/APICoreREST.docc/TheRESTClient.md, example 1
+@MainActor private func example1() async throws {
     let client = RESTClient(configuration: .init(baseURL: url, environment: environment, tokenProvider: session))
     unified.register(client.cacheParticipant)                      // cleared at logout with everything else
 

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICoreREST/REST/APIRequest.swift, the example at line 7
-@MainActor private func example7() async throws {
+// Packages/APICore/Sources/APICoreREST/REST/APIRequest.swift, example 1
+@MainActor private func example1() async throws {
     let page = APIRequest<CatalogResponse>(
         path: "/api/funnels/catalog", query: [URLQueryItem(name: "limit", value: "50")],
         cacheable: Cacheable(key: "catalog.page", timeout: .seconds(300)), feature: "catalog")

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICoreREST/REST/Cacheable.swift, the example at line 7
-@MainActor private func example7() async throws {
+// Packages/APICore/Sources/APICoreREST/REST/Cacheable.swift, example 1
+@MainActor private func example1() async throws {
     Cacheable(key: "catalog.page", timeout: .seconds(300))                    // memory only
     Cacheable(key: "profile", timeout: .seconds(900), isUplifted: true)       // memory and disk
     Cacheable(key: "balance", accountId: "123")       // the signed-in user's, cleared with account 123

@@ -21,7 +21,7 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICoreREST/REST/DataEnvelope.swift, the example at line 7
-@MainActor private func example7() async throws {
+// Packages/APICore/Sources/APICoreREST/REST/DataEnvelope.swift, example 1
+@MainActor private func example1() async throws {
     APIRequest<CatalogPage>(path: "/api/funnels/catalog", decode: DataEnvelope.decode)
 }

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICoreREST/REST/RESTClient.swift, the example at line 10
-@MainActor private func example10() async throws {
+// Packages/APICore/Sources/APICoreREST/REST/RESTClient.swift, example 1
+@MainActor private func example1() async throws {
     let client = RESTClient(configuration: .init(baseURL: url, environment: environment, tokenProvider: session))
     unified.register(client.cacheParticipant)
     let catalog = try await client.send(APIRequest<CatalogResponse>(path: "/api/funnels/catalog")).value

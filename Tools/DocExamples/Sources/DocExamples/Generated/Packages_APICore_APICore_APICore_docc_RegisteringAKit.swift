@@ -21,7 +21,7 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICore/APICore.docc/RegisteringAKit.md, the example at line 6
+// Packages/APICore/Sources/APICore/APICore.docc/RegisteringAKit.md, example 1
 fileprivate struct RemindersClient: Sendable { let rest: RESTClient }          // the kit's use cases
 fileprivate struct ReminderKeys: CacheKeyProvider {                              // how its GraphQL objects are identified
     let typenames: Set<String> = ["Reminder"]
@@ -51,7 +51,7 @@ fileprivate struct RemindersFeatureKit: FeatureKit {
         _ = try resolver.resolve(RESTClient.self)
     }
 }
-@MainActor private func example6() async throws {
+@MainActor private func example1() async throws {
 
 
     let container = DependencyContainer(cacheManager: unified)

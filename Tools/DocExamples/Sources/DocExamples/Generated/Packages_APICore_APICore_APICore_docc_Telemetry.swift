@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICore/APICore.docc/Telemetry.md, the example at line 23
-@MainActor private func example23() async throws {
+// Packages/APICore/Sources/APICore/APICore.docc/Telemetry.md, example 1
+@MainActor private func example1() async throws {
     let telemetry = APITelemetry(clock: environment.clock, sinks: [LoggingTelemetrySink(logger: logger)])
     let rest = RESTClient(configuration: .init(baseURL: url, environment: environment, telemetry: telemetry))
     let graphQL = GraphQLClient(configuration: .init(endpoint: graphQLURL, environment: environment, telemetry: telemetry))

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICore/Connectivity/TransportConnectivity.swift, the example at line 10
-@MainActor private func example10() async throws {
+// Packages/APICore/Sources/APICore/Connectivity/TransportConnectivity.swift, example 1
+@MainActor private func example1() async throws {
     let connectivity = TransportConnectivity(probe: api.appending(path: "health"))
     let transport = connectivity.observing(URLSessionTransport())   // give this to every client
     connectivity.whenOnlineAgain { await queue.replay() }

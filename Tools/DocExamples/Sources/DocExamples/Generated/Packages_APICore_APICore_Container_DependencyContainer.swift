@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICore/Container/DependencyContainer.swift, the example at line 6
-@MainActor private func example6() async throws {
+// Packages/APICore/Sources/APICore/Container/DependencyContainer.swift, example 1
+@MainActor private func example1() async throws {
     let container = DependencyContainer(cacheManager: unified)
     try container.registry(for: "app").register(RESTClient.self) { _ in rest }
     try container.install([CatalogFeatureKit(sharing: rest.configuration), AccountsFeatureKit()])   // any order

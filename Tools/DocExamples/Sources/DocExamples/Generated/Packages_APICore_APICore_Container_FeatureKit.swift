@@ -21,7 +21,7 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICore/Container/FeatureKit.swift, the example at line 4
+// Packages/APICore/Sources/APICore/Container/FeatureKit.swift, example 1
 fileprivate struct RemindersClient: Sendable { let rest: RESTClient }    // the kit's use cases
 fileprivate struct RemindersFeatureKit: FeatureKit {
     let name = "reminders"

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICore/Container/MutationRefetchRule.swift, the example at line 4
-@MainActor private func example4() async throws {
+// Packages/APICore/Sources/APICore/Container/MutationRefetchRule.swift, example 1
+@MainActor private func example1() async throws {
     MutationRefetchRule(mutation: "MakePayment", strategy: .criticalAndBackground(
         critical: [RefetchQuery("AccountBalance", binding: ["accountId": "accountId"])],
         background: ["Dashboard", RefetchQuery("AllTransactions", binding: ["accountId": "accountId"], cursor: "after")]))

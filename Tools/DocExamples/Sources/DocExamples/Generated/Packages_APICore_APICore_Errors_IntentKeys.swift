@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICore/Errors/IntentKeys.swift, the example at line 13
-@MainActor private func example13() async throws {
+// Packages/APICore/Sources/APICore/Errors/IntentKeys.swift, example 1
+@MainActor private func example1() async throws {
     let key = try keys.key(for: "premium.subscribe", user: user)
     do {
         try await send(idempotencyKey: key)

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICore/JSON/JSONObjectWriter.swift, the example at line 7
-@MainActor private func example7() async throws {
+// Packages/APICore/Sources/APICore/JSON/JSONObjectWriter.swift, example 1
+@MainActor private func example1() async throws {
     var writer = JSONObjectWriter()
     writer.write("id", "c1")
     writer.write("phones", ["+1 555 0100"])

@@ -21,7 +21,7 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICore/JSON/JSONValueDecoder.swift, the example at line 12
-@MainActor private func example12() async throws {
+// Packages/APICore/Sources/APICore/JSON/JSONValueDecoder.swift, example 1
+@MainActor private func example1() async throws {
     let account = try JSONValueDecoder().decode(Account.self, from: answer["account"] ?? .null)
 }

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICore/Telemetry/APITelemetry.swift, the example at line 17
-@MainActor private func example17() async throws {
+// Packages/APICore/Sources/APICore/Telemetry/APITelemetry.swift, example 1
+@MainActor private func example1() async throws {
     let telemetry = APITelemetry(clock: environment.clock, sinks: [LoggingTelemetrySink(logger: logger)])
     let rest = RESTClient(configuration: .init(baseURL: url, environment: environment, telemetry: telemetry))
 }

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICore/Telemetry/ScreenTelemetry.swift, the example at line 12
-@MainActor private func example12() async throws {
+// Packages/APICore/Sources/APICore/Telemetry/ScreenTelemetry.swift, example 1
+@MainActor private func example1() async throws {
     let visit = screens.appeared("catalog")
     // … the first content is on screen:
     screens.displayed(visit, from: response.source == .network ? .network : .cache)

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/APICore/Sources/APICore/Transport/PathSegments.swift, the example at line 7
-@MainActor private func example7() async throws {
+// Packages/APICore/Sources/APICore/Transport/PathSegments.swift, example 1
+@MainActor private func example1() async throws {
     APIRequest<Contact>(path: PathSegments.path("contacts", contactId, "enrichment"))
     // "/contacts/a%2Fb%3Fc/enrichment" for the id "a/b?c"
 }

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/AccountsKit/Sources/AccountsKit/AccountsClient.swift, the example at line 16
-@MainActor private func example16() async throws {
+// Packages/AccountsKit/Sources/AccountsKit/AccountsClient.swift, example 1
+@MainActor private func example1() async throws {
     let accounts = try container.resolver(for: "app").resolve(AccountsClient.self)
     let balance = try await accounts.balance(accountId: "100").value.amount
     let receipt = try await accounts.makePayment(accountId: "100", amount: 1_250)   // balance updated everywhere

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/AccountsKit/Sources/AccountsKit/AccountsFeatureKit.swift, the example at line 9
-@MainActor private func example9() async throws {
+// Packages/AccountsKit/Sources/AccountsKit/AccountsFeatureKit.swift, example 1
+@MainActor private func example1() async throws {
     try container.install([AccountsFeatureKit(), /* other kits */])
     let graphQL = GraphQLClient(configuration: .init(endpoint: url, tokenProvider: session, container: container))
     try container.registry(for: "app").register(GraphQLClient.self) { _ in graphQL }

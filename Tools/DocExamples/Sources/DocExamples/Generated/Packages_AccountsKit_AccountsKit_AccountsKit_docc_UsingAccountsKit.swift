@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/AccountsKit/Sources/AccountsKit/AccountsKit.docc/UsingAccountsKit.md, the example at line 7
-@MainActor private func example7() async throws {
+// Packages/AccountsKit/Sources/AccountsKit/AccountsKit.docc/UsingAccountsKit.md, example 1
+@MainActor private func example1() async throws {
     try container.install([AccountsFeatureKit(), /* other kits */])
     let graphQL = GraphQLClient(configuration: .init(endpoint: url, tokenProvider: session, container: container))
     try container.registry(for: "app").register(GraphQLClient.self) { _ in graphQL }

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CacheKit/Sources/CacheKit/CacheKit.docc/UsingCacheKit.md, the example at line 11
-@MainActor private func example11() async throws {
+// Packages/CacheKit/Sources/CacheKit/CacheKit.docc/UsingCacheKit.md, example 1
+@MainActor private func example1() async throws {
 
     let environment = CacheEnvironment(cachesDirectory: cachesURL)          // clock, timeouts, metrics, logger
     let unified = UnifiedCacheManager(timeouts: environment.timeouts)

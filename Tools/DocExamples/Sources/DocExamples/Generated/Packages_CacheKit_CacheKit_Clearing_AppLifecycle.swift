@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CacheKit/Sources/CacheKit/Clearing/AppLifecycle.swift, the example at line 7
-@MainActor private func example7() async throws {
+// Packages/CacheKit/Sources/CacheKit/Clearing/AppLifecycle.swift, example 1
+@MainActor private func example1() async throws {
     let lifecycle = AppLifecycle(caches: unified, clock: environment.clock)
     // scenePhase .background → lifecycle.didEnterBackground()
     // scenePhase .active     → await lifecycle.willEnterForeground()

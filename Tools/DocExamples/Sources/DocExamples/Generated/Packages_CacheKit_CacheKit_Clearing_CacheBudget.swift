@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CacheKit/Sources/CacheKit/Clearing/CacheBudget.swift, the example at line 5
-@MainActor private func example5() async throws {
+// Packages/CacheKit/Sources/CacheKit/Clearing/CacheBudget.swift, example 1
+@MainActor private func example1() async throws {
     unified.budget = CacheBudget(totalBytes: 50 * 1024 * 1024, participantCaps: ["catalog": 10 * 1024 * 1024])
     await unified.enforceBudget()   // at launch, on entering the background, on a memory warning
 }

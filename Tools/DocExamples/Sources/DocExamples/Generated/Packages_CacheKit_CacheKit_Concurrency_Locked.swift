@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CacheKit/Sources/CacheKit/Concurrency/Locked.swift, the example at line 15
-@MainActor private func example15() async throws {
+// Packages/CacheKit/Sources/CacheKit/Concurrency/Locked.swift, example 1
+@MainActor private func example1() async throws {
     let counts = Locked([String: Int]())
     counts.withLock { $0["hits", default: 0] += 1 }
 }

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CacheKit/Sources/CacheKit/Freshness/Freshness.swift, the example at line 6
-@MainActor private func example6() async throws {
+// Packages/CacheKit/Sources/CacheKit/Freshness/Freshness.swift, example 1
+@MainActor private func example1() async throws {
     let update = try await profiles.read(forKey: "profile", scope: .user(id), stale: .ifLoadFails) { try await backend.profile() }
     if update.freshness.state == .offline {
         render("Offline · \(StaleIndicator.lastUpdated(after: 0).label(for: update.freshness) ?? "")")

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CacheKit/Sources/CacheKit/Images/ImageCache.swift, the example at line 21
-@MainActor private func example21() async throws {
+// Packages/CacheKit/Sources/CacheKit/Images/ImageCache.swift, example 1
+@MainActor private func example1() async throws {
     let thumbnails = ImageCache(environment: environment)     // the app owns one, registered in the container
     // Through APICoreREST, the one way the app and its kits load images: kept for `userId`, loaded once on a
     // miss, sent with `userId`'s token only.

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CacheKit/Sources/CacheKit/Manager/CacheManager.swift, the example at line 8
-@MainActor private func example8() async throws {
+// Packages/CacheKit/Sources/CacheKit/Manager/CacheManager.swift, example 1
+@MainActor private func example1() async throws {
     let profiles = try CacheManager<Profile>(feature: "profile", environment: environment,
                                              persistence: .disk(), defaultTimeout: .seconds(900))
     let profile = try await profiles.value(forKey: "profile:\(userId)", scope: .user(userId)) {

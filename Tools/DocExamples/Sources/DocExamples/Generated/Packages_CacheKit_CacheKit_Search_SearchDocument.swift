@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CacheKit/Sources/CacheKit/Search/SearchDocument.swift, the example at line 5
-@MainActor private func example5() async throws {
+// Packages/CacheKit/Sources/CacheKit/Search/SearchDocument.swift, example 1
+@MainActor private func example1() async throws {
     SearchDocument(id: contact.id, sortKey: contact.displayName, fields: [
         .name(contact.displayName), .phones(contact.phones), .text(contact.emails),
     ])

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CacheKit/Sources/CacheKit/Search/SearchIndex.swift, the example at line 17
-@MainActor private func example17() async throws {
+// Packages/CacheKit/Sources/CacheKit/Search/SearchIndex.swift, example 1
+@MainActor private func example1() async throws {
     let index = SearchIndex(name: "notes.search")
     index.rebuild(try store.allNotes(userId).map(\.searchDocument))   // on opening the user's store
     try await files.database(for: owner).write { db in

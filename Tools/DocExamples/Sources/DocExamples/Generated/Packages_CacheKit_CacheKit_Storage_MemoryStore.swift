@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CacheKit/Sources/CacheKit/Storage/MemoryStore.swift, the example at line 12
-@MainActor private func example12() async throws {
+// Packages/CacheKit/Sources/CacheKit/Storage/MemoryStore.swift, example 1
+@MainActor private func example1() async throws {
     let store = MemoryStore<Data>(limits: .init(countLimit: 1_000, costLimit: 10_000_000), cost: { $0.count })
     store.set(data, forKey: "catalog:page:1", metadata: .init(storedAt: clock.now(), expiresAt: expiry))
 }

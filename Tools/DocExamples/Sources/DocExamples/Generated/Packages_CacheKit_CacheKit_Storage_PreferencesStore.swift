@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CacheKit/Sources/CacheKit/Storage/PreferencesStore.swift, the example at line 7
-@MainActor private func example7() async throws {
+// Packages/CacheKit/Sources/CacheKit/Storage/PreferencesStore.swift, example 1
+@MainActor private func example1() async throws {
     let preferences = PreferencesStore(url: support.appending(path: "preferences.json"))
     try preferences.set(true, forKey: "onboarding.done")
     let done: Bool? = preferences.value(forKey: "onboarding.done")

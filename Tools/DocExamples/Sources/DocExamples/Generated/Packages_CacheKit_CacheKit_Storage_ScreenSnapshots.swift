@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CacheKit/Sources/CacheKit/Storage/ScreenSnapshots.swift, the example at line 14
-@MainActor private func example14() async throws {
+// Packages/CacheKit/Sources/CacheKit/Storage/ScreenSnapshots.swift, example 1
+@MainActor private func example1() async throws {
     let snapshots = ScreenSnapshots(directory: caches.appendingPathComponent("snapshots"))
     if let storedUserId, let last = snapshots.load(Home.self, screen: "home", user: storedUserId) {
         draw(last.value, age: last.savedAt)                 // at once, before anything is composed

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CacheKit/Sources/CacheKit/Storage/UserDatabases.swift, the example at line 17
-@MainActor private func example17() async throws {
+// Packages/CacheKit/Sources/CacheKit/Storage/UserDatabases.swift, example 1
+@MainActor private func example1() async throws {
     let files = UserDatabases(directory: caches.appendingPathComponent("notes"), prefix: "notes", migrator: NotesStore.migrator)
     let lease = files.lease(for: userId)                      // when the work begins
     try await files.database(for: lease).write { db in        // refused once a logout cleared the files
@@ -33,8 +33,8 @@ import SessionKit
     try files.removeAll()                                     // logout
 }
 
-// Packages/CacheKit/Sources/CacheKit/Storage/UserDatabases.swift, the example at line 161
-@MainActor private func example161() async throws {
+// Packages/CacheKit/Sources/CacheKit/Storage/UserDatabases.swift, example 2
+@MainActor private func example2() async throws {
     let notes = files.observe(lease: files.lease(for: user), tables: ["note"], empty: []) { db in
         try NoteRow.order(Column("title")).fetchAll(db).map(\.note)
     }

@@ -21,7 +21,7 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CacheKit/Sources/CacheKit/Sync/SyncSource.swift, the example at line 20
+// Packages/CacheKit/Sources/CacheKit/Sync/SyncSource.swift, example 1
 fileprivate struct NotesSync: SyncSource {
     let name = "notes"
     let api: NotesAPI

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CatalogKit/Sources/CatalogKit/CatalogClient.swift, the example at line 11
-@MainActor private func example11() async throws {
+// Packages/CatalogKit/Sources/CatalogKit/CatalogClient.swift, example 1
+@MainActor private func example1() async throws {
     let catalog = CatalogClient(sharing: rest.configuration)
     unified.register(catalog.cacheParticipant)
     let listing = try await catalog.allPages()              // cache first, 5 minutes

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CatalogKit/Sources/CatalogKit/CatalogFavorites.swift, the example at line 12
-@MainActor private func example12() async throws {
+// Packages/CatalogKit/Sources/CatalogKit/CatalogFavorites.swift, example 1
+@MainActor private func example1() async throws {
     let favorites = CatalogFavorites(client: catalog, queue: queue)
     try await favorites.setFavorite("sleep-check", true)      // queued, sent when online
     let slugs = try await favorites.favorites().value          // from the server

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CatalogKit/Sources/CatalogKit/CatalogFeatureKit.swift, the example at line 9
-@MainActor private func example9() async throws {
+// Packages/CatalogKit/Sources/CatalogKit/CatalogFeatureKit.swift, example 1
+@MainActor private func example1() async throws {
     try container.install([CatalogFeatureKit(sharing: rest.configuration), SessionFeatureKit(session: session)])
     let catalog = try container.resolver(for: "app").resolve(CatalogClient.self)
 }

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CatalogKit/Sources/CatalogKit/CatalogKit.docc/UsingCatalogKit.md, the example at line 6
-@MainActor private func example6() async throws {
+// Packages/CatalogKit/Sources/CatalogKit/CatalogKit.docc/UsingCatalogKit.md, example 1
+@MainActor private func example1() async throws {
     let rest = RESTClient(configuration: .init(baseURL: api, tokenProvider: session, authEvents: events))
     try container.install([CatalogFeatureKit(sharing: rest.configuration), /* other kits */])
     let catalog = try container.resolver(for: "app").resolve(CatalogClient.self)

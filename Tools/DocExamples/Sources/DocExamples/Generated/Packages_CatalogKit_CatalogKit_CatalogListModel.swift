@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/CatalogKit/Sources/CatalogKit/CatalogListModel.swift, the example at line 19
-@MainActor private func example19() async throws {
+// Packages/CatalogKit/Sources/CatalogKit/CatalogListModel.swift, example 1
+@MainActor private func example1() async throws {
     let model = CatalogListModel(client: catalog)
     Task { for await state in await model.states() { render(state) } }
     await model.load()

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/ChatHistoryKit/Sources/ChatHistoryKit/ChatHistoryClient.swift, the example at line 13
-@MainActor private func example13() async throws {
+// Packages/ChatHistoryKit/Sources/ChatHistoryKit/ChatHistoryClient.swift, example 1
+@MainActor private func example1() async throws {
     let chat = try ChatHistoryClient(rest: rest, queue: queue, environment: environment, timeZone: .current)
     async let synced = chat.syncFromServer()                  // at login, beside the profile fetch
     let threads = try await chat.threads(area: .chat)         // newest first, from the device

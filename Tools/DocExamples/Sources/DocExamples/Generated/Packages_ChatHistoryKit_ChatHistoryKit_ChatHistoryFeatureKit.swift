@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/ChatHistoryKit/Sources/ChatHistoryKit/ChatHistoryFeatureKit.swift, the example at line 12
-@MainActor private func example12() async throws {
+// Packages/ChatHistoryKit/Sources/ChatHistoryKit/ChatHistoryFeatureKit.swift, example 1
+@MainActor private func example1() async throws {
     let chat = try ChatHistoryFeatureKit(rest: rest, queue: queue, environment: environment, timeZone: .current)
     try container.install([chat, /* other kits */])
     session.addEraser("chat history") { userId in try chat.client.erase(userId: userId) }

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/ChatHistoryKit/Sources/ChatHistoryKit/ChatHistoryKit.docc/UsingChatHistoryKit.md, the example at line 7
-@MainActor private func example7() async throws {
+// Packages/ChatHistoryKit/Sources/ChatHistoryKit/ChatHistoryKit.docc/UsingChatHistoryKit.md, example 1
+@MainActor private func example1() async throws {
     let kit = try ChatHistoryFeatureKit(rest: rest, queue: queue, environment: environment, timeZone: TimeZone.current)
     try container.install([kit, /* other kits */])
     session.addEraser("chat history") { userId in try kit.client.erase(userId: userId) }

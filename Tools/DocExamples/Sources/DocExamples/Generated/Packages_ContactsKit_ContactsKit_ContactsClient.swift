@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/ContactsKit/Sources/ContactsKit/ContactsClient.swift, the example at line 14
-@MainActor private func example14() async throws {
+// Packages/ContactsKit/Sources/ContactsKit/ContactsClient.swift, example 1
+@MainActor private func example1() async throws {
     let contacts = ContactsClient(rest: rest, queue: queue, environment: environment, images: images)
     await contacts.syncNow()                                          // full on first launch, then incremental
     let page = try await contacts.contacts(offset: 0, limit: 50)      // from the device, works offline

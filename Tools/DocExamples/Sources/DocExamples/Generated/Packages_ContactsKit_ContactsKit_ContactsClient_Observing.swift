@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/ContactsKit/Sources/ContactsKit/ContactsClient+Observing.swift, the example at line 16
-@MainActor private func example16() async throws {
+// Packages/ContactsKit/Sources/ContactsKit/ContactsClient+Observing.swift, example 1
+@MainActor private func example1() async throws {
     for try await reading in try await contacts.observeContacts(limit: 50) {
         render(reading.value.contacts)         // each with hasPendingChange for "Will sync when online"
     }

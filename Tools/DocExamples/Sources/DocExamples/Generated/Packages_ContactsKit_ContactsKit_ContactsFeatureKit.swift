@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/ContactsKit/Sources/ContactsKit/ContactsFeatureKit.swift, the example at line 10
-@MainActor private func example10() async throws {
+// Packages/ContactsKit/Sources/ContactsKit/ContactsFeatureKit.swift, example 1
+@MainActor private func example1() async throws {
     let contacts = ContactsFeatureKit(rest: rest, queue: queue, environment: environment, images: images)
     try container.install([contacts, /* other kits */])
     session.addEraser("contacts") { userId in try contacts.client.erase(userId: userId) }

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/ContactsKit/Sources/ContactsKit/ContactsKit.docc/ContactsKit.md, the example at line 42
-@MainActor private func example42() async throws {
+// Packages/ContactsKit/Sources/ContactsKit/ContactsKit.docc/ContactsKit.md, example 1
+@MainActor private func example1() async throws {
     // import MIBApp, SessionKit, ContactsKit, Logging
     let app = try Composition(baseURL: api, cachesDirectory: caches, supportDirectory: applicationSupport, logger: logger)
     switch await app.launch() {                   // offline first: `.validating` while the token is checked

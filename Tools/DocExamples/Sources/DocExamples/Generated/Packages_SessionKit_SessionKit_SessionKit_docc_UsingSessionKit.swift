@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/SessionKit/Sources/SessionKit/SessionKit.docc/UsingSessionKit.md, the example at line 6
-@MainActor private func example6() async throws {
+// Packages/SessionKit/Sources/SessionKit/SessionKit.docc/UsingSessionKit.md, example 1
+@MainActor private func example1() async throws {
     let events = AuthEvents()                               // shared by every client
     let session = SessionManager(configuration: .init(
         baseURL: api, tokenStore: FileTokenStore(url: support.appendingPathComponent("session/token.json")),

@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/SessionKit/Sources/SessionKit/SessionManager.swift, the example at line 17
-@MainActor private func example17() async throws {
+// Packages/SessionKit/Sources/SessionKit/SessionManager.swift, example 1
+@MainActor private func example1() async throws {
     let tokenFile = support.appendingPathComponent("session/token.json")
     let session = SessionManager(configuration: .init(baseURL: api, tokenStore: FileTokenStore(url: tokenFile),
                                                       caches: unified, authEvents: events))

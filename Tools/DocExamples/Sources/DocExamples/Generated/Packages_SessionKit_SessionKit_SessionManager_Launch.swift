@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// Packages/SessionKit/Sources/SessionKit/SessionManager+Launch.swift, the example at line 23
-@MainActor private func example23() async throws {
+// Packages/SessionKit/Sources/SessionKit/SessionManager+Launch.swift, example 1
+@MainActor private func example1() async throws {
     session.launchOfflineFirst()
     let page = try await catalog.page()  // from the cache, without waiting for the server
 }

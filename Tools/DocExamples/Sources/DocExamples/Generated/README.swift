@@ -21,8 +21,8 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// README.md, the example at line 244
-@MainActor private func example244() async throws {
+// README.md, example 1
+@MainActor private func example1() async throws {
 
     let app = try Composition(baseURL: api, cachesDirectory: caches, supportDirectory: applicationSupport, logger: logger)
     switch await app.launch() {
@@ -34,8 +34,8 @@ import SessionKit
                                                             // unless `keepsQueueAtLogout: false`
 }
 
-// README.md, the example at line 262
-@MainActor private func example262() async throws {
+// README.md, example 2
+@MainActor private func example2() async throws {
     let environment = CacheEnvironment(cachesDirectory: cachesURL)          // clock, timeouts, metrics, logger
     let unified = UnifiedCacheManager(timeouts: environment.timeouts)
     let profiles = try CacheManager<Profile>(feature: "profile", environment: environment,

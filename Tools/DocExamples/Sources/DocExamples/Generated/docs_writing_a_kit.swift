@@ -21,15 +21,15 @@ import MIBCore
 import ReferenceBackend
 import SessionKit
 
-// docs/writing-a-kit.md, the example at line 121
-@MainActor private func example121() async throws {
+// docs/writing-a-kit.md, example 1
+@MainActor private func example1() async throws {
     let notes = try CacheManager<[NotesItem]>(feature: "notes", environment: environment, persistence: .disk())
     registry.addClearingParticipant(notes)
     let value = try await notes.value(forKey: "notes:\(user)", scope: .user(user)) { try await backend.notes() }
     let update = try await notes.read(forKey: "notes:\(user)", scope: .user(user), stale: .ifLoadFails) { try await backend.notes() }  // offline
 }
 
-// docs/writing-a-kit.md, the example at line 193
+// docs/writing-a-kit.md, example 2
 fileprivate struct NotesSync: SyncSource {
     let name = "notes"
     let api: NotesAPI
@@ -54,7 +54,7 @@ fileprivate struct NotesSync: SyncSource {
     }
 }
 
-// docs/writing-a-kit.md, the example at line 251
+// docs/writing-a-kit.md, example 3
 extension NotesStore {
     static func notes(_ db: Database, limit: Int) throws -> [Note] {
         try NoteRow.order(Column("title")).limit(limit).fetchAll(db).map(\.note)
@@ -69,8 +69,8 @@ extension NotesClient {
     }
 }
 
-// docs/writing-a-kit.md, the example at line 280
-@MainActor private func example280() async throws {
+// docs/writing-a-kit.md, example 4
+@MainActor private func example4() async throws {
     let index = SearchIndex(name: "notes.search")
     registry.addClearingParticipant(index)
     index.rebuild(try store.allNotes(user).map(\.searchDocument))   // on opening the user's store
@@ -82,8 +82,8 @@ extension NotesClient {
     let page = index.search(query, offset: 0, limit: 20)             // ids best first, and the total
 }
 
-// docs/writing-a-kit.md, the example at line 300
-@MainActor private func example300() async throws {
+// docs/writing-a-kit.md, example 5
+@MainActor private func example5() async throws {
     // Kept for `user`, keyed by the path it is fetched from, sent with `user`'s token only (a sign-in meanwhile
     // fails it with `sessionChanged`, nothing kept).
     let bytes = try await rest.image(at: note.photoPath, for: user, in: images, feature: "notes.images")

@@ -29,8 +29,8 @@ import ReferenceBackend
 import SessionKit
 import Testing
 
-// Packages/APICore/Sources/APICoreTestServer/TestServer.swift, the example at line 13
-private func example13() async throws {
+// Packages/APICore/Sources/APICoreTestServer/TestServer.swift, example 1
+private func example1() async throws {
     try await withTestServer({ router in
         router.get("notes") { request, _ in
             request.headers[.ifNoneMatch] == "\"v1\"" ? reply(.notModified) : reply(.ok, #"[]"#, [.eTag: "\"v1\""])

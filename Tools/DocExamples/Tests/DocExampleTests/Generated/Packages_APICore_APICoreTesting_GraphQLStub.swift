@@ -29,8 +29,8 @@ import ReferenceBackend
 import SessionKit
 import Testing
 
-// Packages/APICore/Sources/APICoreTesting/GraphQLStub.swift, the example at line 8
-private func example8() async throws {
+// Packages/APICore/Sources/APICoreTesting/GraphQLStub.swift, example 1
+private func example1() async throws {
     let body = GraphQLStub.body(["account": ["id": "100", "balance": 5]], typenames: ["account": "Account"])
     transport.stub(.post, "/graphql", status: 200, body: body)
 }

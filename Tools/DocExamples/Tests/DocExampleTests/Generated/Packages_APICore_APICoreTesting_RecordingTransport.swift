@@ -29,8 +29,8 @@ import ReferenceBackend
 import SessionKit
 import Testing
 
-// Packages/APICore/Sources/APICoreTesting/RecordingTransport.swift, the example at line 9
-private func example9() async throws {
+// Packages/APICore/Sources/APICoreTesting/RecordingTransport.swift, example 1
+private func example1() async throws {
     let transport = RecordingTransport()
     transport.stub(.get, "/api/profile", status: 200, body: Data(#"{"name":"Ada"}"#.utf8))
 }

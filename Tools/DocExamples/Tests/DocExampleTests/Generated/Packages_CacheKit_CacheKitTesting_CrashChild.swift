@@ -29,8 +29,8 @@ import ReferenceBackend
 import SessionKit
 import Testing
 
-// Packages/CacheKit/Sources/CacheKitTesting/CrashChild.swift, the example at line 7
-private func example7() async throws {
+// Packages/CacheKit/Sources/CacheKitTesting/CrashChild.swift, example 1
+private func example1() async throws {
     let child = try CrashChild.start(test: "childSaves", environment: ["MY_CHILD": url.path])
     try await child.waitUntilStarted(signalledBy: url)   // the child created it
     try await child.kill(after: .milliseconds(Int.random(in: 5...60)))

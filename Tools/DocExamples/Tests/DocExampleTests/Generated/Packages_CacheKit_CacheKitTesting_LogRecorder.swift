@@ -29,8 +29,8 @@ import ReferenceBackend
 import SessionKit
 import Testing
 
-// Packages/CacheKit/Sources/CacheKitTesting/LogRecorder.swift, the example at line 7
-private func example7() async throws {
+// Packages/CacheKit/Sources/CacheKitTesting/LogRecorder.swift, example 1
+private func example1() async throws {
     let logs = LogRecorder()
     let environment = CacheEnvironment(logger: logs.logger())
     // … drop a corrupt entry …

@@ -29,8 +29,8 @@ import ReferenceBackend
 import SessionKit
 import Testing
 
-// Packages/CacheKit/Sources/CacheKitTesting/ObservationRecorder.swift, the example at line 6
-private func example6() async throws {
+// Packages/CacheKit/Sources/CacheKitTesting/ObservationRecorder.swift, example 1
+private func example1() async throws {
     let recorder = ObservationRecorder(files.observe(lease: files.lease(for: "alice"), empty: 0) { db in try Item.fetchCount(db) })
     try await recorder.wait("the first page's ten items") { $0.last == 10 }
     try files.removeAll()

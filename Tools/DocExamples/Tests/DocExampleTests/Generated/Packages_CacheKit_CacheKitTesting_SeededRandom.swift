@@ -29,8 +29,8 @@ import ReferenceBackend
 import SessionKit
 import Testing
 
-// Packages/CacheKit/Sources/CacheKitTesting/SeededRandom.swift, the example at line 4
-private func example4() async throws {
+// Packages/CacheKit/Sources/CacheKitTesting/SeededRandom.swift, example 1
+private func example1() async throws {
     var random = SeededRandom(seed: 42)
     let step = random.next(in: 0...9)
 }

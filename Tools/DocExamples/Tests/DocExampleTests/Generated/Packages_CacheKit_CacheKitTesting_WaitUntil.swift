@@ -29,7 +29,7 @@ import ReferenceBackend
 import SessionKit
 import Testing
 
-// Packages/CacheKit/Sources/CacheKitTesting/WaitUntil.swift, the example at line 18
-private func example18() async throws {
+// Packages/CacheKit/Sources/CacheKitTesting/WaitUntil.swift, example 1
+private func example1() async throws {
     try await waitUntil("the request reached the server") { server.count("/never") == 1 }
 }

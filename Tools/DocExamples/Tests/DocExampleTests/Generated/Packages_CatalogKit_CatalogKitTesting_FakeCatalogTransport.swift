@@ -29,8 +29,8 @@ import ReferenceBackend
 import SessionKit
 import Testing
 
-// Packages/CatalogKit/Sources/CatalogKitTesting/FakeCatalogTransport.swift, the example at line 11
-private func example11() async throws {
+// Packages/CatalogKit/Sources/CatalogKitTesting/FakeCatalogTransport.swift, example 1
+private func example1() async throws {
     let server = FakeCatalogTransport(funnels: FakeCatalogTransport.funnels(12))
     let client = CatalogClient(sharing: .init(baseURL: FakeCatalogTransport.baseURL, transport: server))
 }
