@@ -18,7 +18,7 @@ public struct ContactsFeatureKit: FeatureKit {
     /// The client it provides.
     public let client: ContactsClient
 
-    /// Builds the client (see ``ContactsClient/init(rest:queue:environment:images:syncPageSize:)``).
+    /// Builds the client (see ``ContactsClient/init(rest:queue:environment:images:syncPageSize:importChunkSize:)``).
     public init(rest: RESTClient, queue: MutationQueue?, environment: CacheEnvironment, images: ImageCache, syncPageSize: Int = 500) {
         client = ContactsClient(rest: rest, queue: queue, environment: environment, images: images, syncPageSize: syncPageSize)
     }
