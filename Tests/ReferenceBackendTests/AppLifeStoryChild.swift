@@ -30,6 +30,19 @@ struct LifeDevice {
             startsFirstSync: true)
     }
 
+    /// Signs in as a user does: again when the network did not carry the answer (on a loaded machine a request
+    /// has taken longer than the app's timeout), five times at most; any other failure is the step's.
+    func signIn(email: String, password: String) async throws {
+        for attempt in 1...5 {
+            do {
+                _ = try await app.signIn(email: email, password: password)
+                return
+            } catch SignInError.api(let error) where error.isRetryable && attempt < 5 {
+                continue
+            }
+        }
+    }
+
     /// A step failed in a way no user action explains.
     struct Broken: Error, CustomStringConvertible {
         var description: String
@@ -41,7 +54,7 @@ struct LifeDevice {
         let user = LifeStory.users[step.user]
         switch step.kind {
         case .signIn:
-            try await app.signIn(email: user.email, password: user.password)
+            try await signIn(email: user.email, password: user.password)
             try await checkNothingForeign(user: step.user, seed: story.seed)
         case .logout:
             // Also when the logout runs again after a kill inside it: nothing of the user stays either way.
