@@ -100,11 +100,12 @@ public final class Composition: Sendable {
     ///   - startsFirstSync: whether ``launch(offlineFirst:)`` and ``signIn(email:password:)`` start each kit's
     ///     first sync in the background when the user has none completed (`true` by default; a harness that
     ///     counts every request starts them itself).
+    ///   - sessionRequestTimeout: how long a sign-in, a token check or a logout waits for the server (10 s).
     public init(
         baseURL: URL, cachesDirectory: URL, supportDirectory: URL? = nil, keepsQueueAtLogout: Bool = true,
         clock: any CacheClock = SystemClock(), transport: any HTTPTransport = URLSessionTransport(),
         retry: RetryPolicy = RetryPolicy(), logger: Logger, graphQLStore: any NormalizedRecordStore = InMemoryRecordStore(),
-        startsFirstSync: Bool = true
+        startsFirstSync: Bool = true, sessionRequestTimeout: Duration = .seconds(10)
     ) throws {
         self.baseURL = baseURL
         self.clock = clock
@@ -129,8 +130,8 @@ public final class Composition: Sendable {
             configuration: .init(
                 baseURL: baseURL, transport: transport,
                 tokenStore: Self.tokenStore(file: tokenFile),
-                caches: unified, authEvents: authEvents, logger: logger, connectivity: connectivity,
-                deviceKeys: DeviceKeys(url: Self.deviceKeysFile(support: support))))
+                caches: unified, authEvents: authEvents, requestTimeout: sessionRequestTimeout, logger: logger,
+                connectivity: connectivity, deviceKeys: DeviceKeys(url: Self.deviceKeysFile(support: support))))
         lifecycle = AppLifecycle(caches: unified, clock: clock)
         rest = RESTClient(
             configuration: .init(

@@ -34,7 +34,7 @@ extension Composition {
     /// `SessionManager`'s), when the snapshot is another user's, or when there is none (none was saved,
     /// or a clearing dropped it).
     /// - Parameters:
-    ///   - cachesDirectory: as the composition's ``init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:transport:retry:logger:graphQLStore:startsFirstSync:)``.
+    ///   - cachesDirectory: as the composition's ``init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:transport:retry:logger:graphQLStore:startsFirstSync:sessionRequestTimeout:)``.
     ///   - supportDirectory: likewise.
     ///   - offlineGrace: the session's offline grace.
     ///   - now: the device's clock.

@@ -30,7 +30,7 @@ public final class DemoComposition: Sendable {
     /// What made the transport under ``transport``; a relaunch in a scenario sends through a new one.
     public let makeTransport: TransportFactory
 
-    /// Wires the app against `baseURL`, as ``Composition/init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:transport:retry:logger:graphQLStore:startsFirstSync:)``
+    /// Wires the app against `baseURL`, as ``Composition/init(baseURL:cachesDirectory:supportDirectory:keepsQueueAtLogout:clock:transport:retry:logger:graphQLStore:startsFirstSync:sessionRequestTimeout:)``
     /// does, with the demo's clock, a counting transport over the one `makeTransport` makes
     /// (``ToolTransport`` by default; a pinned one in `mib`'s TLS build), no retries, and the GraphQL
     /// records in `graphQLStore` (in memory by default), on `clock` (the real time by default). Unless
@@ -47,7 +47,9 @@ public final class DemoComposition: Sendable {
         composition = try Composition(
             baseURL: baseURL, cachesDirectory: cachesDirectory, supportDirectory: supportDirectory,
             keepsQueueAtLogout: keepsQueueAtLogout, clock: clock, transport: transport, retry: .none, logger: logger,
-            graphQLStore: graphQLStore, startsFirstSync: startsFirstSync)
+            // The tools and the tests run beside other work (CI runs the suite beside two busy processes): a sign-in
+            // against a loaded local backend has passed the app's 10 s, so theirs waits a minute.
+            graphQLStore: graphQLStore, startsFirstSync: startsFirstSync, sessionRequestTimeout: .seconds(60))
         self.clock = clock
         self.transport = transport
         self.makeTransport = makeTransport
