@@ -47,6 +47,23 @@ import Testing
         }
     }
 
+    /// Runs `body` with Alice signed in on a device whose requests go through a hook (which records whose token
+    /// each left with), and Bob's credentials for a switch.
+    static func withHookedDevice(
+        syncPageSize: Int = 200, _ body: (BackendFixture, Credentials, Credentials, Device, HookTransport) async throws -> Void
+    ) async throws {
+        try await withBackend(5) { fixture in
+            let alice = try await fixture.credentials()
+            let bob = try await fixture.credentials("bob@example.com", "Password2")
+            let folder = try TemporaryDirectory()
+            defer { folder.remove() }
+            let hook = HookTransport(URLSessionTransport())
+            let device = try Device(
+                fixture.backend, directory: folder.url, credentials: alice, syncPageSize: syncPageSize, wrap: { _ in hook })
+            try await body(fixture, alice, bob, device, hook)
+        }
+    }
+
     func serverHistory(_ fixture: BackendFixture, _ user: String) throws -> [String: [String]] {
         var history: [String: [String]] = [:]
         for thread in try fixture.backend.catalog.threads(userId: user, area: nil, since: nil) {
@@ -66,13 +83,7 @@ import Testing
     /// Bob signs in between the moment today's prediction asks who is signed in and the moment its request
     /// takes a token: nothing leaves with Bob's token, and nothing is kept for Alice.
     @Test func aUserSwitchMidLoadSendsNothingWithTheNextUsersToken() async throws {
-        try await withBackend(5) { fixture in
-            let alice = try await fixture.credentials()
-            let bob = try await fixture.credentials("bob@example.com", "Password2")
-            let folder = try TemporaryDirectory()
-            defer { folder.remove() }
-            let hook = HookTransport(URLSessionTransport())
-            let device = try Device(fixture.backend, directory: folder.url, credentials: alice, wrap: { _ in hook })
+        try await Self.withHookedDevice { (_, alice, bob, device, hook) async throws in
             device.tokens.set(bob, afterCalls: 1)
             await #expect(throws: ChatHistoryError.self) { try await device.chat.todaysPrediction() }
             device.tokens.set(alice)

@@ -125,14 +125,7 @@ import Testing
     }
 
     @Test func aChatSyncSendsNothingWithTheNextUsersToken() async throws {
-        try await withBackend(5) { fixture in
-            let alice = try await fixture.credentials()
-            let bob = try await fixture.credentials("bob@example.com", "Password2")
-            let folder = try TemporaryDirectory()
-            defer { folder.remove() }
-            let hook = HookTransport(URLSessionTransport())
-            let device = try ChatHistoryKitAgainstBackendTests.Device(
-                fixture.backend, directory: folder.url, credentials: alice, syncPageSize: 2, wrap: { _ in hook })
+        try await ChatHistoryKitAgainstBackendTests.withHookedDevice(syncPageSize: 2) { (_, alice, bob, device, hook) async throws in
             let sweep = try await Self.sweep(
                 tokens: device.tokens, alice: alice, bob: bob, sent: { hook.sent },
                 reset: { try await device.chat.store.clearAll() }
@@ -179,14 +172,7 @@ import Testing
     }
 
     @Test func aChatQuestionIsNeverQueuedForTheNextUser() async throws {
-        try await withBackend(5) { fixture in
-            let alice = try await fixture.credentials()
-            let bob = try await fixture.credentials("bob@example.com", "Password2")
-            let folder = try TemporaryDirectory()
-            defer { folder.remove() }
-            let hook = HookTransport(URLSessionTransport())
-            let device = try ChatHistoryKitAgainstBackendTests.Device(
-                fixture.backend, directory: folder.url, credentials: alice, wrap: { _ in hook })
+        try await ChatHistoryKitAgainstBackendTests.withHookedDevice { (_, alice, bob, device, hook) async throws in
             let sweep = try await Self.sweep(
                 tokens: device.tokens, alice: alice, bob: bob, sent: { hook.sent }, reset: {},
                 misplaced: { await Self.queued(of: bob, in: device.queue, tokens: device.tokens, back: alice) }
