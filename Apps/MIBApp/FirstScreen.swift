@@ -90,12 +90,12 @@ extension Composition {
         CacheEnvironment.defaultDataDirectory(caches: caches)
     }
 
-    /// The session's token file in the support folder (used where there is no Keychain).
     /// Where the keys the server gave this device at its sign-ins are kept (SessionKit's `DeviceKeys`).
     static func deviceKeysFile(support: URL) -> URL {
         support.appendingPathComponent("session/device-keys.json", isDirectory: false)
     }
 
+    /// The session's token file in the support folder (used where there is no Keychain).
     static func tokenFile(support: URL) -> URL {
         support.appendingPathComponent("session/token.json", isDirectory: false)
     }

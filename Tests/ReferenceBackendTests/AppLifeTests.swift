@@ -59,6 +59,16 @@ import Testing
         await app.queue.states().first { _ in true }
     }
 
+    /// A first run of the app in `directory`'s caches folder, signed in as Alice, whom it returns; a relaunch is
+    /// a new composition on the same `caches`.
+    static func firstRun(_ fixture: BackendFixture, in directory: TemporaryDirectory) async throws
+        -> (caches: URL, app: DemoComposition, alice: String)
+    {
+        let caches = directory.url.appendingPathComponent("caches")
+        let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
+        return (caches, app, try await app.signIn())
+    }
+
     /// Alice leaves a refused change and a pending one; whichever way her session ends, Bob, signed in next,
     /// sees none of them in any form the queue publishes, and Alice, back, finds hers.
     @Test(arguments: ["expiry", "logout", "another sign-in"])
@@ -118,9 +128,7 @@ import Testing
         try await withBackend(5) { fixture in
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
-            let caches = directory.url.appendingPathComponent("caches")
-            let first = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
-            let alice = try await first.signIn()
+            let (caches, first, alice) = try await Self.firstRun(fixture, in: directory)
             try await first.favorites.setFavorite("no-such-funnel", true)
             try await Self.waitForQueue(first, "the change refused") { !$0.failures.isEmpty }
             await first.queue.stop()
@@ -159,5 +167,44 @@ import Testing
             let contactsSync = try #require(relaunched.composition.container.syncRunners.first { $0.name == "contacts" })
             #expect(await contactsSync.runIfNeverCompleted() == nil, "a first sync asked for again after one completed")
         }
+    }
+
+    /// The launch as an app calls it (offline first, the default) answers before the server has: it shows the
+    /// user's content while the token is checked, then starts the queue, which sends what the last run left
+    /// with no other call.
+    @Test func theDefaultLaunchAnswersAtOnceAndThenSendsWhatTheLastRunLeft() async throws {
+        try await withBackend(5) { fixture in
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let (caches, first, alice) = try await Self.firstRun(fixture, in: directory)
+            let slug = try #require(try fixture.backend.catalog.allFunnels().first?.slug)
+            #expect(try await fixture.send(.put, "/admin/faults", json: Self.dropFavorites).status == 204)
+            try await first.favorites.setFavorite(slug, true)
+            try await Self.waitForQueue(first, "the change pending") { $0.pending.count == 1 }
+            await first.queue.stop()
+            // The token check takes five seconds: a launch that waited for it could not answer `validating`.
+            let slowCheck = #"[{"pathPrefix":"/auth/validate","latencyMs":5000}]"#
+            #expect(try await fixture.send(.put, "/admin/faults", json: slowCheck).status == 204)
+
+            let relaunched = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: Self.quiet)
+            let launched = await relaunched.composition.launch()
+            #expect(launched == .validating, "the default launch waited for the server: \(launched)")
+            try await waitUntil("the kept change sent by the launch alone, once the token was accepted") {
+                try fixture.backend.catalog.favorites(userId: alice) == [slug]
+            }
+        }
+    }
+
+    /// An app's composition, built with its defaults, starts the first sync at sign-in; the tools' harness
+    /// starts none of its own, so that its request counts stay exact.
+    @Test func anAppsCompositionStartsTheFirstSyncByDefaultAndTheHarnessDoesNot() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let api = try #require(URL(string: "http://127.0.0.1:9"))
+        let app = try Composition(baseURL: api, cachesDirectory: directory.url.appendingPathComponent("app"), logger: Self.quiet)
+        #expect(app.startsFirstSync)
+        let harness = try DemoComposition(
+            baseURL: api, cachesDirectory: directory.url.appendingPathComponent("harness"), logger: Self.quiet)
+        #expect(!harness.composition.startsFirstSync)
     }
 }

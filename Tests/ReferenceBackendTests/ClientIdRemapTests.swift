@@ -42,6 +42,10 @@ import Testing
             try await waitUntil("the device renamed the contact") {
                 try await app.contacts.contact(id: clientId).value?.id.hasPrefix("srv-") == true
             }
+            // Before any sync replaces them, the device's own circles say the server's id.
+            try await waitUntil("the device renamed the circle") {
+                try await app.contacts.circles().value.contains { $0.name == "Climbing partners" && $0.id.hasPrefix("srv-") }
+            }
             #expect(await app.contacts.syncNow().isComplete)
             let anas = try await app.contacts.contacts(limit: 500).value.contacts.filter { $0.displayName == "Ana María" }
             let ana = try #require(anas.first)

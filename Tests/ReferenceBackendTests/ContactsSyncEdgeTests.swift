@@ -180,10 +180,17 @@ import Testing
                 ended.withLock { $0 = report }
             }
             defer { run.cancel() }
-            try await waitUntil("the first page's request in flight") { inFlight.withLock { $0 } }
+            try await waitUntil("the first page's request in flight, its deadline armed") {
+                inFlight.withLock { $0 } && device.clock.sleepingTasks > 0
+            }
+            // The clock removes each sleeper it wakes before `advance` returns: what the deadline did is read
+            // at once, whatever the run's tasks do after.
+            let armed = device.clock.sleepingTasks
             device.clock.advance(by: 29)
-            #expect(ended.withLock { $0 } == nil, "positive control: before its deadline the run waits")
+            #expect(device.clock.sleepingTasks == armed, "positive control: 29 s woke no deadline")
+            #expect(ended.withLock { $0 } == nil)
             device.clock.advance(by: 1)
+            #expect(device.clock.sleepingTasks == armed - 1, "the 30th second woke the deadline")
             try await waitUntil("the run ended at its deadline, exactly") { ended.withLock { $0 } != nil }
             let report = try #require(ended.withLock { $0 })
             #expect(report.outcome == .budgetExhausted && report.pages == 0)

@@ -27,6 +27,12 @@ import Testing
             var logger = Logger(label: "data-at-rest")
             logger.logLevel = .critical
             let caches = directory.url.appendingPathComponent("caches")
+            // A store's folder is there already, open to others (left by an earlier version, restored from a
+            // backup): the store narrows it, whatever the umask would have given a folder it created. (The caches
+            // folder itself is the app's: made here as the app would make it.)
+            try FileManager.default.createDirectory(at: caches, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: caches.appendingPathComponent("graphql"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
             let records = try SQLiteRecordStore(url: caches.appendingPathComponent("graphql").appendingPathComponent("records.sqlite"))
             let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: logger, graphQLStore: records)
             let user = try await app.signIn()

@@ -75,4 +75,15 @@ import Testing
         #expect(faults.decide(path: "/api/me").latency == .milliseconds(20))
         #expect(faults.decide(path: "/admin/faults").latency == .zero)
     }
+
+    /// The guard's authority check at its edges: a loopback name followed by nothing or by `:` and ASCII digits.
+    @Test(arguments: ["[::1", "[::1.evil", "localhost:", "127.0.0.1:", "[::1]:", "[::1].8080", "[::1]x1", "localhost:١٢٣"])
+    func anAuthorityNotExactlyALoopbackNameAndAPortIsRefused(_ authority: String) {
+        #expect(!LoopbackGuard<BackendContext>.isLoopback(authority: authority), "\(authority)")
+    }
+
+    @Test(arguments: ["127.0.0.1", "localhost:8080", "[::1]", "[::1]:8080", "LOCALHOST:1"])
+    func theLoopbackNamesPassWithOrWithoutAPort(_ authority: String) {
+        #expect(LoopbackGuard<BackendContext>.isLoopback(authority: authority), "\(authority)")
+    }
 }

@@ -6,10 +6,13 @@ import AccountsKit
 import CacheKit
 import CacheKitTesting
 import ChatHistoryKit
-import ContactsKit
 import Foundation
 import ReferenceBackend
 import Testing
+
+// The summary's fetch is the kit's own (a stale profile's refresh and a refused circle change's undo both
+// start it in the background): it is called here directly.
+@testable import ContactsKit
 
 /// Every request a kit makes for a user is sent with that user's token or not at all (REQ SEC-2), attacked at
 /// every moment: Alice starts an operation and Bob signs in after the `k`th read of who is signed in, for each
@@ -89,6 +92,19 @@ import Testing
             }
             #expect(sweep.switchesInside >= 1)
             #expect(sweep.leaks.isEmpty, "sent with Bob's token in Alice's refetch: \(sweep.leaks)")
+        }
+    }
+
+    /// The summary's fetch reads the token once, after its caller took the user from the lease: Bob signed in
+    /// between the two, Alice's summary is not fetched with his token (nor stored as hers).
+    @Test func theSummaryIsNeverFetchedWithTheNextUsersToken() async throws {
+        try await kit.withDevice { (fixture, alice, device) async throws in
+            let bob = try await fixture.credentials("bob@example.com", "Password2")
+            device.tokens.set(bob)
+            #expect(await device.contacts.fetchSummary(for: alice.userId) == nil)
+            #expect(device.hook.sent.isEmpty, "Alice's summary fetched with Bob's token: \(device.hook.sent.map(\.path))")
+            #expect(await device.contacts.fetchSummary(for: bob.userId) != nil, "positive control: Bob's own")
+            #expect(device.hook.sent.map(\.token) == [bob.accessToken])
         }
     }
 

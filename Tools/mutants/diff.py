@@ -10,6 +10,8 @@ For each Swift source line added since BASE (tests excluded), makes one-line mut
 Then, for each: applies it, builds, runs first the tests that name the file's types and, when none fails,
 the whole suite; reports each mutant killed, stillborn (does not build) or SURVIVED with its line, and
 restores the file. A survivor is a test to write or a line to delete. `--list` only prints the mutants.
+A mutant Tools/mutants/equivalent.txt names (its file, operator, line and mutated line, with why no program can
+tell it from the original) is reported EQUIVALENT and not run.
 """
 import os
 import re
@@ -81,6 +83,25 @@ def covering_tests(path):
     return "|".join(sorted(suites)) or None
 
 
+def equivalents():
+    """{(path, operator, original, mutated): why} from Tools/mutants/equivalent.txt (file/op/line/to/why blocks)."""
+    known, block = {}, {}
+    path = os.path.join(ROOT, "Tools/mutants/equivalent.txt")
+    if not os.path.exists(path):
+        return known
+    for line in open(path, encoding="utf-8").read().split("\n") + [""]:
+        if line.startswith("#"):
+            continue
+        if not line.strip():
+            if block:
+                known[(block["file"], block["op"], block["line"], block["to"])] = block["why"]
+            block = {}
+            continue
+        key, _, value = line.partition(": ")
+        block[key] = value.strip()
+    return known
+
+
 def run(command, timeout):
     try:
         return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout).returncode
@@ -99,11 +120,15 @@ def main(argv):
     if limit is not None:
         candidates = candidates[:limit]
     print(f"{len(candidates)} mutants on the lines added since {base}")
-    survivors = []
+    survivors, known = [], equivalents()
     for path, number, operator, mutated, original in candidates:
         where = f"{path}:{number} [{operator}]"
+        why = known.get((path, operator, original.strip(), mutated.strip()))
         if listing:
-            print(f"{where}\n  - {original.strip()}\n  + {mutated.strip()}")
+            print(f"{where}{' (equivalent)' if why else ''}\n  - {original.strip()}\n  + {mutated.strip()}")
+            continue
+        if why:
+            print(f"{where}: EQUIVALENT ({why})")
             continue
         file = os.path.join(ROOT, path)
         lines = open(file, encoding="utf-8").read().split("\n")

@@ -29,6 +29,7 @@ done
 scenario=$(sed -n 's/^scenario: //p' "$package/Sources/scenario.txt")
 if [[ $command == build ]]; then
   echo "[1/2] Compiling Promise Promise.swift"
+  [[ ${FAKE_BASELINE_BROKEN:-} == 1 && $scenario == none ]] && { echo "error: the unmutated copy is broken"; exit 1; }
   [[ $scenario == stillborn ]] || exit 0
   echo "$package/Sources/Promise.swift:12:9: error: cannot find 'promise' in scope"
   echo "$package/Sources/Promise.swift:20:1: error: a second error"
@@ -88,9 +89,10 @@ saw() {
   if grep -qF -- "$2" "$out"; then echo "ok    $1"; return; fi
   echo "FAIL  $1: expected a line holding: $2"; echo "      saw:"; sed 's/^/        /' "$out"; failures=$((failures + 1))
 }
-# exited NAME CODE: the last run's exit status (ne0: any but 0).
+# exited NAME CODE: the last run's exit status, exactly (the runner's 0, 1, 2 or 130; never the self-test's own
+# timeout's 124 or 137, a shell error's 2 from bash itself shows in the output).
 exited() {
-  if [[ $2 == ne0 && $status -ne 0 ]] || [[ $2 == "$status" ]]; then echo "ok    $1"; return; fi
+  if [[ $2 == "$status" ]]; then echo "ok    $1"; return; fi
   echo "FAIL  $1: expected exit $2, saw $status"; sed 's/^/        /' "$out"; failures=$((failures + 1))
 }
 
@@ -106,9 +108,20 @@ saw "a crash that does not come again is not a kill" "SURVIVED  crash-once ("
 saw "and is named" "its first run crashed during"
 saw "no longer applies" "NO LONGER APPLIES  gone"
 saw "the summary counts all five" "mutants: 8 run, 3 killed, 2 survived, 1 stillborn, 1 hung, 1 no longer apply — $(date +%F), 0 min"
-exited "a run with survivors fails" ne0
+exited "a run with survivors fails" 1
 if cmp -s "$repo/Sources/scenario.txt" "$repo/.build-mutants/tree/Sources/scenario.txt"; then echo "ok    the scratch copy was restored"
 else echo "FAIL  the scratch copy was not restored"; failures=$((failures + 1)); fi
+
+# Each way of not being killed fails the run on its own.
+for only in survived stillborn hang gone; do
+  run "only-$only" -- "$only"
+  exited "a run whose one mutant is $only fails" 1
+done
+
+# A baseline that does not build judges nothing, and says so.
+run broken FAKE_BASELINE_BROKEN=1 -- killed
+exited "a baseline that does not build judges nothing" 2
+saw "and says so" "the unmutated copy does not build"
 
 # A kill stops the suite: the rest of a slow one is not waited for.
 run first-kill MUTANT_DEADLINE=50 -- killed-slow
@@ -150,7 +163,7 @@ run alone FAKE_ALONE_FAILS=1 -- survived
 saw "a test failing only apart, unmutated too, kills nothing" "SURVIVED  survived ("
 
 run red FAKE_RED_BASELINE=1 -- killed flaky-only
-exited "a red baseline stops the run" ne0
+exited "a red baseline judges nothing" 2
 saw "a red baseline is named, with its log" "the unmutated suite fails (exit 1: flakyUnderCI()), so no mutant can be judged; see $repo/.build-mutants/logs/baseline-test.log"
 if grep -q '^KILLED\|^SURVIVED' "$out"; then echo "FAIL  a red baseline judged mutants"; failures=$((failures + 1)); else echo "ok    a red baseline judges no mutant"; fi
 
@@ -167,7 +180,7 @@ runner=$!
 for _ in $(seq 100); do [[ -s "$work/hang.pid" ]] && break; sleep 0.1; done
 # A second run meanwhile is refused: both would mutate the same copy.
 run second -- killed
-exited "a second run at once is refused" ne0
+exited "a second run at once is refused" 2
 saw "and says why" "another mutant run is using"
 kill -TERM "$runner"; wait "$runner"; status=$?; out="$work/term.out"
 exited "an interrupted run exits 130" 130

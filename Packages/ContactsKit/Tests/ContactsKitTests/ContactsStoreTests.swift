@@ -39,13 +39,15 @@ import Testing
         defer { folder.remove() }
         let legacy = folder.url.appendingPathComponent("caches/contacts")
         try ContactsFixtures.writeVersion2(at: ContactsStore(directory: legacy).fileURL(for: "u1"))
-        let store = ContactsStore(directory: folder.url.appendingPathComponent("support/contacts"), movingFrom: legacy)
+        // The support folder exists already, open to others: only the store's own narrowing makes it the
+        // owner's (a folder the store creates would be 0700 under the usual umask whatever the store did).
+        let support = folder.url.appendingPathComponent("support")
+        try FileManager.default.createDirectory(at: support, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let store = ContactsStore(directory: support.appendingPathComponent("contacts"), movingFrom: legacy)
         #expect(try store.contact(userId: "u1", id: "c1")?.displayName == "Zoë M.", "the file and its kept change moved")
         #expect(!FileManager.default.fileExists(atPath: legacy.path), "nothing left where a logout would not look")
-        // The support folder the move made is the owner's only, whatever the umask (0755 by default here).
-        let mode =
-            try FileManager.default.attributesOfItem(atPath: folder.url.appendingPathComponent("support").path)[.posixPermissions] as? Int
-        #expect(mode.map { $0 & 0o077 } == 0, "the support folder is \(mode.map { String($0, radix: 8) } ?? "?")")
+        let mode = try FileManager.default.attributesOfItem(atPath: support.path)[.posixPermissions] as? Int
+        #expect(mode == 0o700, "the support folder is \(mode.map { String($0, radix: 8) } ?? "?")")
         // A second folder in the caches, beside one already moved, is deleted.
         try ContactsFixtures.writeVersion1(at: ContactsStore(directory: legacy).fileURL(for: "u2"))
         _ = ContactsStore(directory: folder.url.appendingPathComponent("support/contacts"), movingFrom: legacy)

@@ -1,3 +1,4 @@
+import CacheKit
 import Foundation
 
 #if canImport(Glibc)
@@ -79,9 +80,8 @@ public final class FileTokenStore: TokenStore {
     public func save(_ token: StoredToken) throws(TokenStoreError) {
         let folder = url.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(
-                at: folder, withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700])
+            // 0700 whether it is created now or was there already, open to others.
+            try ProtectedFiles.createDirectory(folder)
         } catch {
             throw .io(operation: "mkdir", errno: errno)
         }

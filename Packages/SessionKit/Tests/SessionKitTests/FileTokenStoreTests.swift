@@ -23,6 +23,17 @@ import Testing
         #expect(leftovers == ["token.json"], "no temporary file is left behind")
     }
 
+    @Test func aFolderThatWasOpenToOthersIsNarrowedToTheOwner() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let folder = directory.url.appendingPathComponent("session")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        let store = FileTokenStore(url: folder.appendingPathComponent("token.json"))
+        try store.save(StoredToken(accessToken: "a", userId: "u1", expiresAt: nil))
+        let mode = try FileManager.default.attributesOfItem(atPath: folder.path)[.posixPermissions] as? Int
+        #expect(mode == 0o700, "the token's folder is \(mode.map { String($0, radix: 8) } ?? "?")")
+    }
+
     @Test func savingReplacesAndDeletingRemoves() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -253,6 +253,7 @@ import Testing
         #expect(session.current.user?.userId == "u2")
         let body = try #require(transport.requests.first?.body)
         #expect(try JSONValue.parse(body)["email"]?.stringValue == "bob@example.com")
+        #expect(transport.requests.first?.headerFields[.accept] == "application/json", "the session asks for JSON")
     }
 
     /// Security review, finding 7: a clear that fails must not let the next user in, where they could read
