@@ -7,8 +7,8 @@ For each Swift source line added since BASE (tests excluded), makes one-line mut
   negate    an `if`/`guard`/`while` condition negated
   bool      a boolean constant flipped
   remove    a statement removed (a call or an assignment on a line of its own)
-Then, for each: applies it, builds, runs first the tests that name the file's types and, when none fails,
-the whole suite; reports each mutant killed, stillborn (does not build) or SURVIVED with its line, and
+Then, for each: applies it, builds, runs first the tests that killed the file's hand-written mutants
+(Tools/mutants/killers.txt), then those that name the file's types and, when none fails, the whole suite; reports each mutant killed, stillborn (does not build) or SURVIVED with its line, and
 restores the file. A survivor is a test to write or a line to delete. `--list` only prints the mutants.
 A mutant Tools/mutants/equivalent.txt names (its file, operator, line and mutated line, with why no program can
 tell it from the original) is reported EQUIVALENT and not run.
@@ -65,6 +65,23 @@ def mutants(text):
             and re.match(r"^[\w.?!\[\]\"]+(\(|\s*[+\-*]?=\s)", stripped):
         found.append(("remove", re.match(r"^\s*", text).group(0) + "_ = ()  // removed by diff.sh"))
     return found
+
+
+def guarding_tests(path):
+    """A --filter of the tests that killed the hand-written mutants of `path` (Tools/mutants/killers.txt), or None."""
+    ids, current = set(), None
+    for line in open(os.path.join(ROOT, "Tools/mutants/mutants.txt"), encoding="utf-8"):
+        if line.startswith("id: "):
+            current = line[4:].strip()
+        elif line.startswith("file: ") and line[6:].strip() == path:
+            ids.add(current)
+    names = set()
+    killers = os.path.join(ROOT, "Tools/mutants/killers.txt")
+    for line in open(killers, encoding="utf-8") if os.path.exists(killers) else []:
+        mutant, _, tests = line.partition(": ")
+        if mutant in ids:
+            names.update(re.findall(r"(\w+)\(", tests))
+    return "/(" + "|".join(sorted(names)) + r")\(" if names else None
 
 
 def covering_tests(path):
@@ -140,6 +157,10 @@ def main(argv):
         try:
             if run(["swift", "build", "--build-tests"], 1800) != 0:
                 print(f"{where}: stillborn")
+                continue
+            guards = guarding_tests(path)
+            if guards and run(["swift", "test", "--skip-build", "--filter", guards], 1800) != 0:
+                print(f"{where}: killed by the tests that killed the file's hand-written mutants")
                 continue
             suites = covering_tests(path)
             if suites and run(["swift", "test", "--skip-build", "--filter", suites], 1800) != 0:
