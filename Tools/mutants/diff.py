@@ -119,11 +119,22 @@ def equivalents():
     return known
 
 
+FAILED = []  # the tests the last run named as failed
+
+
 def run(command, timeout):
+    FAILED.clear()
     try:
-        return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout).returncode
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return -1
+    FAILED.extend(sorted(set(re.findall(r"✘ Test (\S+\)) failed", done.stdout))))
+    return done.returncode
+
+
+def by():
+    """Who killed it, for the report: the first failing tests the last run named."""
+    return f" ({', '.join(FAILED[:3])}{' and more' if len(FAILED) > 3 else ''})" if FAILED else ""
 
 
 def main(argv):
@@ -160,14 +171,14 @@ def main(argv):
                 continue
             guards = guarding_tests(path)
             if guards and run(["swift", "test", "--skip-build", "--filter", guards], 1800) != 0:
-                print(f"{where}: killed by the tests that killed the file's hand-written mutants")
+                print(f"{where}: killed by the tests that killed the file's hand-written mutants{by()}")
                 continue
             suites = covering_tests(path)
             if suites and run(["swift", "test", "--skip-build", "--filter", suites], 1800) != 0:
-                print(f"{where}: killed by the tests naming its types")
+                print(f"{where}: killed by the tests naming its types{by()}")
                 continue
             if run(["swift", "test", "--skip-build"], 2400) != 0:
-                print(f"{where}: killed by the whole suite")
+                print(f"{where}: killed by the whole suite{by()}")
                 continue
             print(f"{where}: SURVIVED\n  - {original.strip()}\n  + {mutated.strip()}")
             survivors.append(where)
