@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds every package's DocC documentation (each library module: its `///` comments and its catalog's
 # articles) and fails on any warning, a broken symbol link or an undocumented parameter among them.
-#   Tools/docs.sh                      all packages, into .build-kits (the scratch folder CI's kit builds use)
+#   Tools/docs.sh                      all packages, into .build-kits (CI passes DOCS_SCRATCH=.build, its own)
 #   Tools/docs.sh CatalogKit           one package
 # The archives land in .build-kits/plugins/Swift-DocC/outputs/<Module>.doccarchive; to read one, see the README.
 set -euo pipefail

@@ -21,6 +21,10 @@ reports() {
   fi
   exit "$2"
 }
+# Every file that starts kill -9 children must hold its trials in a suite named *CrashTests, or they would run
+# in the crowded first pass.
+misnamed=$(grep -rl "CrashChild.start" Packages/*/Tests Tests | xargs grep -L "struct [A-Za-z]*CrashTests" || true)
+if [ -n "$misnamed" ]; then echo "kill -9 trials outside a *CrashTests suite: $misnamed"; exit 1; fi
 if [ "${1:-}" = "core" ]; then
   # The kill -9 trials test what a killed process leaves on disk, and the 20 MB of images a size: neither threads.
   status=0
@@ -36,10 +40,6 @@ crash_trials='CrashTests'
 # funnel a page; 20 MB through the image cache) run ten times slower here: in the crowded first pass they
 # passed their three minutes (CI failed a fourth time that way). They run in a pass of their own, after the crash trials.
 long_runs='PinningTests|EndToEndTests|CatalogContractTests|ImageCacheDiskSizeTests'
-# Every file that starts kill -9 children must hold its trials in a suite named *CrashTests, or they would run
-# in the crowded first pass.
-misnamed=$(grep -rl "CrashChild.start" Packages/*/Tests Tests | xargs grep -L "struct [A-Za-z]*CrashTests" || true)
-if [ -n "$misnamed" ]; then echo "kill -9 trials outside a *CrashTests suite: $misnamed"; exit 1; fi
 # And at most 16 tests at once: with all ~490 started together, a test's task waited over 30 s for one of
 # the two threads (CI failed a third time that way); fewer at once end sooner each and no later in all.
 width=(--experimental-maximum-parallelization-width 16)

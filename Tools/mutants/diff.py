@@ -80,7 +80,7 @@ def guarding_tests(path):
     for line in open(killers, encoding="utf-8") if os.path.exists(killers) else []:
         mutant, _, tests = line.partition(": ")
         if mutant in ids:
-            names.update(re.findall(r"(\w+)\(", tests))
+            names.update(m.group(1) for t in tests.split("|") if (m := re.match(r"^([A-Za-z_]\w*)\(", t.strip())))
     return "/(" + "|".join(sorted(names)) + r")\(" if names else None
 
 
@@ -107,11 +107,13 @@ def equivalents():
     if not os.path.exists(path):
         return known
     for line in open(path, encoding="utf-8").read().split("\n") + [""]:
-        if line.startswith("#"):
+        if line.lstrip().startswith("#"):
             continue
         if not line.strip():
-            if block:
+            if block and all(k in block for k in ("file", "op", "line", "to", "why")):
                 known[(block["file"], block["op"], block["line"], block["to"])] = block["why"]
+            elif block:
+                print(f"equivalent.txt: a block without file, op, line, to and why is ignored: {block}")
             block = {}
             continue
         key, _, value = line.partition(": ")
@@ -128,7 +130,8 @@ def run(command, timeout):
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         return -1
-    FAILED.extend(sorted(set(re.findall(r"✘ Test (\S+\)) failed", done.stdout))))
+    output = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)
+    FAILED.extend(dict.fromkeys(re.findall(r"^\S+ Test (.+?) failed after \d", output, re.MULTILINE)))
     return done.returncode
 
 
