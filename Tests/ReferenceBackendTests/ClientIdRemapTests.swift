@@ -70,6 +70,9 @@ import Testing
             #expect(try await app.contacts.contact(id: clientId).value?.id == ana.id)
             #expect(try await app.contacts.members(ofCircle: circle.id).value.map(\.id) == [ana.id])
             try await app.contacts.rename(contactId: clientId, to: "Ana María López")
+            #expect(
+                try await app.contacts.contact(id: ana.id).value?.displayName == "Ana María López",
+                "the edit under the device's id shows on the device at once, on the record under the server's")
             await app.queue.replay()
             try await AppLifeTests.waitForQueue(app, "the late edit sent") { $0.pending.isEmpty && !$0.isReplaying }
             let late = try await fixture.get("/contacts/\(ana.id)", token: token)
