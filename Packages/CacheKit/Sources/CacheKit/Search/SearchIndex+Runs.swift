@@ -58,6 +58,7 @@ extension SearchIndex {
             if !merged.isEmpty { contents.runs.append(merged) }
         }
         contents.order = nil
+        contents.broad = [:]
     }
 
     /// `sorted` with one posting per term, record and kind (a word said twice in a name counts once); a

@@ -47,6 +47,18 @@ public final class SearchIndex: CacheClearingParticipant {
         var free: [Int32] = []
         /// Each slot's place in sort-key order, recomputed lazily after a change.
         var order: [Int32]? = []
+        /// The broad terms searched since the last change, each ranked once (``Broad``).
+        var broad: [String: Broad] = [:]
+    }
+
+    /// A broad term (a letter, a common domain: more postings than ``broadTermPostings``) ranked once and
+    /// kept until the next change. Type-ahead asks for the same first letters again and again, and each is
+    /// otherwise a pass over a large share of the index (at 100,000 contacts, most of a search's time).
+    struct Broad {
+        /// Each slot's best rank for the term (lower is better), or `.max` when none of its words matches.
+        var ranks: [UInt8]
+        /// The slots that match, best first: by rank, then sort order.
+        var ranked: [Int32]
     }
 
     enum Change {
@@ -57,6 +69,11 @@ public final class SearchIndex: CacheClearingParticipant {
 
     /// The participant's name in reports.
     public let participantName: String
+    /// A term with more postings than this is ranked once and kept until the next change (``Broad``).
+    let broadTermPostings: Int
+    /// The most broad terms kept at once (each up to five bytes a record); past it, those a query does not
+    /// use are dropped.
+    static let broadTermsKept = 16
     private let contents = Locked(Contents())
     private let pending = Locked<[ObjectIdentifier: [Change]]>([:])
     /// Counters for searches to reuse (at most four, one per search running at once).
@@ -64,8 +81,15 @@ public final class SearchIndex: CacheClearingParticipant {
 
     /// An empty index.
     /// - Parameter name: its name in reports (`contacts.search`).
-    public init(name: String) {
+    public convenience init(name: String) {
+        self.init(name: name, broadTermPostings: 2_048)
+    }
+
+    /// An empty index whose broad terms are those with more than `broadTermPostings` postings (tests take every
+    /// term as broad with 0, none with `.max`).
+    init(name: String, broadTermPostings: Int) {
         participantName = name
+        self.broadTermPostings = broadTermPostings
     }
 
     /// Records indexed.
@@ -130,18 +154,33 @@ public final class SearchIndex: CacheClearingParticipant {
     ///   - offset: how many results to skip (the page's start).
     ///   - limit: the most ids returned.
     public func search(_ query: String, offset: Int = 0, limit: Int = 20) -> SearchResults {
-        let terms = SearchText.queryTerms(query)
-        guard !terms.isEmpty else { return SearchResults(ids: [], total: 0) }
-        let contents = self.contents.withLock { contents in
+        let queryTerms = SearchText.queryTerms(query)
+        guard !queryTerms.isEmpty else { return SearchResults(ids: [], total: 0) }
+        // Ranked under the lock, so that no change can come between a term's ranking and its keeping: a broad
+        // term costs its pass once after each change (a few milliseconds at 100,000 records), then nothing.
+        let (contents, terms) = self.contents.withLock { contents in
             if contents.order == nil { contents.order = Self.sortOrder(contents) }
-            return contents
+            // The fewest postings first: the first term picks the candidates, and a broad term after it is looked
+            // up for each candidate instead of read whole. A record's score is the same in any order.
+            let terms = queryTerms.prefix(255).map { ($0, Self.postingCount(of: $0, in: contents)) }.sorted { $0.1 < $1.1 }
+            let unranked = Set(terms.filter { $0.1 > broadTermPostings && contents.broad[$0.0] == nil }.map(\.0))
+            if contents.broad.count + unranked.count > Self.broadTermsKept {
+                contents.broad = contents.broad.filter { kept in terms.contains { $0.0 == kept.key } }
+            }
+            for term in unranked { contents.broad[term] = Self.ranked(term, in: contents) }
+            return (contents, terms)
         }
         let order = contents.order ?? []
+        if terms.count == 1, let broad = contents.broad[terms[0].0] {
+            let start = min(max(0, offset), broad.ranked.count)
+            let page = broad.ranked[start...].prefix(max(0, limit))
+            return SearchResults(ids: page.map { contents.ids[Int($0)] }, total: broad.ranked.count)
+        }
         // Each record's counters: the query terms it matched so far and their best ranks summed. Only records
         // the first term matched are ever written: they are the candidates, zeroed again after.
         var scratch = SearchScratch.take(from: scratches, count: contents.ids.count)
-        let candidates = Self.count(terms, in: contents, into: &scratch)
-        let rounds = UInt8(min(terms.count, 255))
+        let candidates = Self.count(terms.map(\.0), in: contents, into: &scratch)
+        let rounds = UInt8(terms.count)
         let results = candidates.filter { scratch.counters[Int($0)].matched == rounds }
         let wanted = min(max(0, offset), results.count) + min(max(0, limit), results.count)
         let best = Self.first(wanted, of: results) { a, b in
@@ -153,20 +192,62 @@ public final class SearchIndex: CacheClearingParticipant {
         return SearchResults(ids: page.map { contents.ids[Int($0)] }, total: results.count)
     }
 
+    /// `term` ranked (``Broad``).
+    private static func ranked(_ term: String, in contents: Contents) -> Broad {
+        var ranks = [UInt8](repeating: .max, count: contents.ids.count)
+        var matching: [Int32] = []
+        for run in contents.runs {
+            for posting in run[range(of: term, in: run)] where isValid(posting, in: contents.versions) {
+                let rank = rank(posting, for: term)
+                if ranks[Int(posting.slot)] == .max { matching.append(posting.slot) }
+                ranks[Int(posting.slot)] = min(ranks[Int(posting.slot)], rank)
+            }
+        }
+        let order = contents.order ?? []
+        matching.sort { a, b in
+            let (ra, rb) = (ranks[Int(a)], ranks[Int(b)])
+            return ra != rb ? ra < rb : order[Int(a)] < order[Int(b)]
+        }
+        return Broad(ranks: ranks, ranked: matching)
+    }
+
+    /// A posting's rank for a query term: a name before other text before a phone, a whole word before a prefix.
+    @inline(__always)
+    private static func rank(_ posting: Posting, for term: String) -> UInt8 {
+        posting.kind &* 2 &+ (posting.term.utf8.count == term.utf8.count ? 0 : 1)
+    }
+
+    /// How many postings, valid or not, have a term starting with `term`.
+    private static func postingCount(of term: String, in contents: Contents) -> Int {
+        contents.runs.reduce(0) { $0 + range(of: term, in: $1).count }
+    }
+
     /// Counts, for each record, the query terms it matches and the best rank of each (the lower the
     /// better: a name before other words, a whole word before a prefix), into `scratch`. Returns the records
-    /// the first term matched, the only ones written. On the counters' memory directly: this loop is a
-    /// search's work, and the array's copy-on-write check on every write took a tenth of it.
+    /// the first term matched, the only ones written. A broad term (``Broad``) is read from its ranks: as the
+    /// first, its matching slots in one pass; after it, one lookup per candidate. On the counters' memory
+    /// directly: this loop is a search's work, and the array's copy-on-write check on every write took a tenth of it.
     private static func count(_ terms: [String], in contents: Contents, into scratch: inout SearchScratch) -> [Int32] {
         var candidates: [Int32] = []
         scratch.counters.withUnsafeMutableBufferPointer { counters in
-            for (index, term) in terms.prefix(255).enumerated() {
+            for (index, term) in terms.enumerated() {
                 let round = UInt8(index)
+                if let broad = contents.broad[term] {
+                    let slots = index == 0 ? broad.ranked : candidates
+                    for slot in slots {
+                        let counter = counters[Int(slot)]
+                        let rank = broad.ranks[Int(slot)]
+                        guard counter.matched == round, rank != .max else { continue }
+                        counters[Int(slot)] = .init(matched: round + 1, best: rank, score: counter.score + UInt16(rank))
+                    }
+                    if index == 0 { candidates = broad.ranked }
+                    continue
+                }
                 for run in contents.runs {
                     for posting in run[range(of: term, in: run)] where isValid(posting, in: contents.versions) {
                         var counter = counters[Int(posting.slot)]
                         guard counter.matched >= round else { continue }
-                        let rank = posting.kind &* 2 &+ (posting.term.utf8.count == term.utf8.count ? 0 : 1)
+                        let rank = rank(posting, for: term)
                         if counter.matched == round {
                             counter = .init(matched: round + 1, best: rank, score: counter.score + UInt16(rank))
                             if round == 0 { candidates.append(posting.slot) }
@@ -203,17 +284,26 @@ public final class SearchIndex: CacheClearingParticipant {
         return best
     }
 
-    /// The postings whose term starts with `prefix`: they are contiguous in term order.
+    /// The postings whose term starts with the bytes of `prefix`. Terms are composed (NFC, ``SearchText``), so
+    /// `String`'s order is their scalars' and their UTF-8 bytes' order, and those that start with `prefix` are
+    /// contiguous: both ends are found by halving (the first term not before it, then the first after those that
+    /// start with it).
     private static func range(of prefix: String, in postings: [Posting]) -> Range<Int> {
-        var low = 0
+        let start = firstIndex(in: postings, from: 0) { $0.term >= prefix }
+        let end = firstIndex(in: postings, from: start) { !$0.term.utf8.starts(with: prefix.utf8) }
+        return start..<end
+    }
+
+    /// The first index from `start` where `isPast` holds, for a test false then true along `postings`.
+    @inline(__always)
+    private static func firstIndex(in postings: [Posting], from start: Int, where isPast: (Posting) -> Bool) -> Int {
+        var low = start
         var high = postings.count
         while low < high {
             let middle = (low + high) / 2
-            if postings[middle].term < prefix { low = middle + 1 } else { high = middle }
+            if isPast(postings[middle]) { high = middle } else { low = middle + 1 }
         }
-        var end = low
-        while end < postings.count, postings[end].term.hasPrefix(prefix) { end += 1 }
-        return low..<end
+        return low
     }
 
     /// Each slot's place when live slots are sorted by sort key, then id.

@@ -9,9 +9,12 @@ enum SearchText {
         return foundationFold(text)
     }
 
-    /// Foundation's folding of `text`: case, diacritics and width.
+    /// Foundation's folding of `text` (case, diacritics and width), composed (NFC): the index sorts terms as
+    /// `String` does, by their composed scalars, and finds a prefix by its UTF-8 bytes, which agree only on
+    /// composed text (a term that starts with a prefix is then next to every other that does).
     private static func foundationFold(_ text: String) -> String {
         text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
+            .precomposedStringWithCanonicalMapping
     }
 
     /// The words of `text`, folded: runs of letters and digits.
