@@ -57,7 +57,7 @@ struct HTTPFieldsBuilder {
 }
 
 enum BenchmarkSetupError: Error {
-    case noToken, badURL, status(Int)
+    case noToken, badURL, status(Int), noFunnels
 }
 
 let catalogPage = "/api/funnels/catalog?limit=50"
@@ -119,4 +119,5 @@ let benchmarks: @Sendable () -> Void = {
     pinnedTransportBenchmarks()
     proxyTransportBenchmarks()
     relaunchBenchmarks()
+    launchWithQueueBenchmarks()
 }

@@ -70,10 +70,10 @@ struct LaunchedBefore {
     }
 
     /// The app over this launch's files, as its composition root builds it.
-    func composition(transport: any HTTPTransport = URLSessionTransport()) throws -> Composition {
+    func composition(transport: any HTTPTransport = URLSessionTransport(), startsFirstSync: Bool = true) throws -> Composition {
         try Composition(
             baseURL: backend.baseURL, cachesDirectory: caches, transport: transport, retry: .none, logger: Self.logger,
-            graphQLStore: try SQLiteRecordStore(url: records, byteLimit: 50 * 1024 * 1024))
+            graphQLStore: try SQLiteRecordStore(url: records, byteLimit: 50 * 1024 * 1024), startsFirstSync: startsFirstSync)
     }
 }
 
