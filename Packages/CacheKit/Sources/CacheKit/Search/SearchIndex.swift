@@ -14,6 +14,10 @@ import GRDB
 /// One index holds one user's records: a kit keeps one per user store and registers it as a clearing
 /// participant, so logout empties it with the data it mirrors.
 ///
+/// A word that matches a large share of the records (a first letter typed, a common domain) is ranked whole at
+/// its first search after a change and kept until the next one, so type-ahead pays for it once: at most 16 such
+/// words, about five bytes a record each.
+///
 /// ```swift
 /// let index = SearchIndex(name: "notes.search")
 /// index.rebuild(try store.allNotes(userId).map(\.searchDocument))   // on opening the user's store
