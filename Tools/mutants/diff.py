@@ -8,13 +8,17 @@ For each Swift source line added since BASE (tests excluded), makes one-line mut
   bool      a boolean constant flipped
   remove    a statement removed (a call or an assignment on a line of its own)
 Then, for each: applies it, builds, runs first the tests that killed the file's hand-written mutants
-(Tools/mutants/killers.txt), then those that name the file's types and, when none fails, the whole suite; reports each mutant killed, stillborn (does not build) or SURVIVED with its line, and
-restores the file. A survivor is a test to write or a line to delete. `--list` only prints the mutants.
+(Tools/mutants/killers.txt), then those that name the file's types and, when none fails, the whole suite; reports each
+mutant killed, stillborn (does not build), SURVIVED or HUNG (a test run past its deadline: 15 minutes for a
+file's tests, 40 for the whole suite, then killed with the test process) with its line, and restores the file.
+A survivor is a test to write or a line to delete; a hang, a test that does not end when the product breaks.
+Exit status 1 when a mutant survived or hung. `--list` only prints the mutants.
 A mutant Tools/mutants/equivalent.txt names (its file, operator, line and mutated line, with why no program can
 tell it from the original) is reported EQUIVALENT and not run.
 """
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -122,17 +126,25 @@ def equivalents():
 
 
 FAILED = []  # the tests the last run named as failed
+TESTS_DEADLINE = 900  # seconds for the tests that guard a file: minutes when they pass
+SUITE_DEADLINE = 2400
 
 
 def run(command, timeout):
+    """The command's exit status, or None when it ran past `timeout` seconds: then it is killed with everything it
+    started (the test process too, which a plain timeout leaves running)."""
     FAILED.clear()
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
     try:
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+        stdout, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        return -1
-    output = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return None
+    output = re.sub(r"\x1b\[[0-9;]*m", "", stdout + stderr)
     FAILED.extend(dict.fromkeys(re.findall(r"^\S+ Test (.+?) failed after \d", output, re.MULTILINE)))
-    return done.returncode
+    return process.returncode
 
 
 def by():
@@ -172,24 +184,33 @@ def main(argv):
             if run(["swift", "build", "--build-tests"], 1800) != 0:
                 print(f"{where}: stillborn")
                 continue
-            guards = guarding_tests(path)
-            if guards and run(["swift", "test", "--skip-build", "--filter", guards], 1800) != 0:
-                print(f"{where}: killed by the tests that killed the file's hand-written mutants{by()}")
+            stages = [
+                ("the tests that killed the file's hand-written mutants", guarding_tests(path) or "", TESTS_DEADLINE),
+                ("the tests naming its types", covering_tests(path) or "", TESTS_DEADLINE),
+                ("the whole suite", None, SUITE_DEADLINE),
+            ]
+            verdict = None
+            for name, tests, deadline in stages:
+                if tests == "":
+                    continue
+                status = run(["swift", "test", "--skip-build"] + (["--filter", tests] if tests else []), deadline)
+                if status is None:
+                    # The mutant is seen, but only because a test never ends: a hang is a finding, not a kill.
+                    verdict = f"HUNG: {name} ran past {deadline} s\n  - {original.strip()}\n  + {mutated.strip()}"
+                    break
+                if status != 0:
+                    verdict = f"killed by {name}{by()}"
+                    break
+            if verdict and not verdict.startswith("HUNG"):
+                print(f"{where}: {verdict}")
                 continue
-            suites = covering_tests(path)
-            if suites and run(["swift", "test", "--skip-build", "--filter", suites], 1800) != 0:
-                print(f"{where}: killed by the tests naming its types{by()}")
-                continue
-            if run(["swift", "test", "--skip-build"], 2400) != 0:
-                print(f"{where}: killed by the whole suite{by()}")
-                continue
-            print(f"{where}: SURVIVED\n  - {original.strip()}\n  + {mutated.strip()}")
+            print(f"{where}: {verdict or 'SURVIVED'}" + ("" if verdict else f"\n  - {original.strip()}\n  + {mutated.strip()}"))
             survivors.append(where)
         finally:
             lines[number - 1] = original
             open(file, "w", encoding="utf-8").write("\n".join(lines))
     if not listing:
-        print(f"{len(survivors)} survived of {len(candidates)}" + "".join(f"\n  {s}" for s in survivors))
+        print(f"{len(survivors)} survived or hung of {len(candidates)}" + "".join(f"\n  {s}" for s in survivors))
     return 1 if survivors else 0
 
 

@@ -110,14 +110,24 @@ extension MutationQueue {
             var change = PendingChange.removed(next.id)
             switch outcome {
             case .sent(let answer):
-                if let created = next.creates, let serverId = Self.serverId(in: answer), serverId != created {
-                    // Every mutation still queued now says the server's id: none goes with the device's.
-                    try? store.remove(next.id, remapping: IdRemap(clientId: created, serverId: serverId, mutation: next.name))
-                    change = .reload
-                } else {
-                    try? store.remove(next.id)
-                }
                 report.sent += 1
+                do {
+                    if let created = next.creates, let serverId = Self.serverId(in: answer), serverId != created {
+                        // Every mutation still queued now says the server's id: none goes with the device's.
+                        try store.remove(next.id, remapping: IdRemap(clientId: created, serverId: serverId, mutation: next.name))
+                        change = .reload
+                    } else {
+                        try store.remove(next.id)
+                    }
+                } catch {
+                    // Sent, but the file cannot forget it: the replay stops rather than send it again and again. The
+                    // next one (or the next launch) sends it once more with its key, which the server answers
+                    // without applying it twice.
+                    configuration.logger.error(
+                        "A sent mutation could not be removed from the queue's file", metadata: ["error": "\(error)"])
+                    change = .none
+                    report.stoppedBy = .invalidRequest(reason: "the queue's file could not forget a sent change")
+                }
             case .refused(let error):
                 let failure = MutationFailure(mutation: next, error: error)
                 // Kept in the user's file until its kit settles it: never taken for sent after a restart. A file
