@@ -50,7 +50,7 @@ import Testing
         #expect(first.sent == 1 && first.stoppedBy != nil)
         #expect(await queue.pending().map(\.name) == ["AddFavorite"], "kept: the next replay sends it")
 
-        try blocker.writeWithoutTransaction { try $0.execute(sql: "COMMIT") }
+        try await blocker.writeWithoutTransaction { try $0.execute(sql: "COMMIT") }
         let second = await queue.replay()
         #expect(second.sent == 1 && second.stoppedBy == nil && second.remaining == 0)
         let keys = transport.requests.map { $0.headerFields[keyField] }
