@@ -76,7 +76,8 @@ public actor MutationQueue {
 
     /// What one replay did.
     public struct ReplayReport: Sendable, Hashable {
-        /// Mutations the server accepted (and that left the queue).
+        /// Mutations the server accepted. One whose removal from the file failed is counted too, and stays queued:
+        /// the replay stops there (``stoppedBy``) and the next one sends it again with its key.
         public var sent = 0
         /// Mutations refused for good (removed, rolled back).
         public var refused: [MutationFailure] = []
