@@ -26,6 +26,17 @@ struct ContactJSON: Sendable {
             updatedAt: updatedAt ?? Date(timeIntervalSince1970: 0))
     }
 
+    /// The contact, when every member `Contact`'s `Decodable` form requires is here (a stored body; the
+    /// wire's records may leave members out, and ``contact`` fills them in).
+    var storedContact: Contact? {
+        guard let displayName, let phones, let emails, let circles, let profileClass, let enrichmentBadges, let updatedAt else {
+            return nil
+        }
+        return Contact(
+            id: id, displayName: displayName, phones: phones, emails: emails, photoPath: photoPath, circles: circles,
+            profileClass: profileClass, enrichmentBadges: enrichmentBadges, updatedAt: updatedAt)
+    }
+
     /// A page's body (`{"data": [contact, …]}`): each element, or `nil` for one that is malformed (skipped and
     /// counted, never blocking the rest of the page).
     /// - Throws: `APIError.decoding` when the body is not JSON or has no `data` array.

@@ -50,6 +50,32 @@ import Testing
         #expect(WireDate.parse("2026-11-26T14:55:00.250Z")?.timeIntervalSince1970 == 1_795_704_900.25)
     }
 
+    /// A stored body is read by hand, and one the hand reader does not take whole goes to `JSONDecoder`: every
+    /// body reads as `JSONDecoder` reads it, a member missing, `null` or of the wrong type included (no contact).
+    @Test func aStoredBodyReadsAsJSONDecoderReadsIt() throws {
+        let members = [
+            #""id":"c1""#, #""displayName":"Zoë""#, #""phones":["1"]"#, #""emails":[]"#, #""circles":["k"]"#, #""profileClass":"robot""#,
+            #""enrichmentBadges":[]"#, #""updatedAt":"2026-11-26T14:55:00Z""#,
+        ]
+        let whole = members.joined(separator: ",")
+        let bodies = [
+            "{\(whole)}", "{\(whole),\"photoPath\":\"/p\"}", "{\(whole),\"photoPath\":null}", "{\(whole),\"extra\":{\"a\":[1]}}",
+            "{\(whole),\"deleted\":\"yes\"}", "{\(whole),\"photoPath\":7}",
+            "{\(whole.replacingOccurrences(of: "14:55:00Z", with: "14:55:00.250Z"))}",
+            "{\(whole.replacingOccurrences(of: #""displayName":"Zoë","#, with: ""))}",
+            "{\(whole.replacingOccurrences(of: #""phones":["1"]"#, with: #""phones":null"#))}",
+            "{\(whole.replacingOccurrences(of: #""phones":["1"]"#, with: #""phones":["1",2]"#))}",
+            "{\(whole.replacingOccurrences(of: #","enrichmentBadges":[]"#, with: ""))}",
+            "{\(whole.replacingOccurrences(of: "2026-11-26T14:55:00Z", with: "soon"))}",
+            "{\(whole.replacingOccurrences(of: #""id":"c1","#, with: ""))}", "{\(whole)", "[]", "",
+        ]
+        for body in bodies {
+            let byHand = try? ContactRow.contact(from: Data(body.utf8))
+            #expect(byHand == (try? ContactsStore.decoder.decode(Contact.self, from: Data(body.utf8))), "\(body)")
+        }
+        #expect(try ContactRow.contact(from: Data("{\(whole)}".utf8)).profileClass == .unknown("robot"))
+    }
+
     /// A page read by hand reads as `Decodable` would: `null` is absent, a member of the wrong type makes its
     /// record malformed (skipped, the rest of the page kept), and a body that is not a page is a typed error.
     @Test func aPageIsReadAsDecodableWouldAndABadOneIsATypedError() throws {
