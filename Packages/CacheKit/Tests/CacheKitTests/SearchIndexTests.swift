@@ -111,6 +111,33 @@ import Testing
         #expect(index.count == 0 && index.search("zo").ids.isEmpty)
     }
 
+    /// A committed change is applied on another thread, not the writer's. Until that thread runs, every read (a
+    /// search, the count, the statistics) applies what waits first; a rebuild keeps it on top; a clearing drops it.
+    @Test func aCommittedChangeIsAppliedOffTheWriterAndEveryReadSeesIt() async throws {
+        let jobs = Locked<[@Sendable () -> Void]>([])
+        let index = SearchIndex(name: "held back", broadTermPostings: 2_048) { job in jobs.withLock { $0.append(job) } }
+        index.rebuild(Self.people)
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let database = try DatabaseQueue(path: folder.url.appendingPathComponent("contacts.sqlite").path)
+        try await database.write { db in index.upsert(Self.contact("6", "Zoé Roux"), in: db) }
+        #expect(index.waitingChanges == 1 && jobs.withLock { $0.count } == 1, "the writer goes on before its change is applied")
+        #expect(index.search("roux").ids == ["6"] && index.waitingChanges == 0, "a search applies what waits")
+        try await database.write { db in index.remove(id: "6", in: db) }
+        #expect(index.count == 5)
+        try await database.write { db in index.upsert(Self.contact("7", "Ida Roux"), in: db) }
+        #expect(try await (index as any CacheClearingParticipant).statistics().first?.usage.count == 6)
+        try await database.write { db in index.upsert(Self.contact("8", "Eva Roux"), in: db) }
+        index.rebuild(Self.people)
+        #expect(index.search("eva").ids == ["8"], "a change committed while a rebuild read its records stays")
+        try await database.write { db in index.upsert(Self.contact("9", "Max Roux"), in: db) }
+        index.clearAll()
+        #expect(index.search("max").ids.isEmpty && index.count == 0, "a clearing drops what waits")
+        try await database.write { db in index.upsert(Self.contact("10", "Kim Roux"), in: db) }
+        for job in jobs.withLock({ $0 }) { job() }
+        #expect(index.waitingChanges == 0 && index.search("kim").ids == ["10"], "the other thread applies it")
+    }
+
     @Test func clearingEmptiesItAndStatisticsCountItsRecords() {
         let index = Self.index()
         #expect(index.statistics().first?.usage.count == 5)

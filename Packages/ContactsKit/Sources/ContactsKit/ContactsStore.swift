@@ -176,8 +176,12 @@ public final class ContactsStore: CacheClearingParticipant {
             return photos
         }
         // A completed run folds its write-ahead log into the file and empties it: 10,000 contacts then take
-        // the file's 3 MB on disk, not 3 MB more of log.
-        if page.isLast { _ = try database.writeWithoutTransaction { db in try db.checkpoint(.truncate) } }
+        // the file's 3 MB on disk, not 3 MB more of log. Its pages were indexed while the next was fetched; the
+        // run ends with the index current.
+        if page.isLast {
+            _ = try database.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            index.applyCommittedChanges()
+        }
         return removedPhotos
     }
 

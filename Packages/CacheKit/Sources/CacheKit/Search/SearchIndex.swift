@@ -11,6 +11,10 @@ import GRDB
 /// transactions (``upsert(_:in:)``, ``remove(id:in:)``): a change reaches the index when, and only when,
 /// its transaction commits. Why memory rather than SQL queries: `BENCHMARKS.md`, "Local search".
 ///
+/// A committed change is applied on another thread, so the writer goes on at once (a sync asks for its next page
+/// while the last one is indexed); a search, ``count`` and the statistics apply what is still waiting first, so
+/// every read sees every change committed before it.
+///
 /// One index holds one user's records: a kit keeps one per user store and registers it as a clearing
 /// participant, so logout empties it with the data it mirrors.
 ///
@@ -80,6 +84,11 @@ public final class SearchIndex: CacheClearingParticipant {
     static let broadTermsKept = 16
     private let contents = Locked(Contents())
     private let pending = Locked<[ObjectIdentifier: [Change]]>([:])
+    /// Changes committed and not applied yet, in commit order, and whether a thread is asked to apply them. Taken
+    /// only under `contents`' lock (so two threads never apply batches out of order) or alone to append.
+    private let backlog = Locked<(changes: [Change], scheduled: Bool)>(([], false))
+    /// Runs the backlog's application on another thread (tests hold it back to see that reads apply it).
+    private let schedule: @Sendable (@escaping @Sendable () -> Void) -> Void
     /// Counters for searches to reuse (at most four, one per search running at once).
     private let scratches = Locked<[SearchScratch]>([])
 
@@ -90,14 +99,21 @@ public final class SearchIndex: CacheClearingParticipant {
     }
 
     /// An empty index whose broad terms are those with more than `broadTermPostings` postings (tests take every
-    /// term as broad with 0, none with `.max`).
-    init(name: String, broadTermPostings: Int) {
+    /// term as broad with 0, none with `.max`), and whose committed changes are applied by what `schedule` runs.
+    init(
+        name: String, broadTermPostings: Int,
+        schedule: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { DispatchQueue.global(qos: .utility).async(execute: $0) }
+    ) {
         participantName = name
         self.broadTermPostings = broadTermPostings
+        self.schedule = schedule
     }
 
     /// Records indexed.
-    public var count: Int { contents.withLock { $0.slots.count } }
+    public var count: Int { current { $0.slots.count } }
+
+    /// Changes committed and not applied yet (tests).
+    var waitingChanges: Int { backlog.withLock { $0.changes.count } }
 
     // MARK: Changing
 
@@ -105,7 +121,8 @@ public final class SearchIndex: CacheClearingParticipant {
     public func rebuild(_ documents: [SearchDocument]) {
         var fresh = Contents()
         Self.apply(documents.map(Change.upsert), to: &fresh)
-        contents.withLock { $0 = fresh }
+        // Changes committed while the documents were read go on top (applying one twice changes nothing).
+        current(from: fresh) { _ in }
     }
 
     /// Adds or replaces `document` when the transaction `db` is in commits; nothing happens if it
@@ -143,9 +160,35 @@ public final class SearchIndex: CacheClearingParticipant {
         }
     }
 
+    /// Queues `changes` (committed) and asks another thread to apply them, unless one is asked already.
     private func change(_ changes: [Change]) {
         guard !changes.isEmpty else { return }
-        contents.withLock { Self.apply(changes, to: &$0) }
+        let ask = backlog.withLock { backlog in
+            backlog.changes += changes
+            defer { backlog.scheduled = true }
+            return !backlog.scheduled
+        }
+        if ask { schedule { [self] in current { _ in } } }
+    }
+
+    /// Applies every change committed so far, now. A search does this itself; a writer calls it to leave the index
+    /// current when it returns (a sync's last page).
+    public func applyCommittedChanges() {
+        current { _ in }
+    }
+
+    /// `body` on the contents (replaced by `base` first, when given) with every committed change applied, under
+    /// the lock.
+    private func current<T>(from base: Contents? = nil, _ body: (inout Contents) -> T) -> T {
+        contents.withLock { contents in
+            let changes = backlog.withLock { backlog in
+                defer { backlog = ([], false) }
+                return backlog.changes
+            }
+            if let base { contents = base }
+            if !changes.isEmpty { Self.apply(changes, to: &contents) }
+            return body(&contents)
+        }
     }
 
     // MARK: Searching
@@ -162,7 +205,7 @@ public final class SearchIndex: CacheClearingParticipant {
         guard !queryTerms.isEmpty else { return SearchResults(ids: [], total: 0) }
         // Ranked under the lock, so that no change can come between a term's ranking and its keeping: a broad
         // term costs its pass once after each change (a few milliseconds at 100,000 records), then nothing.
-        let (contents, terms) = self.contents.withLock { contents in
+        let (contents, terms) = current { contents in
             if contents.order == nil { contents.order = Self.sortOrder(contents) }
             // The fewest postings first: the first term picks the candidates, and a broad term after it is looked
             // up for each candidate instead of read whole. A record's score is the same in any order.
@@ -205,7 +248,10 @@ public final class SearchIndex: CacheClearingParticipant {
 
     /// Empties the index (logout).
     public func clearAll() {
-        contents.withLock { $0 = Contents() }
+        contents.withLock { contents in
+            backlog.withLock { $0.changes = [] }  // what was committed before the clearing goes with it
+            contents = Contents()
+        }
         scratches.withLock { $0.removeAll() }  // sized to the old index: its memory goes with it
     }
 
@@ -219,7 +265,7 @@ public final class SearchIndex: CacheClearingParticipant {
 
     /// Records held, and an estimate of the bytes of their terms.
     public func statistics() -> [CacheStoreStatistics] {
-        let (records, bytes) = contents.withLock { contents in
+        let (records, bytes) = current { contents in
             (
                 contents.slots.count,
                 contents.runs.joined().reduce(0) { $0 + (Self.isValid($1, in: contents.versions) ? $1.term.utf8.count + 5 : 0) }
