@@ -25,7 +25,9 @@ extension MutationQueue {
             replayAgain = false
             scheduleReplay()
         }
-        if automatic, report.remaining > 0, let error = report.stoppedBy, error.isRetryable {
+        // A network failure, or a file that could not take a write (it may again once space is freed), is tried
+        // again with backoff.
+        if automatic, report.remaining > 0, let error = report.stoppedBy, error.isRetryable || Self.storageStops.contains(error) {
             scheduleRetry()
         }
         return report
@@ -73,7 +75,7 @@ extension MutationQueue {
 
     func scheduleRetry() {
         retry?.cancel()
-        let attempt = max(1, state.pending.first?.attempts ?? 1)
+        let attempt = max(1, state.pending.first?.attempts ?? 1, storageFailures)
         let delay = configuration.backoff.delay(beforeRetry: attempt, unit: configuration.random())
         // Held weakly while it sleeps (up to the backoff's five minutes): a queue its app dropped is freed.
         retry = Task { [weak self, sleeper = configuration.sleeper] in
@@ -119,6 +121,7 @@ extension MutationQueue {
                     } else {
                         try store.remove(next.id)
                     }
+                    storageFailures = 0
                 } catch {
                     // Sent, but the file cannot forget it: the replay stops rather than send it again and again. The
                     // next one (or the next launch) sends it once more with its key, which the server answers
@@ -126,7 +129,8 @@ extension MutationQueue {
                     configuration.logger.error(
                         "A sent mutation could not be removed from the queue's file", metadata: ["error": "\(error)"])
                     change = .none
-                    report.stoppedBy = .invalidRequest(reason: "the queue's file could not forget a sent change")
+                    storageFailures += 1
+                    report.stoppedBy = Self.couldNotForget
                 }
             case .refused(let error):
                 let failure = MutationFailure(mutation: next, error: error)
@@ -134,7 +138,8 @@ extension MutationQueue {
                 // that cannot take it keeps the mutation queued instead (sent again later: the key makes it safe).
                 guard (try? store.refuse(next, error: error)) != nil else {
                     change = .none
-                    report.stoppedBy = .invalidRequest(reason: "the queue's file could not keep a refusal")
+                    storageFailures += 1
+                    report.stoppedBy = Self.couldNotKeepRefusal
                     break
                 }
                 report.refused.append(failure)
@@ -161,6 +166,13 @@ extension MutationQueue {
         report.remaining = state.pending.count
         return report
     }
+
+    /// Why a replay stopped when the queue's file could not forget a change the server accepted.
+    static let couldNotForget = APIError.invalidRequest(reason: "the queue's file could not forget a sent change")
+    /// Why a replay stopped when the queue's file could not keep a refusal.
+    static let couldNotKeepRefusal = APIError.invalidRequest(reason: "the queue's file could not keep a refusal")
+    /// The stops a file that could not take a write causes.
+    static let storageStops: Set<APIError> = [couldNotForget, couldNotKeepRefusal]
 
     enum Outcome {
         /// Sent; the answer's body (REST), for a created record's id.

@@ -100,6 +100,9 @@ public actor MutationQueue {
     var running: Task<ReplayReport, Never>?
     /// Whether a replay was asked for while one ran (it goes round again).
     var replayAgain = false
+    /// Replays in a row that stopped because the queue's file could not take a write (a full disk): the retry's
+    /// backoff grows with them, since the mutation's own attempts cannot be counted in that file.
+    var storageFailures = 0
     /// How many sessions ended (``sessionEnded()``): a publication that began before an end is dropped.
     var sessionEpoch = 0
     var automatic = false

@@ -121,7 +121,7 @@ public final class SearchIndex: CacheClearingParticipant {
     public func rebuild(_ documents: [SearchDocument]) {
         var fresh = Contents()
         Self.apply(documents.map(Change.upsert), to: &fresh)
-        // Changes committed while the documents were read go on top (applying one twice changes nothing).
+        // Changes committed and still waiting go on top (applying one the documents hold again changes nothing).
         current(from: fresh) { _ in }
     }
 
