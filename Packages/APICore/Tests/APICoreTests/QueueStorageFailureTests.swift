@@ -90,9 +90,8 @@ import Testing
                 sends += 1
                 return sends
             }
-            if count == 1 {
-                try? blocker.write { try $0.execute(sql: "CREATE TRIGGER refuse BEFORE DELETE ON mutation BEGIN SELECT RAISE(ABORT, 'full'); END") }
-            }
+            let refuse = "CREATE TRIGGER refuse BEFORE DELETE ON mutation BEGIN SELECT RAISE(ABORT, 'full'); END"
+            if count == 1 { try? blocker.write { try $0.execute(sql: refuse) } }
             if count == 3 { try? blocker.write { try $0.execute(sql: "DROP TRIGGER IF EXISTS refuse") } }
             return .success(TransportResponse(status: 200, body: Data(#"{"success":true}"#.utf8)))
         }
