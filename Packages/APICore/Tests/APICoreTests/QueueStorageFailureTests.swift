@@ -143,6 +143,8 @@ import Testing
             }) == 1 {
                 try? blocker.write { try $0.execute(sql: refuse) }
             }
+            // Lifted after five sends, should the replay send again without stopping.
+            if creates.withLock({ $0 }) == 5 { try? blocker.write { try $0.execute(sql: "DROP TRIGGER IF EXISTS refuse") } }
             return .success(TransportResponse(status: 201, body: Data(#"{"data":{"id":"srv-1"}}"#.utf8)))
         }
         transport.stub(.delete, "/api/contacts/srv-1", status: 204)
@@ -152,7 +154,7 @@ import Testing
         #expect(await queue.pending().map(\.name) == ["CreateContact", "DeleteContact"])
         #expect(await queue.idRemaps(of: "u1").isEmpty, "no remap kept while the create stays queued")
 
-        try await blocker.write { try $0.execute(sql: "DROP TRIGGER refuse") }
+        try await blocker.write { try $0.execute(sql: "DROP TRIGGER IF EXISTS refuse") }
         let second = await queue.replay()
         #expect(second.stoppedBy == nil && second.remaining == 0 && creates.withLock { $0 } == 2)
         let sent = transport.requests.map { "\($0.method.rawValue) \($0.url.path)" }
