@@ -23,6 +23,9 @@ import Logging
 ///   three times per replay (pooled connections that died while offline). Any other refusal (a 4xx, a GraphQL `errors` array) is
 ///   permanent: the mutation is removed, kept in the user's file as a refusal (``failures()``, also after a restart) until its kit settles it (``settle(_:of:)``), and its
 ///   optimistic update rolled back; the next one is sent.
+/// - **A file that cannot take a write** (a full disk): a mutation the server accepted that the file cannot
+///   forget, or a refusal it cannot keep, stops the replay with the mutation kept; it is sent again, with its key,
+///   after a backoff that grows with each such stop in a row.
 /// - **Users.** Each user's queue is a file of its own. A mutation is only ever sent while its
 ///   user is signed in, with that user's token; a 401 or 403 stops the replay and keeps it.
 ///   At logout the app keeps the queue for the user's next sign-in or discards it
@@ -77,7 +80,7 @@ public actor MutationQueue {
     /// What one replay did.
     public struct ReplayReport: Sendable, Hashable {
         /// Mutations the server accepted. One whose removal from the file failed is counted too, and stays queued:
-        /// the replay stops there (``stoppedBy``) and the next one sends it again with its key.
+        /// the replay stops there (``stoppedBy``), and the retry sends it again with its key.
         public var sent = 0
         /// Mutations refused for good (removed, rolled back).
         public var refused: [MutationFailure] = []
