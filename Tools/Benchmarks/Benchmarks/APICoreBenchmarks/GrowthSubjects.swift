@@ -218,6 +218,10 @@ struct SearchIndexSubject: GrowthSubject {
         return Self(index: index, documents: documents, queries: (0..<count).map { "surname\($0)" })
     }
     func hit(_ index: Int) { blackHole(self.index.search(queries[index], limit: 20)) }
-    func write(_ index: Int) { self.index.upsert([documents[index]]) }
+    /// The change applied before the write is counted done (the index applies it on a thread of its own).
+    func write(_ index: Int) {
+        self.index.upsert([documents[index]])
+        self.index.applyCommittedChanges()
+    }
     func clear() { index.clearAll() }
 }
