@@ -115,6 +115,7 @@ let benchmarks: @Sendable () -> Void = {
     chatCacheBenchmarks()
     contactsSyncBenchmarks()
     contactsScaleBenchmarks()
+    fullSyncInTurnBenchmarks()
     logoutBenchmarks()
     pinnedTransportBenchmarks()
     proxyTransportBenchmarks()
