@@ -12,38 +12,46 @@ import Testing
 
 /// A queue whose file fails under it: nothing is lost, and nothing is sent in a loop.
 @Suite(.timeLimit(.minutes(10))) struct QueueStorageFailureTests {
-    /// A change sent whose removal from the file fails (a trigger refuses it, as a full disk would) stops the
-    /// replay: sent once, kept, and sent once more, with its key, by the next replay once the file takes the
-    /// removal. Without the stop the replay sent it again at once, for as long as the file refused.
-    @Test func aSentChangeTheFileCannotForgetStopsTheReplayInsteadOfSendingItAgainAndAgain() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let credentials = Credentials(accessToken: "t", userId: "u1")
-        let tokens = StaticTokenProvider(credentials)
-        let transport = RecordingTransport()
+    static let refuse = "CREATE TRIGGER refuse BEFORE DELETE ON mutation BEGIN SELECT RAISE(ABORT, 'the disk is full'); END"
+    static let lift = "DROP TRIGGER IF EXISTS refuse"
+
+    /// A queue of user `u1`'s changes in `directory`, sent through `transport` without the client's own retries.
+    static func queue(in directory: TemporaryDirectory, _ transport: RecordingTransport, sleeper: any Sleeper = TaskSleeper()) throws
+        -> MutationQueue
+    {
+        let tokens = StaticTokenProvider(Credentials(accessToken: "t", userId: "u1"))
         let base = try #require(URL(string: "https://api.example.test"))
-        let keyField = try #require(HTTPField.Name("Idempotency-Key"))
-        let queue = MutationQueue(
+        return MutationQueue(
             configuration: .init(
                 directory: directory.url, tokenProvider: tokens,
                 rest: RESTClient(
                     configuration: .init(
                         baseURL: base, transport: transport,
                         environment: CacheEnvironment(clock: ManualClock(), cachesDirectory: directory.url), tokenProvider: tokens,
-                        retry: .none))))
+                        retry: .none)),
+                sleeper: sleeper, random: { 1 }))
+    }
+
+    /// A change sent whose removal from the file fails (a trigger refuses it, as a full disk would) stops the
+    /// replay: sent once, kept, and sent once more, with its key, by the next replay once the file takes the
+    /// removal. Without the stop the replay sent it again at once, for as long as the file refused.
+    @Test func aSentChangeTheFileCannotForgetStopsTheReplayInsteadOfSendingItAgainAndAgain() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let transport = RecordingTransport()
+        let keyField = try #require(HTTPField.Name("Idempotency-Key"))
+        let queue = try Self.queue(in: directory, transport)
         try await queue.enqueue(.rest(method: .put, path: "/api/favorites/sleep", headerFields: [:], body: nil), name: "AddFavorite")
         // Another connection makes the file refuse the removal as the server answers, and lifts it after five sends.
         let blocker = try DatabaseQueue(path: queue.fileURL(for: "u1").path)
-        let refuse = "CREATE TRIGGER refuse BEFORE DELETE ON mutation BEGIN SELECT RAISE(ABORT, 'the disk is full'); END"
-        let lift = "DROP TRIGGER IF EXISTS refuse"
         let sends = Locked(0)
         transport.stub(.put, "/api/favorites/sleep") { _ in
             let count = sends.withLock { sends in
                 sends += 1
                 return sends
             }
-            if count == 1 { try? blocker.write { try $0.execute(sql: refuse) } }
-            if count == 5 { try? blocker.write { try $0.execute(sql: lift) } }
+            if count == 1 { try? blocker.write { try $0.execute(sql: Self.refuse) } }
+            if count == 5 { try? blocker.write { try $0.execute(sql: Self.lift) } }
             return .success(TransportResponse(status: 200, body: Data(#"{"success":true}"#.utf8)))
         }
 
@@ -52,7 +60,7 @@ import Testing
         #expect(first.sent == 1 && first.stoppedBy != nil)
         #expect(await queue.pending().map(\.name) == ["AddFavorite"], "kept: the next replay sends it")
 
-        try await blocker.write { try $0.execute(sql: lift) }
+        try await blocker.write { try $0.execute(sql: Self.lift) }
         let second = await queue.replay()
         #expect(second.sent == 1 && second.stoppedBy == nil && second.remaining == 0)
         let keys = transport.requests.map { $0.headerFields[keyField] }
@@ -67,21 +75,10 @@ import Testing
     @Test func aQueueReplayingByItselfRetriesWithBackoffUntilTheFileTakesTheRemoval() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let credentials = Credentials(accessToken: "t", userId: "u1")
-        let tokens = StaticTokenProvider(credentials)
         let transport = RecordingTransport()
         let sleeper = ManualSleeper()
-        let base = try #require(URL(string: "https://api.example.test"))
         let keyField = try #require(HTTPField.Name("Idempotency-Key"))
-        let queue = MutationQueue(
-            configuration: .init(
-                directory: directory.url, tokenProvider: tokens,
-                rest: RESTClient(
-                    configuration: .init(
-                        baseURL: base, transport: transport,
-                        environment: CacheEnvironment(clock: ManualClock(), cachesDirectory: directory.url), tokenProvider: tokens,
-                        retry: .none)),
-                sleeper: sleeper, random: { 1 }))
+        let queue = try Self.queue(in: directory, transport, sleeper: sleeper)
         try await queue.enqueue(.rest(method: .put, path: "/api/favorites/sleep", headerFields: [:], body: nil), name: "AddFavorite")
         let blocker = try DatabaseQueue(path: queue.fileURL(for: "u1").path)
         let sends = Locked(0)
@@ -90,9 +87,8 @@ import Testing
                 sends += 1
                 return sends
             }
-            let refuse = "CREATE TRIGGER refuse BEFORE DELETE ON mutation BEGIN SELECT RAISE(ABORT, 'full'); END"
-            if count == 1 { try? blocker.write { try $0.execute(sql: refuse) } }
-            if count == 3 { try? blocker.write { try $0.execute(sql: "DROP TRIGGER IF EXISTS refuse") } }
+            if count == 1 { try? blocker.write { try $0.execute(sql: Self.refuse) } }
+            if count == 3 { try? blocker.write { try $0.execute(sql: Self.lift) } }
             return .success(TransportResponse(status: 200, body: Data(#"{"success":true}"#.utf8)))
         }
 
@@ -117,34 +113,24 @@ import Testing
     @Test func aCreateWhoseRemapTheFileCannotTakeIsSentAgainAndRemappedOnce() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let tokens = StaticTokenProvider(Credentials(accessToken: "t", userId: "u1"))
         let transport = RecordingTransport()
-        let base = try #require(URL(string: "https://api.example.test"))
         let keyField = try #require(HTTPField.Name("Idempotency-Key"))
-        let queue = MutationQueue(
-            configuration: .init(
-                directory: directory.url, tokenProvider: tokens,
-                rest: RESTClient(
-                    configuration: .init(
-                        baseURL: base, transport: transport,
-                        environment: CacheEnvironment(clock: ManualClock(), cachesDirectory: directory.url), tokenProvider: tokens,
-                        retry: .none))))
+        let queue = try Self.queue(in: directory, transport)
         try await queue.enqueue(
             .rest(method: .post, path: "/api/contacts", headerFields: [:], body: Data(#"{"id":"tmp-1"}"#.utf8)), name: "CreateContact",
             creates: "tmp-1")
         try await queue.enqueue(.rest(method: .delete, path: "/api/contacts/tmp-1", headerFields: [:], body: nil), name: "DeleteContact")
         let blocker = try DatabaseQueue(path: queue.fileURL(for: "u1").path)
-        let refuse = "CREATE TRIGGER refuse BEFORE DELETE ON mutation BEGIN SELECT RAISE(ABORT, 'the disk is full'); END"
         let creates = Locked(0)
         transport.stub(.post, "/api/contacts") { _ in
             if creates.withLock({ count in
                 count += 1
                 return count
             }) == 1 {
-                try? blocker.write { try $0.execute(sql: refuse) }
+                try? blocker.write { try $0.execute(sql: Self.refuse) }
             }
             // Lifted after five sends, should the replay send again without stopping.
-            if creates.withLock({ $0 }) == 5 { try? blocker.write { try $0.execute(sql: "DROP TRIGGER IF EXISTS refuse") } }
+            if creates.withLock({ $0 }) == 5 { try? blocker.write { try $0.execute(sql: Self.lift) } }
             return .success(TransportResponse(status: 201, body: Data(#"{"data":{"id":"srv-1"}}"#.utf8)))
         }
         transport.stub(.delete, "/api/contacts/srv-1", status: 204)
@@ -154,7 +140,7 @@ import Testing
         #expect(await queue.pending().map(\.name) == ["CreateContact", "DeleteContact"])
         #expect(await queue.idRemaps(of: "u1").isEmpty, "no remap kept while the create stays queued")
 
-        try await blocker.write { try $0.execute(sql: "DROP TRIGGER IF EXISTS refuse") }
+        try await blocker.write { try $0.execute(sql: Self.lift) }
         let second = await queue.replay()
         #expect(second.stoppedBy == nil && second.remaining == 0 && creates.withLock { $0 } == 2)
         let sent = transport.requests.map { "\($0.method.rawValue) \($0.url.path)" }
