@@ -168,7 +168,7 @@ public final class SearchIndex: CacheClearingParticipant {
             defer { backlog.scheduled = true }
             return !backlog.scheduled
         }
-        if ask { schedule { [self] in current { _ in } } }
+        if ask { schedule { [self] in applyCommittedChanges() } }
     }
 
     /// Applies every change committed so far, now. A search does this itself; a writer calls it to leave the index
