@@ -91,6 +91,20 @@ import Testing
         #expect(try JSONValue.parse(Data(#"["é😀", "a\n€"]"#.utf8)) == ["é😀", "a\n€"])
     }
 
+    /// A key twice keeps its last value, or is refused when the caller asks (a hand reader that must read as
+    /// `JSONDecoder` does), at any depth, naming the key.
+    @Test func aKeyTwiceKeepsTheLastOrIsRefusedOnRequest() throws {
+        let body = Data(#"{"a": 1, "b": [{"c": 1, "c": 2}]}"#.utf8)
+        #expect(try JSONValue.parse(body)["b"]?.arrayValue?.first?["c"] == 2)
+        #expect(throws: JSONParseError.self) { try JSONValue.parse(body, refusingDuplicateKeys: true) }
+        do {
+            _ = try JSONValue.parse(body, refusingDuplicateKeys: true)
+        } catch {
+            #expect(error.reason.contains("'c'") && error.offset == 24)
+        }
+        #expect(try JSONValue.parse(Data(#"{"a": {"c": 1}, "b": {"c": 2}}"#.utf8), refusingDuplicateKeys: true)["b"]?["c"] == 2)
+    }
+
     @Test func aLeadingByteOrderMarkIsIgnoredAndNowhereElse() throws {
         #expect(try JSONValue.parse(Data([0xEF, 0xBB, 0xBF] + Array("[1]".utf8))) == [1])
         #expect(throws: JSONParseError.self) { try JSONValue.parse(Data(Array(" ".utf8) + [0xEF, 0xBB, 0xBF] + Array("[1]".utf8))) }

@@ -213,7 +213,7 @@ public final class CatalogClient: Sendable {
         return APIRequest(
             path: "/api/funnels/catalog", query: query,
             cacheable: Cacheable(key: Self.listingKey(limit: limit, filter: filter), timeout: timeouts.catalog, isUplifted: true),
-            feature: CatalogFeature.catalog, decode: DataEnvelope.decode)
+            feature: CatalogFeature.catalog, decode: CatalogPage.decodeEnvelope)
     }
 
     /// A slug is 1 to 200 letters, digits, `-`, `_` or `.`, and not `.` or `..` (it becomes a path

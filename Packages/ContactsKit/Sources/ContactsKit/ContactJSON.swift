@@ -42,12 +42,12 @@ struct ContactJSON: Sendable {
     /// - Throws: `APIError.decoding` when the body is not JSON or has no `data` array.
     static func page(_ body: Data) throws(APIError) -> [ContactJSON?] {
         let items: [JSONValue?]
-        if let value = try? JSONValue.parse(body) {
+        if let value = try? JSONValue.parse(body, refusingDuplicateKeys: true) {
             guard let elements = value["data"]?.arrayValue else { throw .decoding(path: "data", reason: "expected an array of contacts") }
             items = elements
         } else {
-            // What the strict parser refuses (a number beyond a Double's range) is read record by record, the
-            // record holding it skipped; a body that is not JSON at all fails as a whole.
+            // What the strict parser refuses (a number beyond a Double's range, a key twice in one object) is read
+            // by JSONDecoder record by record, a record it refuses skipped; a body that is not JSON fails whole.
             do {
                 items = try JSONDecoder().decode(LenientPage.self, from: body).data.map(\.value)
             } catch {

@@ -68,6 +68,8 @@ import Testing
             "{\(whole.replacingOccurrences(of: #","enrichmentBadges":[]"#, with: ""))}",
             "{\(whole.replacingOccurrences(of: "2026-11-26T14:55:00Z", with: "soon"))}",
             "{\(whole.replacingOccurrences(of: #""id":"c1","#, with: ""))}", "{\(whole)", "[]", "",
+            // A key twice: JSONDecoder decides which one counts.
+            "{\(whole),\"displayName\":\"Other\"}", "{\(whole),\"phones\":7}",
         ]
         for body in bodies {
             let byHand = try? ContactRow.contact(from: Data(body.utf8))

@@ -87,7 +87,7 @@ struct DashboardEnvelope: Decodable {
 
 /// A benchmark over the files a first launch left (made once, before its iterations), 60 iterations.
 func relaunchBenchmark(_ name: String, _ body: @escaping (Benchmark, LaunchedBefore) async throws -> Void) {
-    let configuration = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(20), maxIterations: 60)
+    let configuration = Benchmark.Configuration(metrics: [.wallClock, .mallocCountTotal], maxDuration: .seconds(60), maxIterations: 2000)
     Benchmark(name, configuration: configuration) { (benchmark: Benchmark, launched: LaunchedBefore) in
         try await body(benchmark, launched)
     } setup: {

@@ -20,10 +20,17 @@ extension JSONValue {
     /// for a `Double` (`1e400`), invalid UTF-8 in a string, unpaired surrogates, control characters and
     /// nesting deeper than 512 levels are all refused, never repaired. A UTF-8 byte-order mark at the
     /// start is ignored (RFC 8259 §8.1 allows it; `JSONSerialization` does the same).
+    ///
+    /// A key an object holds twice keeps its last value, unless `refusingDuplicateKeys`: a reader that must
+    /// read a body exactly as `JSONDecoder` does (which keeps the first on Linux) refuses it and leaves it to
+    /// `JSONDecoder`.
+    /// - Parameters:
+    ///   - data: the bytes.
+    ///   - refusingDuplicateKeys: whether an object with a key twice is an error.
     /// - Throws: ``JSONParseError`` with the byte offset.
-    public static func parse(_ data: Data) throws(JSONParseError) -> JSONValue {
+    public static func parse(_ data: Data, refusingDuplicateKeys: Bool = false) throws(JSONParseError) -> JSONValue {
         let result: Result<JSONValue, JSONParseError> = data.withUnsafeBytes { raw in
-            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self))
+            var parser = JSONParser(bytes: raw.bindMemory(to: UInt8.self), refusesDuplicateKeys: refusingDuplicateKeys)
             return Result { () throws(JSONParseError) in try parser.parseDocument() }
         }
         return try result.get()
@@ -40,11 +47,13 @@ extension JSONValue {
 
 struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
+    let refusesDuplicateKeys: Bool
     var index = 0
     var depth = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
+    init(bytes: UnsafeBufferPointer<UInt8>, refusesDuplicateKeys: Bool = false) {
         self.bytes = bytes
+        self.refusesDuplicateKeys = refusesDuplicateKeys
     }
 
     mutating func parseDocument() throws(JSONParseError) -> JSONValue {
@@ -119,11 +128,14 @@ struct JSONParser {
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a key") }
+            let keyStart = index
             let key = try parseString()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
-            object[key] = try parseValue()
+            if object.updateValue(try parseValue(), forKey: key) != nil, refusesDuplicateKeys {
+                throw JSONParseError(reason: "the key '\(key)' twice in one object", offset: keyStart)
+            }
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {
