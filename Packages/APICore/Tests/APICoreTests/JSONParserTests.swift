@@ -55,7 +55,8 @@ import Testing
 @Suite(.timeLimit(.minutes(10))) struct StrictJSONTests {
     @Test(arguments: [
         ("05", 1), ("-008", 2), ("[01]", 2), ("2.", 2), ("0.", 2), ("-", 1), ("1e", 2), ("1e+", 3), ("1.e5", 2),
-        ("-.5", 1), (".5", 0), ("+1", 0), ("[1,]", 3), (#"{"a":1,}"#, 7), ("01.5", 1),
+        ("-.5", 1), (".5", 0), ("+1", 0), ("[1,]", 3), (#"{"a":1,}"#, 7), ("01.5", 1), ("1e-400", 0), ("[-2e-324]", 1),
+        ("0.0000000000000000000000000000000000000000000000000000000000000000000000001e-300", 0),
     ]) func malformedNumbersAreRefused(_ text: String, _ offset: Int) {
         do {
             let value = try JSONValue.parse(Data(text.utf8))
@@ -86,8 +87,8 @@ import Testing
 
     @Test func validNumbersAndUTF8StillParse() throws {
         #expect(
-            try JSONValue.parse(Data("[0, -0, 0.5, -0.5e-3, 10, 1E2, 1e+2]".utf8))
-                == [0, 0, 0.5, -0.0005, 10, 100.0, 100.0])
+            try JSONValue.parse(Data("[0, -0, 0.5, -0.5e-3, 10, 1E2, 1e+2, 0e-400, 0.000e5, 5e-324]".utf8))
+                == [0, 0, 0.5, -0.0005, 10, 100.0, 100.0, 0.0, 0.0, .double(5e-324)])
         #expect(try JSONValue.parse(Data(#"["é😀", "a\n€"]"#.utf8)) == ["é😀", "a\n€"])
     }
 

@@ -52,6 +52,7 @@ import Testing
         #"{"status": 200, "fields": [null], "requestTime": 1, "responseTime": 2}"#,
         #"{"status": 200, "fields": [], "requestTime": "1", "responseTime": 2}"#,
         #"{"status": 200, "fields": [], "requestTime": 1}"#,
+        #"{"status": 200, "fields": [], "requestTime": 1e-400, "responseTime": 2}"#,
         #"{"status": 200, "fields": [], "requestTime": 1, "responseTime": 2, "vary": {"a": 1}}"#,
         #"{"status": 200, "fields": [], "requestTime": 1, "responseTime": 2, "vary": []}"#,
         #"{"status": 200, "fields": [], "requestTime": 1, "responseTime": 2, "variants": ["not base64!"]}"#,

@@ -17,9 +17,10 @@ extension JSONValue {
     /// Integers that fit an `Int` stay ``int(_:)``.
     ///
     /// Strict RFC 8259: leading zeros (`05`, `-008`), a bare decimal point (`2.`), a number too large
-    /// for a `Double` (`1e400`), invalid UTF-8 in a string, unpaired surrogates, control characters and
-    /// nesting deeper than 512 levels are all refused, never repaired. A UTF-8 byte-order mark at the
-    /// start is ignored (RFC 8259 §8.1 allows it; `JSONSerialization` does the same).
+    /// for a `Double` (`1e400`) or too small (`1e-400`, which would read as zero), invalid UTF-8 in a
+    /// string, unpaired surrogates, control characters and nesting deeper than 512 levels are all refused,
+    /// never repaired. A UTF-8 byte-order mark at the start is ignored (RFC 8259 §8.1 allows it;
+    /// `JSONSerialization` does the same).
     ///
     /// A key an object holds twice keeps its last value, unless `refusingDuplicateKeys`: a reader that must
     /// read a body exactly as `JSONDecoder` does (which keeps the first on Linux) refuses it and leaves it to
@@ -215,6 +216,11 @@ struct JSONParser {
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         if isInteger, let int = Int(text) { return .int(int) }
         guard let double = Double(text), double.isFinite else { throw JSONParseError(reason: "invalid number '\(text)'", offset: start) }
+        // A number too small for a Double (`1e-400`) would read as zero: refused, as JSONDecoder refuses it.
+        let mantissa = text.utf8.prefix { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }
+        if double == 0, mantissa.contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) {
+            throw JSONParseError(reason: "number too small for a Double '\(text)'", offset: start)
+        }
         return .double(double)
     }
 }
