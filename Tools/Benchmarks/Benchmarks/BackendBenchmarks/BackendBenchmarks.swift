@@ -120,5 +120,6 @@ let benchmarks: @Sendable () -> Void = {
     pinnedTransportBenchmarks()
     proxyTransportBenchmarks()
     relaunchBenchmarks()
+    relaunchInTurnBenchmarks()
     launchWithQueueBenchmarks()
 }
