@@ -24,9 +24,11 @@ extension CatalogPage {
     init?(json: JSONValue) {
         guard case .object(let object) = json, case .array(let pillars)? = object["pillars"],
             let groups = JSONRead.all(pillars, PillarWithFunnels.init(json:)),
-            let uncategorized = JSONRead.optional(object["uncategorized_funnels"], { value in
-                value.arrayValue.flatMap { JSONRead.all($0, CatalogFunnel.init(json:)) }
-            }),
+            let uncategorized = JSONRead.optional(
+                object["uncategorized_funnels"],
+                { value in
+                    value.arrayValue.flatMap { JSONRead.all($0, CatalogFunnel.init(json:)) }
+                }),
             let pagination = JSONRead.optional(object["pagination"], CatalogPagination.init(json:))
         else { return nil }
         self.init(pillars: groups, uncategorizedFunnels: uncategorized ?? [], pagination: pagination)

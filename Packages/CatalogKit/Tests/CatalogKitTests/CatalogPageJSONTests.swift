@@ -109,7 +109,8 @@ import Testing
                 }
                 return "{" + fields.joined(separator: ", ") + "}"
             }
-            let body = #"{"success": true, "data": {"pillars": [{"pillar": {"id": "1", "title": "P"}, "funnels": ["#
+            let body =
+                #"{"success": true, "data": {"pillars": [{"pillar": {"id": "1", "title": "P"}, "funnels": ["#
                 + funnels.joined(separator: ", ") + "]}]}}"
             #expect(Self.handRead(body) == Self.reference(body), "\(body)")
             if let value = try? JSONValue.parse(Data(body.utf8)), CatalogPage.envelope(value) != nil { handTaken += 1 }

@@ -32,7 +32,11 @@ struct ContactRow: Decodable, FetchableRecord, TableRecord {
     /// reader does not take whole (a member missing, `null` or of the wrong type) goes to `JSONDecoder`, which
     /// decides, so both read every body alike (`ContactRowTests`).
     static func contact(from body: Data) throws -> Contact {
-        if let value = try? JSONValue.parse(body, refusingDuplicateKeys: true), let json = try? ContactJSON(value), let contact = json.storedContact { return contact }
+        if let value = try? JSONValue.parse(body, refusingDuplicateKeys: true), let json = try? ContactJSON(value),
+            let contact = json.storedContact
+        {
+            return contact
+        }
         return try ContactsStore.decoder.decode(Contact.self, from: body)
     }
 
