@@ -60,7 +60,7 @@ extension CatalogFunnel {
         guard case .object(let object) = json, case .string(let id)? = object["id"], case .string(let slug)? = object["slug"],
             case .string(let title)? = object["title"],
             let description = JSONRead.optional(object["description"], \.stringValue),
-            let isActive = JSONRead.optional(object["isActive"], JSONRead.bool),
+            let isActive = JSONRead.optional(object["isActive"], \.boolValue),
             let tier = JSONRead.optional(object["tier"], \.stringValue),
             let version = JSONRead.optional(object["version"], \.intValue),
             let updatedAt = JSONRead.optional(object["updatedAt"], \.stringValue)
@@ -78,33 +78,5 @@ extension CatalogPagination {
             let cursor = JSONRead.optional(object["nextCursor"], \.stringValue)
         else { return nil }
         self.init(limit: limit, hasMore: hasMore, nextCursor: cursor)
-    }
-}
-
-/// Reading members as `Decodable` does: an optional member absent or `null` is `nil`, one of another type refuses
-/// the whole value.
-enum JSONRead {
-    /// `.some(nil)` for a member absent or `null`, `.some(value)` when `read` takes it, `nil` when it does not.
-    static func optional<T>(_ value: JSONValue?, _ read: (JSONValue) -> T?) -> T?? {
-        guard let value, value != .null else { return .some(nil) }
-        guard let read = read(value) else { return nil }
-        return .some(read)
-    }
-
-    /// Every element read, or `nil` when one is not.
-    static func all<T>(_ values: [JSONValue], _ read: (JSONValue) -> T?) -> [T]? {
-        var result: [T] = []
-        result.reserveCapacity(values.count)
-        for value in values {
-            guard let element = read(value) else { return nil }
-            result.append(element)
-        }
-        return result
-    }
-
-    /// A Boolean, and nothing else.
-    static func bool(_ value: JSONValue) -> Bool? {
-        if case .bool(let bool) = value { return bool }
-        return nil
     }
 }

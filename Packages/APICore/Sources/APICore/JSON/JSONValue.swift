@@ -69,6 +69,11 @@ public enum JSONValue: Sendable, Hashable, Codable {
     public var stringValue: String? {
         if case .string(let value) = self { value } else { nil }
     }
+
+    /// The Boolean, if this is one (never a number: `0` and `1` are not Booleans).
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { value } else { nil }
+    }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,

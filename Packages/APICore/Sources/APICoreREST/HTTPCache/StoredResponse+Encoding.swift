@@ -62,38 +62,17 @@ extension StoredResponse.Head {
     /// The head when every member is of its type (`vary` and `variants` absent or `null` when there are none).
     init?(json: JSONValue) {
         guard case .object(let object) = json, case .int(let status)? = object["status"],
-            case .array(let rows)? = object["fields"], let requestTime = object["requestTime"].flatMap(Self.double),
-            let responseTime = object["responseTime"].flatMap(Self.double)
+            case .array(let rows)? = object["fields"],
+            let fields = JSONRead.all(rows, { $0.arrayValue.flatMap { JSONRead.all($0, \.stringValue) } }),
+            let requestTime = object["requestTime"].flatMap(Self.double),
+            let responseTime = object["responseTime"].flatMap(Self.double),
+            let vary = JSONRead.optional(object["vary"], Self.strings(byName:)),
+            let variants = JSONRead.optional(
+                object["variants"],
+                { value in
+                    value.arrayValue.flatMap { JSONRead.all($0, { $0.stringValue.flatMap { Data(base64Encoded: $0) } }) }
+                })
         else { return nil }
-        var fields: [[String]] = []
-        fields.reserveCapacity(rows.count)
-        for row in rows {
-            guard case .array(let members) = row, let strings = Self.strings(members) else { return nil }
-            fields.append(strings)
-        }
-        var vary: [String: String]?
-        switch object["vary"] {
-        case nil, .null?: vary = nil
-        case .object(let members)?:
-            vary = [:]
-            for (name, value) in members {
-                guard case .string(let string) = value else { return nil }
-                vary?[name] = string
-            }
-        default: return nil
-        }
-        var variants: [Data]?
-        switch object["variants"] {
-        case nil, .null?: variants = nil
-        case .array(let items)?:
-            guard let encoded = Self.strings(items) else { return nil }
-            variants = []
-            for text in encoded {
-                guard let data = Data(base64Encoded: text) else { return nil }
-                variants?.append(data)
-            }
-        default: return nil
-        }
         self.init(
             status: status, fields: fields, requestTime: requestTime, responseTime: responseTime, vary: vary, variants: variants)
     }
@@ -107,14 +86,10 @@ extension StoredResponse.Head {
         }
     }
 
-    /// Strings, and nothing else.
-    private static func strings(_ values: [JSONValue]) -> [String]? {
-        var strings: [String] = []
-        strings.reserveCapacity(values.count)
-        for value in values {
-            guard case .string(let string) = value else { return nil }
-            strings.append(string)
-        }
-        return strings
+    /// An object whose members are all strings.
+    private static func strings(byName value: JSONValue) -> [String: String]? {
+        guard case .object(let members) = value else { return nil }
+        let strings = members.compactMapValues(\.stringValue)
+        return strings.count == members.count ? strings : nil
     }
 }
