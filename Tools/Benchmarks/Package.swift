@@ -92,6 +92,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "APICorePinning", package: root),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // SQLite's C interface: the floor of the first screen's reads, with no layer above it.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -69,16 +69,15 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
         } catch {
             throw .database("\(error)")
         }
-        let last = (try? queue.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(accessed), 0) FROM record") }) ?? 0
+        let last = (try? queue.inDatabase { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(accessed), 0) FROM record") }) ?? 0
         recency.withLock { $0.counter = last }
         connection = Locked(queue)
     }
 
     private static func open(_ url: URL) throws -> DatabaseQueue {
         try ProtectedFiles.createDirectory(url.deletingLastPathComponent())
-        let queue = try CacheDatabase.open(url, label: "APICore.SQLiteRecordStore")
+        let queue = try CacheDatabase.open(url, label: "APICore.SQLiteRecordStore", migrator: migrator)
         try ProtectedFiles.protectFile(url)
-        try migrator.migrate(queue)
         return queue
     }
 

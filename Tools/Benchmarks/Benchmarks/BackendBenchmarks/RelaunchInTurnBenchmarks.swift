@@ -1,5 +1,6 @@
 import Benchmark
 import Foundation
+import GRDBSQLite
 
 // The first screen through the caches against its baseline, measured in turn: each iteration relaunches over the
 // files a first launch left (the composition, the offline-first launch, the catalog's first page and the dashboard
@@ -23,6 +24,73 @@ func relaunchInTurnBenchmarks() {
     } setup: {
         try await LaunchedBefore.make()
     }
+
+    // The floor under the first row, in turn with the same baseline: SQLite's own work to open the two files the
+    // first screen reads (the HTTP cache's and the GraphQL records') with their per-connection settings and read their
+    // rows, through SQLite's C interface with nothing above it, then the same two bodies decoded with JSONDecoder.
+    Benchmark(
+        "Relaunch in turn with its baseline: SQLite's own work for the first screen, then the same bodies with JSONDecoder",
+        configuration: .init(metrics: [relaunchRatio], scalingFactor: .one, maxDuration: .seconds(60), maxIterations: 500)
+    ) { (benchmark: Benchmark, launched: LaunchedBefore) in
+        let clock = ContinuousClock()
+        let floorFirst = Bool.random()
+        var baseline = floorFirst ? Duration.zero : try decodedFromAFlatFile(launched, clock: clock)
+        let floor = try sqliteOwnWork(launched, clock: clock)
+        if floorFirst { baseline = try decodedFromAFlatFile(launched, clock: clock) }
+        benchmark.measurement(relaunchRatio, Int((floor / baseline * 100).rounded()))
+    } setup: {
+        try await LaunchedBefore.make()
+    }
+}
+
+/// The two files opened and read with SQLite alone, then the bodies decoded from memory (read from their flat file
+/// before, unmeasured, so the floor counts no file the first screen does not read); the connections are closed
+/// unmeasured, as the composition's are at its end.
+private func sqliteOwnWork(_ launched: LaunchedBefore, clock: ContinuousClock) throws -> Duration {
+    let flat = try Data(contentsOf: launched.flatFile)
+    let started = clock.now
+    let catalog = try RawSQLite(launched.caches.appendingPathComponent("catalog/cache.sqlite", isDirectory: false))
+    let records = try RawSQLite(launched.records)
+    let bytes = catalog.readAll("SELECT value, checksum, stored_at, expires_at, timeout, user_id, account_id, tags FROM entry")
+        + records.readAll("SELECT key, body, account FROM record")
+    let decoder = JSONDecoder()
+    let page = try decoder.decode(CatalogEnvelope.self, from: flat.prefix(launched.catalogBytes))
+    let board = try decoder.decode(DashboardEnvelope.self, from: flat.dropFirst(launched.catalogBytes))
+    let took = clock.now - started
+    guard bytes > launched.catalogBytes else { fatalError("the cache files hold less than the first screen's bodies") }
+    blackHole((page.data, board.data.dashboard))
+    return took
+}
+
+/// One SQLite connection with the settings a cache store's has, through SQLite's C interface.
+private final class RawSQLite {
+    private var handle: OpaquePointer?
+
+    init(_ url: URL) throws {
+        guard sqlite3_open_v2(url.path, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
+            sqlite3_exec(
+                handle,
+                "PRAGMA secure_delete = ON; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA user_version",
+                nil, nil, nil) == SQLITE_OK
+        else { throw BenchmarkSetupError.noToken }
+    }
+
+    /// Steps through every row of `sql`, touching each column's bytes; returns how many bytes were read.
+    func readAll(_ sql: String) -> Int {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else { return 0 }
+        defer { sqlite3_finalize(statement) }
+        var bytes = 0
+        while sqlite3_step(statement) == SQLITE_ROW {
+            for column in 0..<sqlite3_column_count(statement) {
+                _ = sqlite3_column_blob(statement, column)
+                bytes += Int(sqlite3_column_bytes(statement, column))
+            }
+        }
+        return bytes
+    }
+
+    deinit { sqlite3_close(handle) }
 }
 
 /// How long the relaunch took to its first screen from the caches; the token's check is awaited after, unmeasured.

@@ -117,7 +117,7 @@ final class HTTPCache: CacheClearingParticipant {
         let isPrimary = response.matchesVary(requestFields, secret: secret)
         let variant = isPrimary ? nil : response.otherVariant(for: requestFields, secret: secret)
         guard isPrimary || variant != nil else { return nil }
-        if entry.metadata.isFresh(at: environment.clock.now()) { _ = disk.get(key, requester: requester) }
+        if entry.metadata.isFresh(at: environment.clock.now()) { disk.recordHit(key) }
         memory.set(response, forKey: key, metadata: entry.metadata)
         return variant.map { ($0, Self.metadata(of: $0, in: response, entry.metadata)) } ?? (response, entry.metadata)
     }

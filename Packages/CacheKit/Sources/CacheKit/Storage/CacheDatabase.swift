@@ -12,6 +12,33 @@ public enum CacheDatabase {
     /// The most bytes the write-ahead log keeps on disk after a checkpoint.
     public static let logBytes = 1_048_576
 
+    /// What a file's `user_version` holds once every migration of a migrator with `n` migrations has run:
+    /// this base plus `n` ("MIB" and a zero byte), so a file another program stamped is never taken for ours.
+    static let schemaStampBase = 0x4D49_4200
+
+    /// Opens (or creates) the database at `url` and brings its schema up to `migrator`'s last migration;
+    /// closes it again if that fails.
+    ///
+    /// A file already migrated by the same migrations is recognised by one pragma, its stamp in `user_version`,
+    /// instead of the migrator's reads of its table of applied migrations: at every relaunch, each store's
+    /// first use pays one statement for its schema instead of three. A file with another stamp (none yet, an older
+    /// schema, a newer app's) goes through the migrator, then is stamped.
+    /// - Throws: GRDB's error when the file cannot be opened, is not a database, or a migration fails.
+    public static func open(_ url: URL, label: String, migrator: DatabaseMigrator) throws -> DatabaseQueue {
+        let connection = try open(url, label: label)
+        do {
+            let stamp = schemaStampBase + migrator.migrations.count
+            if try connection.inDatabase({ try Int.fetchOne($0, sql: "PRAGMA user_version") }) != stamp {
+                try migrator.migrate(connection)
+                try connection.inDatabase { try $0.execute(sql: "PRAGMA user_version = \(stamp)") }
+            }
+            return connection
+        } catch {
+            try? connection.close()
+            throw error
+        }
+    }
+
     /// Opens (or creates) the database at `url`.
     /// - Parameters:
     ///   - url: the file; its folder must exist.

@@ -37,9 +37,8 @@ extension DiskStore {
 
     /// Opens, migrates and sums the database; closes it again if any step fails.
     private func openDatabase(at url: URL) throws -> OpenedDatabase {
-        let connection = try CacheDatabase.open(url, label: "CacheKit.DiskStore")
+        let connection = try CacheDatabase.open(url, label: "CacheKit.DiskStore", migrator: Self.migrator)
         do {
-            try Self.migrator.migrate(connection)
             return try connection.inDatabase { db in
                 let row = try Row.fetchOne(db, sql: "SELECT COALESCE(SUM(size), 0), COALESCE(MAX(access_seq), 0) FROM entry")
                 return OpenedDatabase(

@@ -2,8 +2,23 @@ import Foundation
 import GRDB
 import Logging
 
-// Maintenance and inspection: re-stamping expiries, usage, the entry list.
+// Maintenance and inspection: recency, re-stamping expiries, usage, the entry list.
 extension DiskStore {
+    /// Counts a hit on `key`, found fresh by a ``peek(_:requester:)``, and keeps it recently used, as
+    /// ``get(_:requester:)`` would, without reading it again.
+    public func recordHit(_ key: String) {
+        markUsed(key)
+        metrics.record(.hit)
+    }
+
+    /// Keeps `key` recently used: remembered in memory, written with the next write.
+    func markUsed(_ key: String) {
+        state.withLock { state in
+            state.nextAccess += 1
+            state.pendingAccess[key] = state.nextAccess
+        }
+    }
+
     /// Recomputes every entry's expiry date in one transaction.
     public func restamp(_ expiry: @Sendable (CacheEntryMetadata) -> Date?) throws {
         guard let connection = try database(creating: false) else { return }

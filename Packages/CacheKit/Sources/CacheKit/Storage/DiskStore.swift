@@ -53,7 +53,7 @@ public final class DiskStore: CacheStore {
     /// Where and how much it keeps.
     public let configuration: Configuration
     private let clock: any CacheClock
-    private let metrics: CacheMetrics
+    let metrics: CacheMetrics
     let logger: Logger
     let state = Locked(State())
 
@@ -99,10 +99,7 @@ public final class DiskStore: CacheStore {
                 // Kept, readable as stale through `peek`, until evicted or cleared.
                 outcome = .expired
             case let entry?:
-                state.withLock { state in
-                    state.nextAccess += 1
-                    state.pendingAccess[key] = state.nextAccess
-                }
+                markUsed(key)
                 outcome = .hit
                 found = entry
             }

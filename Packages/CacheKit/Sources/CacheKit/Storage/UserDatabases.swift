@@ -218,9 +218,8 @@ public final class UserDatabases: Sendable {
         }
         try ProtectedFiles.createDirectory(directory)
         let url = fileURL(for: userId, in: &state)
-        let queue = try CacheDatabase.open(url, label: "CacheKit.UserDatabases.\(prefix)")
+        let queue = try CacheDatabase.open(url, label: "CacheKit.UserDatabases.\(prefix)", migrator: migrator)
         try ProtectedFiles.protectFile(url)
-        try migrator.migrate(queue)
         let database = UserDatabase(queue: queue)
         state.open[userId] = database
         return (database, state.watchers.values.filter { $0.userId == userId })

@@ -1,0 +1,81 @@
+import CacheKitTesting
+import Foundation
+import GRDB
+import Testing
+
+@testable import CacheKit
+
+/// ``CacheDatabase/open(_:label:migrator:)``: a file's schema stamp stands for its applied migrations, so a
+/// relaunch reads one pragma instead of the migrator's table, and every other file goes through the migrator.
+@Suite(.timeLimit(.minutes(5))) struct CacheDatabaseTests {
+    /// A migrator whose migrations count their runs in `runs`.
+    private func migrator(_ names: [String], runs: Locked<[String]>) -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for name in names {
+            migrator.registerMigration(name) { db in
+                runs.withLock { $0.append(name) }
+                try db.execute(sql: "CREATE TABLE \(name) (id INTEGER PRIMARY KEY)")
+            }
+        }
+        return migrator
+    }
+
+    private func userVersion(_ url: URL) throws -> Int? {
+        let queue = try DatabaseQueue(path: url.path)
+        defer { try? queue.close() }
+        return try queue.read { try Int.fetchOne($0, sql: "PRAGMA user_version") }
+    }
+
+    @Test func aNewFileIsMigratedAndStampedAndALaterMigrationRunsAlone() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let url = folder.url.appendingPathComponent("db.sqlite")
+        let runs = Locked<[String]>([])
+        try CacheDatabase.open(url, label: "test", migrator: migrator(["v1"], runs: runs)).close()
+        #expect(runs.withLock { $0 } == ["v1"])
+        #expect(try userVersion(url) == CacheDatabase.schemaStampBase + 1)
+        try CacheDatabase.open(url, label: "test", migrator: migrator(["v1"], runs: runs)).close()
+        #expect(runs.withLock { $0 } == ["v1"], "opened again: nothing runs")
+        // A newer app with one more migration: only that one runs, and the file is stamped for two.
+        let queue = try CacheDatabase.open(url, label: "test", migrator: migrator(["v1", "v2"], runs: runs))
+        #expect(try queue.read { try $0.tableExists("v2") })
+        try queue.close()
+        #expect(runs.withLock { $0 } == ["v1", "v2"])
+        #expect(try userVersion(url) == CacheDatabase.schemaStampBase + 2)
+    }
+
+    @Test func aStampedFileIsTrustedWithoutReadingItsMigrations() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let url = folder.url.appendingPathComponent("db.sqlite")
+        // Stamped for one migration, with no table of applied migrations: only the stamp can say it is migrated.
+        let plain = try DatabaseQueue(path: url.path)
+        try plain.write { try $0.execute(sql: "PRAGMA user_version = \(CacheDatabase.schemaStampBase + 1)") }
+        try plain.close()
+        let runs = Locked<[String]>([])
+        try CacheDatabase.open(url, label: "test", migrator: migrator(["v1"], runs: runs)).close()
+        #expect(runs.withLock { $0 }.isEmpty, "the stamp alone stands for the applied migration")
+    }
+
+    @Test func aFileMigratedBeforeStampsOrStampedByAnotherProgramGoesThroughTheMigrator() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        // Migrated by an earlier version, which kept only GRDB's table of applied migrations.
+        let earlier = folder.url.appendingPathComponent("earlier.sqlite")
+        let runs = Locked<[String]>([])
+        let queue = try DatabaseQueue(path: earlier.path)
+        try migrator(["v1"], runs: runs).migrate(queue)
+        try queue.close()
+        try CacheDatabase.open(earlier, label: "test", migrator: migrator(["v1", "v2"], runs: runs)).close()
+        #expect(runs.withLock { $0 } == ["v1", "v2"], "v1 is not run again; v2 is")
+        #expect(try userVersion(earlier) == CacheDatabase.schemaStampBase + 2)
+        // Another program's stamp, which happens to be the count of migrations: not ours, so migrated.
+        let foreign = folder.url.appendingPathComponent("foreign.sqlite")
+        let other = try DatabaseQueue(path: foreign.path)
+        try other.write { try $0.execute(sql: "PRAGMA user_version = 1") }
+        try other.close()
+        let foreignRuns = Locked<[String]>([])
+        try CacheDatabase.open(foreign, label: "test", migrator: migrator(["v1"], runs: foreignRuns)).close()
+        #expect(foreignRuns.withLock { $0 } == ["v1"])
+    }
+}
