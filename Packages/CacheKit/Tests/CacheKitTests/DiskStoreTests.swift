@@ -35,6 +35,22 @@ struct DiskStoreTests {
         #expect(try reopened.get("a", requester: nil) != nil)
     }
 
+    @Test("a hit recorded after a peek counts as a get's does and keeps the entry recently used, without a second read")
+    func hitRecordedAfterPeek() throws {
+        let fixture = try StoreFixture(.disk, byteLimit: 30)
+        let store = try #require(fixture.store as? DiskStore)
+        try fixture.put("a", "aaaaaaaaa")
+        try fixture.put("b", "bbbbbbbbb")
+        try fixture.put("c", "ccccccccc")
+        #expect(store.peek("a") != nil)
+        let hits = fixture.metrics.snapshot().hits
+        store.recordHit("a")
+        #expect(fixture.metrics.snapshot().hits == hits + 1)
+        try store.set(Data("ddddddddd".utf8), forKey: "d", metadata: fixture.metadata())
+        #expect(store.peek("b") == nil, "b, not read since, is the one evicted")
+        #expect(store.peek("a") != nil)
+    }
+
     @Test("a truncated database file never yields wrong data or a crash: it is discarded whole, and the store works again")
     func truncatedFile() throws {
         let fixture = try StoreFixture(.disk)
