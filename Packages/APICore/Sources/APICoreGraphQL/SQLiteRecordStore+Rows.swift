@@ -9,7 +9,7 @@ extension SQLiteRecordStore {
 
     func database<T>(_ body: (Database) throws -> T) throws -> T {
         do {
-            return try connection.withLock { $0 }.inDatabase(body)
+            return try opened().inDatabase(body)
         } catch let error as RecordStoreError {
             throw error
         } catch {
@@ -19,7 +19,7 @@ extension SQLiteRecordStore {
 
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         do {
-            return try connection.withLock { $0 }.write(body)
+            return try opened().write(body)
         } catch let error as RecordStoreError {
             throw error
         } catch {

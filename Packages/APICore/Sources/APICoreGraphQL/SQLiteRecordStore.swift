@@ -21,8 +21,9 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     public let url: URL
     /// The most bytes of records kept.
     public let byteLimit: Int
-    /// The open database; replaced by a new file when everything is cleared.
-    let connection: Locked<DatabaseQueue>
+    /// The database, opened at first use (building a store opens no file: a relaunch's composition does no SQLite
+    /// work); closed when everything is cleared, and a new file opened at the next use.
+    let connection = Locked<DatabaseQueue?>(nil)
     /// Recently read or written records, at most `frontByteLimit` bytes of them.
     let front: MemoryStore<NormalizedRecord>
     /// The bytes the records take, kept by writes so eviction need not sum the table; `nil` when unknown
@@ -41,12 +42,13 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
         }
     }
 
-    /// Opens (or creates) the store at `url`.
+    /// A store over the file at `url`, opened (or created) at its first use.
     /// - Parameters:
     ///   - url: the database file; its folder is created (0700) if missing.
     ///   - byteLimit: 20 MB unless given.
     ///   - frontByteLimit: the most bytes of records the memory front keeps (4 MB unless given; 0 for none).
-    /// - Throws: ``RecordStoreError/database(_:)`` when the folder cannot hold a database at all.
+    /// - Throws: ``RecordStoreError/database(_:)`` when the file's folder cannot be created. A file that cannot be
+    ///   opened at its first use throws the same error from that use.
     public init(url: URL, byteLimit: Int = 20 * 1024 * 1024, frontByteLimit: Int = 4 * 1024 * 1024) throws(RecordStoreError) {
         self.url = url
         self.byteLimit = byteLimit
@@ -54,24 +56,32 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
             name: "sqlite-front", limits: .init(countLimit: .max, costLimit: frontByteLimit),
             metrics: CacheMetrics(store: "sqlite-front", feature: "-"), cost: { $0.estimatedBytes })
         DiscardedFiles.sweep(url.deletingLastPathComponent())
-        let queue: DatabaseQueue
         do {
-            queue = try Self.open(url)
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
-            for suffix in ["", "-wal", "-shm", "-journal"] {
-                try? FileManager.default.removeItem(atPath: url.path + suffix)
-            }
-            do {
-                queue = try Self.open(url)
-            } catch {
-                throw .database("\(error)")
-            }
+            try ProtectedFiles.createDirectory(url.deletingLastPathComponent())
         } catch {
             throw .database("\(error)")
         }
-        let last = (try? queue.inDatabase { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(accessed), 0) FROM record") }) ?? 0
-        recency.withLock { $0.counter = last }
-        connection = Locked(queue)
+    }
+
+    /// The database, opened now if it is not yet: a file that is not a database (truncated, foreign) is deleted and
+    /// started afresh, and the recency counter resumes from the file's.
+    func opened() throws -> DatabaseQueue {
+        try connection.withLock { connection in
+            if let connection { return connection }
+            let queue: DatabaseQueue
+            do {
+                queue = try Self.open(url)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_NOTADB || error.resultCode == .SQLITE_CORRUPT {
+                for suffix in ["", "-wal", "-shm", "-journal"] {
+                    try? FileManager.default.removeItem(atPath: url.path + suffix)
+                }
+                queue = try Self.open(url)
+            }
+            let last = (try? queue.inDatabase { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(accessed), 0) FROM record") }) ?? 0
+            recency.withLock { $0.counter = max($0.counter, last) }
+            connection = queue
+            return queue
+        }
     }
 
     private static func open(_ url: URL) throws -> DatabaseQueue {
@@ -133,7 +143,12 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     @discardableResult
     public func merge(_ incoming: [String: NormalizedRecord]) throws -> Set<FieldPath> {
         // Records read since the last write get their recency here; written ones get theirs with their row,
-        // numbered from a block reserved for this merge.
+        // numbered from a block reserved for this merge, after the file's own (read when it opens).
+        do {
+            _ = try opened()
+        } catch {
+            throw RecordStoreError.database("\(error)")
+        }
         let (read, first) = recency.withLock { recency in
             defer { recency.touched = [:] }
             let first = recency.counter + 1
@@ -228,17 +243,19 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     }
 
     /// Deletes every record at once: the file (with its log) is moved out of the way and deleted in the
-    /// background (`DiscardedFiles`), and a new, empty file takes its place.
+    /// background (`DiscardedFiles`), and a new, empty file is created at the next use.
     public func removeAll() throws {
         recency.withLock { $0.touched = [:] }
         try connection.withLock { queue in
+            // Closed first: closing waits for a read or a trim running on the connection, which could otherwise put
+            // back into the front, or the total, what the clearing removes.
+            try? queue?.close()
+            queue = nil
             front.removeAll()
             totalBytes.withLock { $0 = nil }
-            try? queue.close()
             do {
                 try DiscardedFiles.discard(
                     ["", "-wal", "-shm", "-journal"].map { url.path + $0 }, in: url.deletingLastPathComponent())
-                queue = try Self.open(url)
             } catch {
                 throw RecordStoreError.database("\(error)")
             }

@@ -173,6 +173,36 @@ import Testing
         #expect(try store.removeRecords { _, record in record.accountId == "7" }.described == ["User:1.name"])
     }
 
+    @Test func theSQLiteStoreOpensItsFileAtItsFirstUseAndAgainAfterAClearing() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("records.sqlite")
+        let store = try SQLiteRecordStore(url: url)
+        #expect(!FileManager.default.fileExists(atPath: url.path), "building the store opened no file")
+        try store.merge(["User:1": record(["name": .value("Ada")])])
+        #expect(FileManager.default.fileExists(atPath: url.path))
+        try store.removeAll()
+        #expect(!FileManager.default.fileExists(atPath: url.path), "cleared: no file until the next use")
+        #expect(try store.record(forKey: "User:1") == nil)
+        try store.merge(["User:2": record(["name": .value("Bob")])])
+        #expect(try SQLiteRecordStore(url: url).record(forKey: "User:2")?.fields["name"] == .value("Bob"))
+    }
+
+    @Test func recordsWrittenFirstAfterAReopeningAreTheNewestInTheFile() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.url.appendingPathComponent("records.sqlite")
+        let filler = JSONValue.string(String(repeating: "x", count: 400))
+        let first = try SQLiteRecordStore(url: url, byteLimit: 1_200)
+        try first.merge(["A": record(["v": .value(filler)])])
+        try first.merge(["B": record(["v": .value(filler)])])
+        try first.merge(["A": record(["v": .value(filler), "w": .value(.string("again"))])])
+        // Opened lazily by this first merge: its record is numbered after the file's, so B, the oldest, is evicted.
+        let reopened = try SQLiteRecordStore(url: url, byteLimit: 1_200)
+        try reopened.merge(["C": record(["v": .value(filler)])])
+        #expect(try reopened.record(forKey: "C") != nil)
+        #expect(try reopened.record(forKey: "B") == nil)
+        #expect(try reopened.record(forKey: "A") != nil)
+    }
+
     @Test func aFileThatIsNotADatabaseIsReplaced() throws {
         let directory = try TemporaryDirectory()
         let url = directory.url.appendingPathComponent("records.sqlite")

@@ -33,7 +33,7 @@ import Testing
         let runs = Locked<[String]>([])
         try CacheDatabase.open(url, label: "test", migrator: migrator(["v1"], runs: runs)).close()
         #expect(runs.withLock { $0 } == ["v1"])
-        #expect(try userVersion(url) == CacheDatabase.schemaStampBase + 1)
+        #expect(try userVersion(url) == CacheDatabase.stamp(of: migrator(["v1"], runs: Locked([]))))
         try CacheDatabase.open(url, label: "test", migrator: migrator(["v1"], runs: runs)).close()
         #expect(runs.withLock { $0 } == ["v1"], "opened again: nothing runs")
         // A newer app with one more migration: only that one runs, and the file is stamped for two.
@@ -41,7 +41,7 @@ import Testing
         #expect(try queue.read { try $0.tableExists("v2") })
         try queue.close()
         #expect(runs.withLock { $0 } == ["v1", "v2"])
-        #expect(try userVersion(url) == CacheDatabase.schemaStampBase + 2)
+        #expect(try userVersion(url) == CacheDatabase.stamp(of: migrator(["v1", "v2"], runs: Locked([]))))
     }
 
     @Test func aStampedFileIsTrustedWithoutReadingItsMigrations() throws {
@@ -50,7 +50,8 @@ import Testing
         let url = folder.url.appendingPathComponent("db.sqlite")
         // Stamped for one migration, with no table of applied migrations: only the stamp can say it is migrated.
         let plain = try DatabaseQueue(path: url.path)
-        try plain.write { try $0.execute(sql: "PRAGMA user_version = \(CacheDatabase.schemaStampBase + 1)") }
+        let stamp = CacheDatabase.stamp(of: migrator(["v1"], runs: Locked([])))
+        try plain.write { try $0.execute(sql: "PRAGMA user_version = \(stamp)") }
         try plain.close()
         let runs = Locked<[String]>([])
         try CacheDatabase.open(url, label: "test", migrator: migrator(["v1"], runs: runs)).close()
@@ -68,7 +69,7 @@ import Testing
         try queue.close()
         try CacheDatabase.open(earlier, label: "test", migrator: migrator(["v1", "v2"], runs: runs)).close()
         #expect(runs.withLock { $0 } == ["v1", "v2"], "v1 is not run again; v2 is")
-        #expect(try userVersion(earlier) == CacheDatabase.schemaStampBase + 2)
+        #expect(try userVersion(earlier) == CacheDatabase.stamp(of: migrator(["v1", "v2"], runs: Locked([]))))
         // Another program's stamp, which happens to be the count of migrations: not ours, so migrated.
         let foreign = folder.url.appendingPathComponent("foreign.sqlite")
         let other = try DatabaseQueue(path: foreign.path)
@@ -77,5 +78,11 @@ import Testing
         let foreignRuns = Locked<[String]>([])
         try CacheDatabase.open(foreign, label: "test", migrator: migrator(["v1"], runs: foreignRuns)).close()
         #expect(foreignRuns.withLock { $0 } == ["v1"])
+        // Another list of migrations of the same length (another branch's second one): its own runs.
+        let branch = Locked<[String]>([])
+        let queue2 = try CacheDatabase.open(earlier, label: "test", migrator: migrator(["v1", "v2_branch"], runs: branch))
+        #expect(try queue2.read { try $0.tableExists("v2_branch") })
+        try queue2.close()
+        #expect(branch.withLock { $0 } == ["v2_branch"])
     }
 }

@@ -15,11 +15,16 @@ public enum StableHash {
 
     /// The hex hash of `text`'s UTF-8 bytes.
     public static func hex(_ text: String) -> String {
+        String(value(text), radix: 16)
+    }
+
+    /// The hash of `text`'s UTF-8 bytes as a number.
+    public static func value(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }
-        return String(hash, radix: 16)
+        return hash
     }
 }

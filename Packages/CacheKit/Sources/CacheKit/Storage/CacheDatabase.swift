@@ -12,9 +12,12 @@ public enum CacheDatabase {
     /// The most bytes the write-ahead log keeps on disk after a checkpoint.
     public static let logBytes = 1_048_576
 
-    /// What a file's `user_version` holds once every migration of a migrator with `n` migrations has run:
-    /// this base plus `n` ("MIB" and a zero byte), so a file another program stamped is never taken for ours.
-    static let schemaStampBase = 0x4D49_4200
+    /// What a file's `user_version` holds once every migration of `migrator` has run: a hash of their identifiers
+    /// in order (1 to 2³⁰), so two different lists of migrations, even of one length (a migration replaced,
+    /// another branch's), never share a stamp; 0, SQLite's default, is no stamp.
+    static func stamp(of migrator: DatabaseMigrator) -> Int {
+        Int(truncatingIfNeeded: StableHash.value(migrator.migrations.joined(separator: "\u{1F}")) & 0x3FFF_FFFF) + 1
+    }
 
     /// Opens (or creates) the database at `url` and brings its schema up to `migrator`'s last migration;
     /// closes it again if that fails.
@@ -22,15 +25,16 @@ public enum CacheDatabase {
     /// A file already migrated by the same migrations is recognised by one pragma, its stamp in `user_version`,
     /// instead of the migrator's reads of its table of applied migrations: at every relaunch, each store's
     /// first use pays one statement for its schema instead of three. A file with another stamp (none yet, an older
-    /// schema, a newer app's) goes through the migrator, then is stamped.
+    /// schema, a newer app's, another list of migrations) goes through the migrator, then is stamped.
     /// - Throws: GRDB's error when the file cannot be opened, is not a database, or a migration fails.
     public static func open(_ url: URL, label: String, migrator: DatabaseMigrator) throws -> DatabaseQueue {
         let connection = try open(url, label: label)
         do {
-            let stamp = schemaStampBase + migrator.migrations.count
+            let stamp = stamp(of: migrator)
             if try connection.inDatabase({ try Int.fetchOne($0, sql: "PRAGMA user_version") }) != stamp {
                 try migrator.migrate(connection)
-                try connection.inDatabase { try $0.execute(sql: "PRAGMA user_version = \(stamp)") }
+                // Only a shortcut for the next open: a file that cannot take it (a full disk, a lock held) still opens.
+                try? connection.inDatabase { try $0.execute(sql: "PRAGMA user_version = \(stamp)") }
             }
             return connection
         } catch {
