@@ -3,7 +3,8 @@ import GRDB
 
 extension DiskStore {
     /// Schema versions, applied in order by GRDB's `DatabaseMigrator`. A file whose schema cannot be
-    /// migrated (a newer app's, or damaged) is discarded: it is a cache.
+    /// migrated (damaged) is discarded: it is a cache. A newer app's file is used as it is: the migrator leaves
+    /// migrations it does not know alone.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
