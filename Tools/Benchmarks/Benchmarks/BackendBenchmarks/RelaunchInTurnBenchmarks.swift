@@ -11,33 +11,30 @@ import GRDBSQLite
 let relaunchRatio = BenchmarkMetric.custom("first screen over the baseline (hundredths)", polarity: .prefersSmaller, useScalingFactor: false)
 
 func relaunchInTurnBenchmarks() {
-    Benchmark(
+    inTurnWithTheBaseline(
         "Relaunch in turn with its baseline: the first screen through the caches, the same bodies with JSONDecoder",
-        configuration: .init(metrics: [relaunchRatio], scalingFactor: .one, maxDuration: .seconds(60), maxIterations: 500)
-    ) { (benchmark: Benchmark, launched: LaunchedBefore) in
-        let clock = ContinuousClock()
-        let cachesFirst = Bool.random()
-        var baseline = cachesFirst ? Duration.zero : try decodedFromAFlatFile(launched, clock: clock)
-        let caches = try await firstScreenThroughTheCaches(launched, clock: clock)
-        if cachesFirst { baseline = try decodedFromAFlatFile(launched, clock: clock) }
-        benchmark.measurement(relaunchRatio, Int((caches / baseline * 100).rounded()))
-    } setup: {
-        try await LaunchedBefore.make()
-    }
+        firstScreenThroughTheCaches)
 
     // The floor under the first row, in turn with the same baseline: SQLite's own work to open the two files the
     // first screen reads (the HTTP cache's and the GraphQL records') with their per-connection settings and read their
     // rows, through SQLite's C interface with nothing above it, then the same two bodies decoded with JSONDecoder.
-    Benchmark(
+    inTurnWithTheBaseline(
         "Relaunch in turn with its baseline: SQLite's own work for the first screen, then the same bodies with JSONDecoder",
-        configuration: .init(metrics: [relaunchRatio], scalingFactor: .one, maxDuration: .seconds(60), maxIterations: 500)
-    ) { (benchmark: Benchmark, launched: LaunchedBefore) in
+        sqliteOwnWork)
+}
+
+/// A row that measures `measured` and the baseline in each iteration, in a random order, and records their ratio.
+private func inTurnWithTheBaseline(
+    _ name: String, _ measured: @escaping @Sendable (LaunchedBefore, ContinuousClock) async throws -> Duration
+) {
+    Benchmark(name, configuration: .init(metrics: [relaunchRatio], scalingFactor: .one, maxDuration: .seconds(60), maxIterations: 500)) {
+        (benchmark: Benchmark, launched: LaunchedBefore) in
         let clock = ContinuousClock()
-        let floorFirst = Bool.random()
-        var baseline = floorFirst ? Duration.zero : try decodedFromAFlatFile(launched, clock: clock)
-        let floor = try sqliteOwnWork(launched, clock: clock)
-        if floorFirst { baseline = try decodedFromAFlatFile(launched, clock: clock) }
-        benchmark.measurement(relaunchRatio, Int((floor / baseline * 100).rounded()))
+        let measuredFirst = Bool.random()
+        var baseline = measuredFirst ? Duration.zero : try decodedFromAFlatFile(launched, clock: clock)
+        let took = try await measured(launched, clock)
+        if measuredFirst { baseline = try decodedFromAFlatFile(launched, clock: clock) }
+        benchmark.measurement(relaunchRatio, Int((took / baseline * 100).rounded()))
     } setup: {
         try await LaunchedBefore.make()
     }

@@ -14,7 +14,7 @@ public enum CacheDatabase {
 
     /// What a file's `user_version` holds once every migration of `migrator` has run: a hash of their identifiers
     /// in order (1 to 2³⁰), so two different lists of migrations, even of one length (a migration replaced,
-    /// another branch's), never share a stamp; 0, SQLite's default, is no stamp.
+    /// another branch's), share a stamp only by a one-in-a-billion chance; 0, SQLite's default, is no stamp.
     static func stamp(of migrator: DatabaseMigrator) -> Int {
         Int(truncatingIfNeeded: StableHash.value(migrator.migrations.joined(separator: "\u{1F}")) & 0x3FFF_FFFF) + 1
     }
