@@ -15,7 +15,7 @@ import GRDB
 /// written recently is answered without SQLite. The front is filled and changed only inside the
 /// database's serial queue, so it never holds a record the file has not. Writes use a write-ahead log
 /// with `synchronous=NORMAL`: a transaction is in the file or not at all when the process dies.
-/// Clearing everything moves the file out of the way at once (`DiscardedFiles`) and starts a new one.
+/// Clearing everything moves the file out of the way at once (`DiscardedFiles`); a new one is started at the next use.
 public final class SQLiteRecordStore: NormalizedRecordStore {
     /// The file.
     public let url: URL
@@ -142,22 +142,18 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
     /// when the file grows past ``byteLimit``.
     @discardableResult
     public func merge(_ incoming: [String: NormalizedRecord]) throws -> Set<FieldPath> {
-        // Records read since the last write get their recency here; written ones get theirs with their row,
-        // numbered from a block reserved for this merge, after the file's own (read when it opens).
-        do {
-            _ = try opened()
-        } catch {
-            throw RecordStoreError.database("\(error)")
-        }
-        let (read, first) = recency.withLock { recency in
-            defer { recency.touched = [:] }
-            let first = recency.counter + 1
-            recency.counter += Int64(incoming.count)
-            return (recency.touched, first)
-        }
-        let readOnly = read.filter { incoming[$0.key] == nil }
         do {
             return try write { db in
+                // Records read since the last write get their recency here; written ones get theirs with their row,
+                // numbered from a block reserved for this merge: inside the write, so after the file's own (read when
+                // it opens).
+                let (read, first) = recency.withLock { recency in
+                    defer { recency.touched = [:] }
+                    let first = recency.counter + 1
+                    recency.counter += Int64(incoming.count)
+                    return (recency.touched, first)
+                }
+                let readOnly = read.filter { incoming[$0.key] == nil }
                 var changed: Set<FieldPath> = []
                 var growth = 0
                 for (position, (key, record)) in incoming.enumerated() {

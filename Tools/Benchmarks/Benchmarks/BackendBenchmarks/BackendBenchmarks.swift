@@ -57,7 +57,7 @@ struct HTTPFieldsBuilder {
 }
 
 enum BenchmarkSetupError: Error {
-    case noToken, badURL, status(Int), noFunnels
+    case noToken, badURL, status(Int), noFunnels, sqlite(String)
 }
 
 let catalogPage = "/api/funnels/catalog?limit=50"

@@ -69,7 +69,7 @@ private final class RawSQLite {
                 handle,
                 "PRAGMA secure_delete = ON; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA user_version",
                 nil, nil, nil) == SQLITE_OK
-        else { throw BenchmarkSetupError.noToken }
+        else { throw BenchmarkSetupError.sqlite("\(url.lastPathComponent) did not open") }
     }
 
     /// Steps through every row of `sql`, touching each column's bytes; returns how many bytes were read.
