@@ -119,7 +119,10 @@ public final class Composition: Sendable {
         self.transport = transport
         appPreferences = PreferencesStore(url: support.appendingPathComponent("preferences.json", isDirectory: false))
         userPreferencesDirectory = support.appendingPathComponent("preferences", isDirectory: true)
-        environment = CacheEnvironment(clock: clock, logger: logger, cachesDirectory: cachesDirectory, dataDirectory: support)
+        // The snapshots hear of every change to the stores, so a first screen saved as what they hold is unsealed
+        // before they hold anything else.
+        environment = CacheEnvironment(
+            clock: clock, logger: logger, cachesDirectory: cachesDirectory, dataDirectory: support, storeChanges: snapshots)
         telemetry = APITelemetry(clock: clock, sinks: [LoggingTelemetrySink(logger: logger)])
         screens = ScreenTelemetry(
             clock: clock, optedOut: appPreferences.value(forKey: Self.telemetryOptOutKey, as: Bool.self) ?? false, logger: logger)

@@ -29,6 +29,9 @@ extension Composition {
     /// frame of a relaunch: one file read and one decode, before the composition is built (then
     /// ``firstScreen()`` reads it from the caches and replaces it). Show it with its age (`savedAt`).
     ///
+    /// When it is current (`isCurrent`: the caches hold exactly this, still fresh, and have not changed since it
+    /// was saved from them), it is the first screen itself: the app shows it without ``firstScreen()``.
+    ///
     /// `nil` when nobody is signed in, when the stored session may not be used offline (past its expiry or
     /// the offline grace, never validated on this device, or the clock set back: the same limits as
     /// `SessionManager`'s), when the snapshot is another user's, or when there is none (none was saved,
@@ -47,12 +50,14 @@ extension Composition {
             token.offlineLimit(at: now, grace: TimeInterval(offlineGrace.components.seconds)) == nil
         else { return nil }
         return ScreenSnapshots(directory: snapshotsDirectory(caches: cachesDirectory))
-            .load(FirstScreen.self, screen: firstScreenName, user: token.userId)
+            .load(FirstScreen.self, screen: firstScreenName, user: token.userId, at: now)
     }
 
     /// The first screen read through the caches (the network where they hold nothing fresh), both parts
     /// at once, then saved as the next launch's first frame when the same user is still signed in and
-    /// nothing was cleared meanwhile. Call it each time the first screen is shown.
+    /// nothing was cleared meanwhile. Call it each time the first screen is shown. When both parts came from
+    /// the caches fresh and no store changed during the read, the snapshot is saved as current until the first
+    /// part's freshness ends: the next launch shows it without reading the caches.
     /// - Parameter policy: how both reads use the caches.
     /// - Throws: `CatalogError` or `AccountsError`, as ``catalog`` and ``accounts`` throw them; a snapshot
     ///   that cannot be written is only logged.
@@ -68,12 +73,18 @@ extension Composition {
             do {
                 try snapshots.save(
                     FirstScreen(catalog: first.value, dashboard: dashboard.value), screen: Self.firstScreenName, user: user,
-                    at: clock.now(), readSince: mark)
+                    at: clock.now(), readSince: mark, currentUntil: Self.freshUntil(first.freshness, dashboard.status.freshness))
             } catch {
                 environment.logger.warning("The first screen's snapshot could not be saved", metadata: ["error": "\(error)"])
             }
         }
         return (first, dashboard)
+    }
+
+    /// When the first of `parts` stops being fresh, if every one was read fresh from a cache that knows.
+    static func freshUntil(_ parts: Freshness...) -> Date? {
+        let ends = parts.compactMap { $0.state == .fresh ? $0.expiresAt : nil }
+        return ends.count == parts.count ? ends.min() : nil
     }
 
     /// The app went to the background: ``lifecycle`` is told, and the first screen's snapshot is saved

@@ -105,7 +105,8 @@ public final class GraphQLClient: Sendable {
     public init(configuration: Configuration) {
         self.configuration = configuration
         let container = configuration.container
-        cache = NormalizedCache(store: configuration.store, clock: configuration.environment.clock) { typename in
+        let store = ObservedRecordStore.wrapping(configuration.store, changes: configuration.environment.storeChanges)
+        cache = NormalizedCache(store: store, clock: configuration.environment.clock) { typename in
             container?.cacheKeyProvider(forTypename: typename)
         }
         sender = RetryingSender(
@@ -225,7 +226,7 @@ public final class GraphQLClient: Sendable {
         let now = environment.clock.now()
         let storedAt = oldestWrite ?? now
         if let expiry, now >= expiry { return Freshness(.stale, storedAt: storedAt, now: now) }
-        return Freshness(.fresh, storedAt: storedAt, now: now)
+        return Freshness(.fresh, storedAt: storedAt, now: now, expiresAt: expiry)
     }
 
     private func refreshInBackground<Q: GraphQLQuery>(_ query: Q, _ operation: GraphQLOperation) {

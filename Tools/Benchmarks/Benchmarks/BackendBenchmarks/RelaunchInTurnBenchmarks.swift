@@ -1,6 +1,7 @@
 import Benchmark
 import Foundation
 import GRDBSQLite
+import MIBApp
 
 // The first screen through the caches against its baseline, measured in turn: each iteration relaunches over the
 // files a first launch left (the composition, the offline-first launch, the catalog's first page and the dashboard
@@ -21,6 +22,38 @@ func relaunchInTurnBenchmarks() {
     inTurnWithTheBaseline(
         "Relaunch in turn with its baseline: SQLite's own work for the first screen, then the same bodies with JSONDecoder",
         sqliteOwnWork)
+
+    // The first screen when its snapshot is current (saved from the fresh caches as the app went to the background,
+    // no store changed since): the snapshot is the first screen, shown before the composition is built. The second
+    // row builds the composition after it and launches the session, as an app goes on to.
+    inTurnWithTheBaseline(
+        "Relaunch in turn with its baseline: the first screen from its current snapshot, the same bodies with JSONDecoder"
+    ) { launched, clock in
+        let started = clock.now
+        let screen = currentFirstScreen(launched)
+        let took = clock.now - started
+        blackHole(screen)
+        return took
+    }
+    inTurnWithTheBaseline(
+        "Relaunch in turn with its baseline: the first screen from its current snapshot, then the composition and the launch"
+    ) { launched, clock in
+        let started = clock.now
+        let screen = currentFirstScreen(launched)
+        let app = try launched.composition()
+        let check = app.session.launchOfflineFirst()
+        let took = clock.now - started
+        blackHole(screen)
+        await check?.value
+        return took
+    }
+}
+
+/// The first screen from its snapshot, which must be current.
+private func currentFirstScreen(_ launched: LaunchedBefore) -> FirstScreen {
+    guard let last = Composition.lastFirstScreen(cachesDirectory: launched.caches), last.isCurrent, !last.value.catalog.funnels.isEmpty
+    else { fatalError("the first screen's snapshot is not current") }
+    return last.value
 }
 
 /// A row that measures `measured` and the baseline in each iteration, in a random order, and records their ratio.

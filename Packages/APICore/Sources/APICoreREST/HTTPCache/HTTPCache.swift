@@ -40,7 +40,7 @@ final class HTTPCache: CacheClearingParticipant {
                 directory: environment.cachesDirectory.appendingPathComponent(name, isDirectory: true),
                 byteLimit: diskByteLimit),
             clock: environment.clock, metrics: environment.metrics.metrics(store: "disk", feature: name),
-            logger: environment.logger)
+            logger: environment.logger, changes: environment.storeChanges)
     }
 
     /// The key of the keyed hashes kept for `Vary` (one per installation, beside the caches).

@@ -40,20 +40,22 @@ extension RESTClient {
     }
 
     /// A stored response as the caller receives it: its value (or, for a stored non-2xx status,
-    /// the same typed error the network would have given), with `Age` generated.
+    /// the same typed error the network would have given), with `Age` generated, fresh until `expiresAt`.
     /// - Throws: ``APIError/decoding(path:reason:)`` when the stored body no longer decodes.
     func cachedResponse<R>(
         _ stored: StoredResponse, for request: APIRequest<R>, at now: Date,
-        state: Freshness.State
+        state: Freshness.State, expiresAt: Date? = nil
     )
         throws(APIError) -> APIResponse<R>
     {
         guard (200..<300).contains(stored.status) || request.returnsAnyStatus else {
             throw APIError(status: stored.status, body: stored.body)
         }
+        var freshness = stored.freshness(state, at: now)
+        freshness.expiresAt = expiresAt
         return APIResponse(
             value: try request.decode(stored.body), source: .cache,
-            freshness: stored.freshness(state, at: now), status: stored.status,
+            freshness: freshness, status: stored.status,
             headerFields: stored.fieldsServed(at: now))
     }
 }

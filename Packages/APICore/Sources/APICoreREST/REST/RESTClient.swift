@@ -172,7 +172,9 @@ public final class RESTClient: Sendable {
             let use = Self.reuse(stored, metadata, at: now, request: directives)
             if use != .revalidate {
                 do throws(APIError) {
-                    let response = try cachedResponse(stored, for: request, at: now, state: use == .fresh ? .fresh : .stale)
+                    let response = try cachedResponse(
+                        stored, for: request, at: now, state: use == .fresh ? .fresh : .stale,
+                        expiresAt: use == .fresh ? metadata.expiresAt : nil)
                     metrics.recordHit()
                     metrics.recordRequestSaved(bytesSaved: stored.body.count)
                     environment.metrics.latency(feature: request.feature, source: .cache).record(ContinuousClock.now - started)

@@ -27,17 +27,21 @@ public struct Freshness: Sendable, Hashable {
     public var storedAt: Date
     /// How old the data was when it was read, in seconds (never negative).
     public var age: TimeInterval
+    /// When fresh data read from a cache stops being fresh, as that cache reckons it; `nil` when it is not
+    /// known (data fetched just now, data that never expires, stale or offline data).
+    public var expiresAt: Date?
 
     /// Creates a freshness.
-    public init(state: State, storedAt: Date, age: TimeInterval) {
+    public init(state: State, storedAt: Date, age: TimeInterval, expiresAt: Date? = nil) {
         self.state = state
         self.storedAt = storedAt
         self.age = max(0, age)
+        self.expiresAt = expiresAt
     }
 
-    /// Data stored at `storedAt`, read at `now`, in `state`.
-    public init(_ state: State, storedAt: Date, now: Date) {
-        self.init(state: state, storedAt: storedAt, age: now.timeIntervalSince(storedAt))
+    /// Data stored at `storedAt`, read at `now`, in `state`, fresh until `expiresAt` when known.
+    public init(_ state: State, storedAt: Date, now: Date, expiresAt: Date? = nil) {
+        self.init(state: state, storedAt: storedAt, age: now.timeIntervalSince(storedAt), expiresAt: expiresAt)
     }
 
     /// Data that has just arrived from the network.

@@ -19,6 +19,9 @@ public struct CacheEnvironment: Sendable {
     /// The directory for the user's data that is not a cache, which the system must not purge (Application
     /// Support): a kit's own records, such as an address book, that the user works on offline.
     public var dataDirectory: URL
+    /// Told by every store built from this environment before and after each change to what it holds (the
+    /// app's ``ScreenSnapshots``, which unseals what it saved from them); none by default.
+    public var storeChanges: (any StoreChangeObserver)?
     private let secretBox = Locked<InstallSecret?>(nil)
 
     /// Deletes the secret's file and forgets it: the next use makes a new one. For a clear that leaves
@@ -49,7 +52,8 @@ public struct CacheEnvironment: Sendable {
         metrics: CacheMetricsRegistry = CacheMetricsRegistry(),
         logger: Logger = Logger(label: "CacheKit"),
         cachesDirectory: URL = CacheEnvironment.defaultCachesDirectory,
-        dataDirectory: URL? = nil
+        dataDirectory: URL? = nil,
+        storeChanges: (any StoreChangeObserver)? = nil
     ) {
         self.clock = clock
         self.timeouts = timeouts
@@ -57,6 +61,7 @@ public struct CacheEnvironment: Sendable {
         self.logger = logger
         self.cachesDirectory = cachesDirectory
         self.dataDirectory = dataDirectory ?? Self.defaultDataDirectory(caches: cachesDirectory)
+        self.storeChanges = storeChanges
     }
 
     /// The data directory that goes with `caches`: the platform's (``defaultDataDirectory``) for the default

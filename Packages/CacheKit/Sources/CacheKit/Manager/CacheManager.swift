@@ -80,7 +80,7 @@ public actor CacheManager<Value: Codable & Sendable> {
                     byteLimit: byteLimit),
                 clock: environment.clock,
                 metrics: environment.metrics.metrics(store: "disk", feature: feature),
-                logger: environment.logger)
+                logger: environment.logger, changes: environment.storeChanges)
         }
     }
 

@@ -65,6 +65,22 @@ extension DiskStore {
         }
     }
 
+    /// Removes every entry by deleting the database files; the next write creates a new one.
+    public func removeAll() throws {
+        try changes?.storeWillChange()
+        defer { changes?.storeDidChange() }
+        let connection = state.withLock { state in
+            defer { state = State() }
+            return state.connection
+        }
+        do {
+            try connection?.close()
+        } catch {
+            logger.warning("Cache database did not close cleanly before removal", metadata: ["error": "\(error)"])
+        }
+        try deleteDatabaseFiles()
+    }
+
     /// Forgets the open database and deletes its files after damage was found.
     func discardDatabase() {
         do {

@@ -55,6 +55,8 @@ public final class DiskStore: CacheStore {
     private let clock: any CacheClock
     let metrics: CacheMetrics
     let logger: Logger
+    /// Told before and after each change to what the store holds.
+    let changes: (any StoreChangeObserver)?
     let state = Locked(State())
 
     /// Creates a store over `configuration.directory`. Nothing is opened or created until first use.
@@ -65,18 +67,21 @@ public final class DiskStore: CacheStore {
     ///   - clock: the source of "now" for expiry.
     ///   - metrics: where hits, misses, expirations and evictions are counted.
     ///   - logger: where dropped corrupt entries and storage failures are reported (keys redacted).
+    ///   - changes: told before and after each write, removal, eviction, clearing and new expiry.
     public init(
         name: String = "disk",
         configuration: Configuration,
         clock: any CacheClock = SystemClock(),
         metrics: CacheMetrics? = nil,
-        logger: Logger = Logger(label: "CacheKit.DiskStore")
+        logger: Logger = Logger(label: "CacheKit.DiskStore"),
+        changes: (any StoreChangeObserver)? = nil
     ) {
         self.name = name
         self.configuration = configuration
         self.clock = clock
         self.metrics = metrics ?? CacheMetrics(store: name, feature: "-")
         self.logger = logger
+        self.changes = changes
         // Files a clearing moved aside before the process died are deleted before anything is opened.
         DiscardedFiles.sweep(configuration.directory)
     }
@@ -143,6 +148,8 @@ public final class DiskStore: CacheStore {
     ///
     /// - Throws: the storage error when the write fails (disk full, permissions); nothing is half-written.
     public func set(_ value: Data, forKey key: String, metadata: CacheEntryMetadata) throws {
+        try changes?.storeWillChange()
+        defer { changes?.storeDidChange() }
         let size = key.utf8.count + value.count
         guard size <= configuration.byteLimit else {
             logger.notice(
@@ -185,6 +192,8 @@ public final class DiskStore: CacheStore {
     /// - Throws: the storage error when the deletion fails.
     @discardableResult
     public func trim(toBytes bytes: Int) throws -> Int {
+        try changes?.storeWillChange()
+        defer { changes?.storeDidChange() }
         guard let connection = try database(creating: false) else { return 0 }
         let evicted = try connection.write { db in
             try flushPendingAccess(db)
@@ -245,6 +254,8 @@ public final class DiskStore: CacheStore {
     /// truncated afterwards so no old page image of the removed rows stays on disk (scope removals:
     /// account switch, user removal); a single key's removal skips that cost.
     private func removeRows(where condition: String, values: [String], truncatingLog: Bool = true) throws -> Int {
+        try changes?.storeWillChange()
+        defer { changes?.storeDidChange() }
         guard let connection = try database(creating: false) else { return 0 }
         let removed = try connection.write { db in
             let (rows, freed) = try deleteEntries(db, where: condition, values: values)
@@ -270,19 +281,5 @@ public final class DiskStore: CacheStore {
             bytes += sizes.reduce(0, +)
         }
         return (rows, bytes)
-    }
-
-    /// Removes every entry by deleting the database files; the next write creates a new one.
-    public func removeAll() throws {
-        let connection = state.withLock { state in
-            defer { state = State() }
-            return state.connection
-        }
-        do {
-            try connection?.close()
-        } catch {
-            logger.warning("Cache database did not close cleanly before removal", metadata: ["error": "\(error)"])
-        }
-        try deleteDatabaseFiles()
     }
 }

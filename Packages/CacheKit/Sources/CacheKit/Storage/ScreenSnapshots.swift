@@ -25,12 +25,25 @@ import Logging
 ///
 /// The mark closes a race with logout: a save whose value was read before a clearing writes nothing, so
 /// a logout that lands while a screen is being read leaves no snapshot of the user behind.
-public final class ScreenSnapshots: CacheClearingParticipant {
+///
+/// **Current snapshots.** Told of every change to the stores its screens are read from (the app names it as
+/// its ``CacheEnvironment/storeChanges``), a snapshot can also say that it is exactly what those stores hold
+/// and still fresh (``ScreenSnapshot/isCurrent``): saved with the moment its parts stop being fresh from a
+/// read during which no store changed, and no store changed since. A relaunch that finds it current needs no
+/// read through the caches. Every change deletes the seal before it writes anything, so a process killed
+/// halfway leaves the snapshot unsealed, never vouching for what the stores no longer hold.
+public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserver {
     /// The folder of the snapshot files (created on first save).
     public let directory: URL
     private let logger: Logger
-    /// How many clearings there have been; held while a file is written or the folder deleted.
-    private let clearings = Locked(0)
+    /// Clearings and store changes counted; held while a file is written or deleted.
+    private let state = Locked(State())
+
+    private struct State {
+        var clearings = 0
+        var changesStarted = 0
+        var changesEnded = 0
+    }
 
     /// Snapshots in `directory`, a folder of their own under the caches folder.
     public init(directory: URL, logger: Logger = Logger(label: "CacheKit.ScreenSnapshots")) {
@@ -48,35 +61,52 @@ public final class ScreenSnapshots: CacheClearingParticipant {
     /// Where clearings stand now: take it before reading what a snapshot will hold, and pass it to
     /// ``save(_:screen:user:at:readSince:)``.
     public func mark() -> SnapshotMark {
-        SnapshotMark(clearings: clearings.withLock { $0 })
+        state.withLock { SnapshotMark(clearings: $0.clearings, changesStarted: $0.changesStarted, changesEnded: $0.changesEnded) }
     }
 
     /// Replaces `screen`'s snapshot with `value`, saved for `user` at `date`, written whole or not at all;
     /// unless a clearing came after `mark`, when nothing is written (the value may be what was cleared).
+    ///
+    /// With `currentUntil` (when the first of the value's parts stops being fresh, as the caches reckon it),
+    /// the snapshot is also sealed as current when no store change was under way at `mark` and none started
+    /// since; otherwise it is saved unsealed.
     /// - Returns: whether the snapshot was written.
     /// - Throws: ``CacheError/invalidFeatureName(_:)`` when `screen` is not a plain file name (the rule of
     ///   feature names: letters, digits, `-`, `_` and `.`, so it cannot leave the folder); the encoder's or
     ///   the file system's error when the value does not encode or the file cannot be written.
     @discardableResult
-    public func save<Value: Codable>(_ value: Value, screen: String, user: String, at date: Date, readSince mark: SnapshotMark) throws
-        -> Bool
-    {
+    public func save<Value: Codable>(
+        _ value: Value, screen: String, user: String, at date: Date, readSince mark: SnapshotMark, currentUntil: Date? = nil
+    ) throws -> Bool {
         guard isPlainFileName(screen) else { throw CacheError.invalidFeatureName(screen) }
         let body = try JSONEncoder().encode(Stored(user: user, savedAt: date, value: value))
-        var data = withUnsafeBytes(of: CRC32.checksum(body).littleEndian) { Data($0) }
+        let checksum = CRC32.checksum(body)
+        var data = withUnsafeBytes(of: checksum.littleEndian) { Data($0) }
         data.append(body)
-        return try clearings.withLock { clearings in
-            guard clearings == mark.clearings else { return false }
+        return try state.withLock { state in
+            guard state.clearings == mark.clearings else { return false }
             try ProtectedFiles.createDirectory(directory)
+            // The old seal goes first: a process killed before the new picture is whole leaves nothing sealed.
+            var seals = readSeals()
+            if seals.removeValue(forKey: screen) != nil { try writeSeals(seals) }
             try ProtectedFiles.writeAtomically(data, to: fileURL(screen))
+            if let currentUntil, mark.changesEnded == mark.changesStarted, state.changesStarted == mark.changesStarted,
+                screen.utf8.count <= UInt8.max
+            {
+                seals[screen] = Seal(checksum: checksum, until: currentUntil)
+                try writeSeals(seals)
+            }
             return true
         }
     }
 
-    /// `screen`'s last snapshot, if `user` saved it. `nil` when there is none, when another user saved it,
-    /// when `screen` is not a plain file name, or when the file is damaged (cut short, altered, or of another
-    /// shape), which is then deleted.
-    public func load<Value: Codable>(_ type: Value.Type, screen: String, user: String) -> ScreenSnapshot<Value>? {
+    /// `screen`'s last snapshot, if `user` saved it, current (``ScreenSnapshot/isCurrent``) when it is sealed
+    /// and `now` is within its seal. `nil` when there is none, when another user saved it, when `screen` is not
+    /// a plain file name, or when the file is damaged (cut short, altered, or of another shape), which is then
+    /// deleted.
+    public func load<Value: Codable>(_ type: Value.Type, screen: String, user: String, at now: Date = Date())
+        -> ScreenSnapshot<Value>?
+    {
         guard isPlainFileName(screen) else { return nil }
         let url = fileURL(screen)
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
@@ -93,11 +123,48 @@ public final class ScreenSnapshots: CacheClearingParticipant {
             return nil
         }
         guard stored.user == user else { return nil }
-        return ScreenSnapshot(value: stored.value, savedAt: stored.savedAt)
+        let checksum = data.prefix(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
+        let seal = readSeals()[screen]
+        let isCurrent = seal.map { $0.checksum == UInt32(littleEndian: checksum) && stored.savedAt <= now && now < $0.until } ?? false
+        return ScreenSnapshot(value: stored.value, savedAt: stored.savedAt, isCurrent: isCurrent)
     }
 
     private func fileURL(_ screen: String) -> URL {
         directory.appendingPathComponent("\(screen).snapshot", isDirectory: false)
+    }
+
+    /// One file holds every screen's seal, so that a change deletes them all with one call, whichever instance
+    /// (of this process) saved them.
+    private var sealsURL: URL { directory.appendingPathComponent("current.seals", isDirectory: false) }
+
+    /// The seals on disk; none when there is no file or it is damaged.
+    private func readSeals() -> [String: Seal] {
+        FileManager.default.contents(atPath: sealsURL.path).flatMap(Seal.decode) ?? [:]
+    }
+
+    private func writeSeals(_ seals: [String: Seal]) throws {
+        if seals.isEmpty { try removeFile(sealsURL) } else { try ProtectedFiles.writeAtomically(Seal.encode(seals), to: sealsURL) }
+    }
+
+    /// Deletes `file`; one already gone is fine.
+    private func removeFile(_ file: URL) throws {
+        guard unlink(file.path) == 0 || errno == ENOENT else { throw CocoaError(.fileWriteNoPermission) }
+    }
+
+    // MARK: Store changes
+
+    /// A store is about to change: every seal is deleted first (one file, one call).
+    /// - Throws: when the seals cannot be deleted; the store then makes no change.
+    public func storeWillChange() throws {
+        try state.withLock { state in
+            try removeFile(self.sealsURL)
+            state.changesStarted += 1
+        }
+    }
+
+    /// A store's change has ended.
+    public func storeDidChange() {
+        state.withLock { $0.changesEnded += 1 }
     }
 
     /// The name in clearing reports.
@@ -109,8 +176,8 @@ public final class ScreenSnapshots: CacheClearingParticipant {
 
     /// Deletes every snapshot (logout, session expiry).
     public func clearAll() throws {
-        try clearings.withLock { clearings in
-            clearings += 1
+        try state.withLock { state in
+            state.clearings += 1
             guard FileManager.default.fileExists(atPath: directory.path) else { return }
             try FileManager.default.removeItem(at: directory)
         }
@@ -124,6 +191,9 @@ public final class ScreenSnapshots: CacheClearingParticipant {
 
     /// Deletes every snapshot: what was made stale must not be drawn as it was.
     public func expireAll() throws { try clearAll() }
+
+    /// Unseals every snapshot: new timeouts may end their freshness sooner than their seals say.
+    public func applyTimeouts() throws { try around {} }
 }
 
 /// A screen as it was last shown (``ScreenSnapshots``).
@@ -132,9 +202,64 @@ public struct ScreenSnapshot<Value>: Sendable where Value: Sendable {
     public var value: Value
     /// When it was saved, for the label that says how old it is.
     public var savedAt: Date
+    /// Whether it is exactly what the caches hold and still fresh (``ScreenSnapshots``, "Current snapshots"):
+    /// a screen shows it as its read through the caches, which it need not make.
+    public var isCurrent: Bool
+
+    /// A snapshot of `value` saved at `savedAt`, current or not.
+    public init(value: Value, savedAt: Date, isCurrent: Bool = false) {
+        self.value = value
+        self.savedAt = savedAt
+        self.isCurrent = isCurrent
+    }
 }
 
-/// Where clearings stood before a snapshot's value was read (``ScreenSnapshots/mark()``).
+/// Where clearings and store changes stood before a snapshot's value was read (``ScreenSnapshots/mark()``).
 public struct SnapshotMark: Sendable, Hashable {
     let clearings: Int
+    let changesStarted: Int
+    let changesEnded: Int
+}
+
+/// What vouches for a snapshot as current: its body's checksum and the end of its freshness. The seals file
+/// holds one a screen, each as its name's length (one byte), its name, the checksum and the end, then a checksum
+/// of all of it.
+private struct Seal {
+    var checksum: UInt32
+    var until: Date
+
+    static func encode(_ seals: [String: Seal]) -> Data {
+        var data = Data()
+        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        for (screen, seal) in seals.sorted(by: { $0.key < $1.key }) {
+            append(UInt8(screen.utf8.count))
+            data.append(contentsOf: screen.utf8)
+            append(seal.checksum)
+            append(seal.until.timeIntervalSinceReferenceDate.bitPattern)
+        }
+        append(CRC32.checksum(data))
+        return data
+    }
+
+    /// The seals in `data`, or `nil` when it is cut short, altered or of another shape.
+    static func decode(_ data: Data) -> [String: Seal]? {
+        let bytes = [UInt8](data)
+        guard bytes.count >= 4, CRC32.checksum(data.dropLast(4)) == read(UInt32.self, bytes, at: bytes.count - 4) else { return nil }
+        var seals: [String: Seal] = [:]
+        var offset = 0
+        while offset < bytes.count - 4 {
+            let length = Int(bytes[offset])
+            guard offset + 1 + length + 12 <= bytes.count - 4 else { return nil }
+            let screen = String(decoding: bytes[(offset + 1)..<(offset + 1 + length)], as: UTF8.self)
+            offset += 1 + length
+            let until = Date(timeIntervalSinceReferenceDate: Double(bitPattern: read(UInt64.self, bytes, at: offset + 4)))
+            seals[screen] = Seal(checksum: read(UInt32.self, bytes, at: offset), until: until)
+            offset += 12
+        }
+        return seals
+    }
+
+    private static func read<T: FixedWidthInteger>(_ type: T.Type, _ bytes: [UInt8], at offset: Int) -> T {
+        bytes[offset..<(offset + MemoryLayout<T>.size)].withUnsafeBytes { T(littleEndian: $0.loadUnaligned(as: T.self)) }
+    }
 }
