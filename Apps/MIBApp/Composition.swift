@@ -79,6 +79,9 @@ public final class Composition: Sendable {
     /// What the first screen showed last, drawn at the next launch before the composition is built
     /// (``lastFirstScreen(cachesDirectory:supportDirectory:offlineGrace:now:)``); dropped by any clearing.
     public let snapshots: ScreenSnapshots
+    /// Whether the first screen's snapshot may be saved as current: only when its every part is read from stores
+    /// that outlive the process (the GraphQL records in a file; the catalog's pages are on disk).
+    let sealsFirstScreen: Bool
 
     /// Wires everything against `baseURL`, with disk caches under `cachesDirectory` and what must
     /// not be purged (the session's token) under `supportDirectory`.
@@ -114,6 +117,7 @@ public final class Composition: Sendable {
         let support = supportDirectory ?? Self.defaultSupportDirectory(caches: cachesDirectory)
         tokenFile = Self.tokenFile(support: support)
         snapshots = ScreenSnapshots(directory: Self.snapshotsDirectory(caches: cachesDirectory), logger: logger)
+        sealsFirstScreen = graphQLStore.persistsAcrossLaunches
         connectivity = TransportConnectivity(probe: baseURL.appendingPathComponent("health"))
         let transport = connectivity.observing(transport)
         self.transport = transport

@@ -29,8 +29,8 @@ extension Composition {
     /// frame of a relaunch: one file read and one decode, before the composition is built (then
     /// ``firstScreen()`` reads it from the caches and replaces it). Show it with its age (`savedAt`).
     ///
-    /// When it is current (`isCurrent`: the caches hold exactly this, still fresh, and have not changed since it
-    /// was saved from them), it is the first screen itself: the app shows it without ``firstScreen()``.
+    /// When it is current (`isCurrent`: read fresh from the caches, no store changed since, and its freshness not
+    /// ended), it is the first screen itself: the app shows it without ``firstScreen()``.
     ///
     /// `nil` when nobody is signed in, when the stored session may not be used offline (past its expiry or
     /// the offline grace, never validated on this device, or the clock set back: the same limits as
@@ -56,8 +56,9 @@ extension Composition {
     /// The first screen read through the caches (the network where they hold nothing fresh), both parts
     /// at once, then saved as the next launch's first frame when the same user is still signed in and
     /// nothing was cleared meanwhile. Call it each time the first screen is shown. When both parts came from
-    /// the caches fresh and no store changed during the read, the snapshot is saved as current until the first
-    /// part's freshness ends: the next launch shows it without reading the caches.
+    /// the caches fresh, no store changed during the read, and the GraphQL records are kept in a file, the
+    /// snapshot is saved as current until the first part's freshness ends: the next launch shows it without
+    /// reading the caches.
     /// - Parameter policy: how both reads use the caches.
     /// - Throws: `CatalogError` or `AccountsError`, as ``catalog`` and ``accounts`` throw them; a snapshot
     ///   that cannot be written is only logged.
@@ -73,7 +74,8 @@ extension Composition {
             do {
                 try snapshots.save(
                     FirstScreen(catalog: first.value, dashboard: dashboard.value), screen: Self.firstScreenName, user: user,
-                    at: clock.now(), readSince: mark, currentUntil: Self.freshUntil(first.freshness, dashboard.status.freshness))
+                    at: clock.now(), readSince: mark,
+                    currentUntil: sealsFirstScreen ? Self.freshUntil(first.freshness, dashboard.status.freshness) : nil)
             } catch {
                 environment.logger.warning("The first screen's snapshot could not be saved", metadata: ["error": "\(error)"])
             }

@@ -57,6 +57,17 @@ import Testing
         }
     }
 
+    /// Records kept in memory only (the default: financial data stays in memory) are gone at the next launch:
+    /// a snapshot read from them is never current.
+    @Test func recordsKeptInMemoryOnlyNeverMakeItCurrent() async throws {
+        try await FirstScreenSnapshotTests.withApp { app, caches in
+            _ = try await app.composition.firstScreen()
+            await app.composition.didEnterBackground()
+            let last = try #require(Composition.lastFirstScreen(cachesDirectory: caches))
+            #expect(!last.isCurrent)
+        }
+    }
+
     /// The attack: a payment made after the snapshot was sealed, and the app killed before it went to the
     /// background again. The next launch must not take the old balance for current.
     @Test func aPaymentUnsealsTheSnapshotBeforeItsBalanceIsWritten() async throws {

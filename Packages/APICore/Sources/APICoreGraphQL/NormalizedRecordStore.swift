@@ -30,6 +30,14 @@ public protocol NormalizedRecordStore: Sendable {
     /// Every record's key, size, account and oldest field write, for the debug export (values are
     /// never included). A record that does not decode is skipped.
     func describeRecords() throws -> [CacheEntryDescription]
+    /// Whether what it holds outlives the process (a file): a screen read from it may then be shown as current
+    /// at the next launch (`ScreenSnapshots`). `false` unless the store says so.
+    var persistsAcrossLaunches: Bool { get }
+}
+
+extension NormalizedRecordStore {
+    /// Kept in memory only, unless the store says otherwise.
+    public var persistsAcrossLaunches: Bool { false }
 }
 
 /// Why a record store failed.

@@ -37,4 +37,6 @@ struct ObservedRecordStore: NormalizedRecordStore {
     func trim(toBytes bytes: Int) throws { try changes.around { try base.trim(toBytes: bytes) } }
 
     func describeRecords() throws -> [CacheEntryDescription] { try base.describeRecords() }
+
+    var persistsAcrossLaunches: Bool { base.persistsAcrossLaunches }
 }

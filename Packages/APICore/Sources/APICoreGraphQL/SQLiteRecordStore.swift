@@ -19,6 +19,8 @@ import GRDB
 public final class SQLiteRecordStore: NormalizedRecordStore {
     /// The file.
     public let url: URL
+    /// Its records are in a file.
+    public var persistsAcrossLaunches: Bool { true }
     /// The most bytes of records kept.
     public let byteLimit: Int
     /// The database, opened at first use (building a store opens no file: a relaunch's composition does no SQLite

@@ -46,7 +46,7 @@ private final class RecordsObserver: StoreChangeObserver, @unchecked Sendable {
 
     var events: [String] { lock.withLock { recorded } }
 
-    func storeWillChange() throws {
+    func storeWillChange() {
         let field = (try? base.record(forKey: "Account:1"))?.fields["balance"]
         let balance = field == .value(10) ? "10" : field.map { "\($0)" } ?? "none"
         lock.withLock { recorded.append("will: balance \(balance)") }

@@ -44,12 +44,12 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let snapshots = ScreenSnapshots(directory: directory.url.appendingPathComponent("snapshots"))
-        if timing == "under way at the mark" { try snapshots.storeWillChange() }
+        if timing == "under way at the mark" { snapshots.storeWillChange() }
         let mark = snapshots.mark()
         switch timing {
         case "under way at the mark": snapshots.storeDidChange()
-        case "begun and ended since": try snapshots.around {}
-        default: try snapshots.storeWillChange()
+        case "begun and ended since": snapshots.around {}
+        default: snapshots.storeWillChange()
         }
         #expect(try snapshots.save(Self.home, screen: "home", user: "u1", at: Self.savedAt, readSince: mark, currentUntil: Self.until))
         #expect(!Self.isCurrent(snapshots), "the picture is saved, not sealed")
@@ -62,7 +62,7 @@ import Testing
         defer { directory.remove() }
         let snapshots = try Self.sealed(in: directory)
         let relaunched = ScreenSnapshots(directory: snapshots.directory)
-        try relaunched.storeWillChange()
+        relaunched.storeWillChange()
         #expect(!Self.isCurrent(snapshots))
         relaunched.storeDidChange()
     }
@@ -90,7 +90,7 @@ import Testing
         let snapshots = try Self.sealed(in: directory)
         try snapshots.clearAll()
         #expect(!FileManager.default.fileExists(atPath: snapshots.directory.path))
-        try snapshots.applyTimeouts()
+        snapshots.applyTimeouts()
         #expect(!Self.isCurrent(snapshots))
     }
 
@@ -98,7 +98,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let snapshots = try Self.sealed(in: directory)
-        try snapshots.applyTimeouts()
+        snapshots.applyTimeouts()
         #expect(!Self.isCurrent(snapshots))
     }
 
@@ -138,7 +138,7 @@ private final class RecordingObserver: StoreChangeObserver, @unchecked Sendable 
     var events: [String] { lock.withLock { recorded } }
     func reset() { lock.withLock { recorded = [] } }
 
-    func storeWillChange() throws {
+    func storeWillChange() {
         let held = store?.peek("k").map { String(decoding: $0.value, as: UTF8.self) } ?? "nothing"
         lock.withLock { recorded.append("will: \(held)") }
     }

@@ -147,6 +147,9 @@ final class HTTPCache: CacheClearingParticipant {
                 metadata: ["key": "\(RedactedKey(key))"])
             return
         }
+        // Told before the memory tier changes, as the disk store tells again before its own write.
+        environment.storeChanges?.storeWillChange()
+        defer { environment.storeChanges?.storeDidChange() }
         // The URL's other variants stay beside the new response (the user's own entry only).
         let older =
             memory.peek(key, requester: metadata.scope.userId)?.value
@@ -190,6 +193,8 @@ final class HTTPCache: CacheClearingParticipant {
     /// started before is not stored, fetches of other keys are untouched.
     func invalidate(_ key: String) {
         barriers.withLock { $0.invalidate(key) }
+        environment.storeChanges?.storeWillChange()
+        defer { environment.storeChanges?.storeDidChange() }
         memory.remove(key)
         do { try disk.remove(key) } catch {
             environment.logger.error("Could not invalidate an HTTP cache entry on disk", metadata: ["error": "\(error)"])

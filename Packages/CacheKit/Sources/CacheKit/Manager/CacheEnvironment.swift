@@ -19,8 +19,9 @@ public struct CacheEnvironment: Sendable {
     /// The directory for the user's data that is not a cache, which the system must not purge (Application
     /// Support): a kit's own records, such as an address book, that the user works on offline.
     public var dataDirectory: URL
-    /// Told by every store built from this environment before and after each change to what it holds (the
-    /// app's ``ScreenSnapshots``, which unseals what it saved from them); none by default.
+    /// Told before and after each change to what they hold by the stores screens are read from (the REST
+    /// clients' HTTP caches, ``CacheManager``'s disk stores, the GraphQL records): the app's ``ScreenSnapshots``,
+    /// which unseals what it saved from them. None by default.
     public var storeChanges: (any StoreChangeObserver)?
     private let secretBox = Locked<InstallSecret?>(nil)
 

@@ -67,7 +67,7 @@ extension DiskStore {
 
     /// Removes every entry by deleting the database files; the next write creates a new one.
     public func removeAll() throws {
-        try changes?.storeWillChange()
+        changes?.storeWillChange()
         defer { changes?.storeDidChange() }
         let connection = state.withLock { state in
             defer { state = State() }

@@ -21,7 +21,7 @@ extension DiskStore {
 
     /// Recomputes every entry's expiry date in one transaction.
     public func restamp(_ expiry: @Sendable (CacheEntryMetadata) -> Date?) throws {
-        try changes?.storeWillChange()
+        changes?.storeWillChange()
         defer { changes?.storeDidChange() }
         guard let connection = try database(creating: false) else { return }
         try connection.write { db in

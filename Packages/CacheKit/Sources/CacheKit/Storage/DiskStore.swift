@@ -148,7 +148,7 @@ public final class DiskStore: CacheStore {
     ///
     /// - Throws: the storage error when the write fails (disk full, permissions); nothing is half-written.
     public func set(_ value: Data, forKey key: String, metadata: CacheEntryMetadata) throws {
-        try changes?.storeWillChange()
+        changes?.storeWillChange()
         defer { changes?.storeDidChange() }
         let size = key.utf8.count + value.count
         guard size <= configuration.byteLimit else {
@@ -192,7 +192,7 @@ public final class DiskStore: CacheStore {
     /// - Throws: the storage error when the deletion fails.
     @discardableResult
     public func trim(toBytes bytes: Int) throws -> Int {
-        try changes?.storeWillChange()
+        changes?.storeWillChange()
         defer { changes?.storeDidChange() }
         guard let connection = try database(creating: false) else { return 0 }
         let evicted = try connection.write { db in
@@ -254,7 +254,7 @@ public final class DiskStore: CacheStore {
     /// truncated afterwards so no old page image of the removed rows stays on disk (scope removals:
     /// account switch, user removal); a single key's removal skips that cost.
     private func removeRows(where condition: String, values: [String], truncatingLog: Bool = true) throws -> Int {
-        try changes?.storeWillChange()
+        changes?.storeWillChange()
         defer { changes?.storeDidChange() }
         guard let connection = try database(creating: false) else { return 0 }
         let removed = try connection.write { db in

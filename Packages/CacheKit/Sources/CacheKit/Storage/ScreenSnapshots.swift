@@ -27,17 +27,20 @@ import Logging
 /// a logout that lands while a screen is being read leaves no snapshot of the user behind.
 ///
 /// **Current snapshots.** Told of every change to the stores its screens are read from (the app names it as
-/// its ``CacheEnvironment/storeChanges``), a snapshot can also say that it is exactly what those stores hold
-/// and still fresh (``ScreenSnapshot/isCurrent``): saved with the moment its parts stop being fresh from a
-/// read during which no store changed, and no store changed since. A relaunch that finds it current needs no
-/// read through the caches. Every change deletes the seal before it writes anything, so a process killed
-/// halfway leaves the snapshot unsealed, never vouching for what the stores no longer hold.
+/// its ``CacheEnvironment/storeChanges``), a snapshot can also say that it is current
+/// (``ScreenSnapshot/isCurrent``): its parts were served fresh by the caches in a read during which no store
+/// changed, no store has changed since, and their freshness has not ended. A relaunch that finds it current
+/// needs no read through the caches. Every change deletes the seal before it writes anything, so a process
+/// killed halfway leaves the snapshot unsealed. One process at a time uses a folder; instances over the same
+/// folder in that process share what they are told.
 public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserver {
     /// The folder of the snapshot files (created on first save).
     public let directory: URL
     private let logger: Logger
-    /// Clearings and store changes counted; held while a file is written or deleted.
-    private let state = Locked(State())
+    /// Clearings and store changes counted; held while a file is written or deleted. Shared by every instance
+    /// over the same folder in this process, so that a change told to one keeps another from sealing.
+    private let state: Locked<State>
+    private static let states = Locked<[String: Locked<State>]>([:])
 
     private struct State {
         var clearings = 0
@@ -49,6 +52,12 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
     public init(directory: URL, logger: Logger = Logger(label: "CacheKit.ScreenSnapshots")) {
         self.directory = directory
         self.logger = logger
+        state = Self.states.withLock { states in
+            if let shared = states[directory.path] { return shared }
+            let created = Locked(State())
+            states[directory.path] = created
+            return created
+        }
     }
 
     /// What one file holds, after its checksum.
@@ -148,17 +157,21 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
 
     /// Deletes `file`; one already gone is fine.
     private func removeFile(_ file: URL) throws {
-        guard unlink(file.path) == 0 || errno == ENOENT else { throw CocoaError(.fileWriteNoPermission) }
+        guard unlink(file.path) == 0 || errno == ENOENT else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 
     // MARK: Store changes
 
-    /// A store is about to change: every seal is deleted first (one file, one call).
-    /// - Throws: when the seals cannot be deleted; the store then makes no change.
-    public func storeWillChange() throws {
-        try state.withLock { state in
-            try removeFile(self.sealsURL)
+    /// A store is about to change: every seal is deleted first (one file, one call). When the file system
+    /// refuses, the change still goes ahead (a logout's removals above all) and the failure is logged.
+    public func storeWillChange() {
+        state.withLock { state in
             state.changesStarted += 1
+            do {
+                try removeFile(self.sealsURL)
+            } catch {
+                logger.error("A screen snapshot's seal could not be deleted", metadata: ["error": "\(error)"])
+            }
         }
     }
 
@@ -193,7 +206,7 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
     public func expireAll() throws { try clearAll() }
 
     /// Unseals every snapshot: new timeouts may end their freshness sooner than their seals say.
-    public func applyTimeouts() throws { try around {} }
+    public func applyTimeouts() { around {} }
 }
 
 /// A screen as it was last shown (``ScreenSnapshots``).
@@ -202,8 +215,9 @@ public struct ScreenSnapshot<Value>: Sendable where Value: Sendable {
     public var value: Value
     /// When it was saved, for the label that says how old it is.
     public var savedAt: Date
-    /// Whether it is exactly what the caches hold and still fresh (``ScreenSnapshots``, "Current snapshots"):
-    /// a screen shows it as its read through the caches, which it need not make.
+    /// Whether its parts were served fresh by the caches, no store has changed since, and their freshness has
+    /// not ended (``ScreenSnapshots``, "Current snapshots"): a screen shows it as its read through the caches
+    /// would, and need not make that read.
     public var isCurrent: Bool
 
     /// A snapshot of `value` saved at `savedAt`, current or not.
