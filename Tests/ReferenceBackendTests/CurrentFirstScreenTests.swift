@@ -12,8 +12,8 @@ import ReferenceBackend
 import SessionKit
 import Testing
 
-/// The first screen's snapshot as the first screen itself (REQ AUTH-4): current at a relaunch only when it is
-/// what the caches held, still fresh, with no store changed since it was saved from them.
+/// The first screen's snapshot as the first screen itself (REQ AUTH-4): current at a relaunch only when the caches
+/// served it fresh, no store changed since, and its freshness has not ended.
 @Suite(.timeLimit(.minutes(10))) struct CurrentFirstScreenTests {
     /// An app over a backend of its own whose GraphQL records are kept in a file, as a relaunch finds them.
     static func app(_ backend: URL, _ folder: TemporaryDirectory) throws -> DemoComposition {
@@ -22,7 +22,11 @@ import Testing
             graphQLStore: SQLiteRecordStore(url: folder.url.appendingPathComponent("caches/graphql/records.sqlite")))
     }
 
-    @Test func aFirstScreenReadFreshFromTheCachesIsCurrentAtTheNextLaunchAndIsWhatTheyAnswer() async throws {
+    /// Runs `body` with an app signed in as Alice that showed the first screen (from the network) and went to
+    /// the background (which saved it again from the caches), and a way to relaunch it over the same files.
+    static func withAppThatWentToTheBackground(
+        _ body: (DemoComposition, URL, () throws -> DemoComposition) async throws -> Void
+    ) async throws {
         try await withBackend(5) { fixture in
             let folder = try TemporaryDirectory()
             defer { folder.remove() }
@@ -31,15 +35,20 @@ import Testing
             _ = try await app.signIn()
             _ = try await app.composition.firstScreen()
             #expect(Composition.lastFirstScreen(cachesDirectory: caches)?.isCurrent == false, "read from the network: the stores changed")
-
             await app.composition.didEnterBackground()
+            try await body(app, caches) { try Self.app(fixture.backend.baseURL, folder) }
+        }
+    }
+
+    @Test func aFirstScreenReadFreshFromTheCachesIsCurrentAtTheNextLaunchAndIsWhatTheyAnswer() async throws {
+        try await Self.withAppThatWentToTheBackground { _, caches, relaunch in
             let last = try #require(Composition.lastFirstScreen(cachesDirectory: caches))
             #expect(last.isCurrent, "saved from the caches, fresh, nothing changed during the read")
             #expect(
                 Composition.lastFirstScreen(cachesDirectory: caches, now: Date().addingTimeInterval(600))?.isCurrent == false,
                 "past the dashboard's five minutes")
 
-            let relaunched = try Self.app(fixture.backend.baseURL, folder)
+            let relaunched = try relaunch()
             let check = relaunched.session.launchOfflineFirst()
             let requests = relaunched.transport.count("/graphql") + relaunched.transport.count("/api/funnels/catalog")
             let answered = try await relaunched.composition.firstScreen()
@@ -71,14 +80,7 @@ import Testing
     /// The attack: a payment made after the snapshot was sealed, and the app killed before it went to the
     /// background again. The next launch must not take the old balance for current.
     @Test func aPaymentUnsealsTheSnapshotBeforeItsBalanceIsWritten() async throws {
-        try await withBackend(5) { fixture in
-            let folder = try TemporaryDirectory()
-            defer { folder.remove() }
-            let caches = folder.url.appendingPathComponent("caches")
-            let app = try Self.app(fixture.backend.baseURL, folder)
-            _ = try await app.signIn()
-            _ = try await app.composition.firstScreen()
-            await app.composition.didEnterBackground()
+        try await Self.withAppThatWentToTheBackground { app, caches, relaunch in
             let sealed = try #require(Composition.lastFirstScreen(cachesDirectory: caches))
             #expect(sealed.isCurrent)
 
@@ -89,7 +91,7 @@ import Testing
             #expect(!after.isCurrent, "the payment's write unsealed it")
             #expect(after.value == sealed.value, "the picture is still the last one shown, drawn with its age")
 
-            let relaunched = try Self.app(fixture.backend.baseURL, folder)
+            let relaunched = try relaunch()
             let check = relaunched.session.launchOfflineFirst()
             let answered = try await relaunched.composition.firstScreen()
             await check?.value
