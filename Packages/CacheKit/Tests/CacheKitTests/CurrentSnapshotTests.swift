@@ -56,6 +56,19 @@ import Testing
         #expect(ScreenSnapshots(directory: snapshots.directory).load(ScreenSnapshotsTests.Home.self, screen: "home", user: "u1") != nil)
     }
 
+    /// Two instances over one folder, however its name is spelled, share what they are told: a change told to
+    /// one keeps the other from sealing what it read meanwhile.
+    @Test func aChangeToldToAnotherInstanceOverTheFolderKeepsItFromSealing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let snapshots = ScreenSnapshots(directory: directory.url.appendingPathComponent("snapshots"))
+        let other = ScreenSnapshots(directory: directory.url.appendingPathComponent("x/../snapshots"))
+        let mark = snapshots.mark()
+        other.around {}
+        #expect(try snapshots.save(Self.home, screen: "home", user: "u1", at: Self.savedAt, readSince: mark, currentUntil: Self.until))
+        #expect(!Self.isCurrent(snapshots))
+    }
+
     /// A relaunched process does not know whether a seal was left: its first change deletes any.
     @Test func theFirstChangeOfTheNextProcessUnsealsWhatTheLastLeft() throws {
         let directory = try TemporaryDirectory()

@@ -30,15 +30,18 @@ import Logging
 /// its ``CacheEnvironment/storeChanges``), a snapshot can also say that it is current
 /// (``ScreenSnapshot/isCurrent``): its parts were served fresh by the caches in a read during which no store
 /// changed, no store has changed since, and their freshness has not ended. A relaunch that finds it current
-/// needs no read through the caches. Every change deletes the seal before it writes anything, so a process
-/// killed halfway leaves the snapshot unsealed. One process at a time uses a folder; instances over the same
-/// folder in that process share what they are told.
+/// needs no read through the caches. Every change deletes the seal before it writes anything (or empties it,
+/// if the file system refuses the deletion), so a process killed halfway leaves the snapshot unsealed. One
+/// process at a time uses a folder; instances over the same folder in that process share what they are told.
+/// It vouches for what the caches served, which is what they hold unless they kept it in memory only (a
+/// response not written to disk): the app seals only screens read from stores that outlive the process.
 public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserver {
     /// The folder of the snapshot files (created on first save).
     public let directory: URL
     private let logger: Logger
     /// Clearings and store changes counted; held while a file is written or deleted. Shared by every instance
-    /// over the same folder in this process, so that a change told to one keeps another from sealing.
+    /// over the same folder in this process (named the same way once standardized: a symbolic link is another
+    /// name), so that a change told to one keeps another from sealing.
     private let state: Locked<State>
     private static let states = Locked<[String: Locked<State>]>([:])
 
@@ -52,10 +55,11 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
     public init(directory: URL, logger: Logger = Logger(label: "CacheKit.ScreenSnapshots")) {
         self.directory = directory
         self.logger = logger
+        let key = directory.standardizedFileURL.path
         state = Self.states.withLock { states in
-            if let shared = states[directory.path] { return shared }
+            if let shared = states[key] { return shared }
             let created = Locked(State())
-            states[directory.path] = created
+            states[key] = created
             return created
         }
     }
@@ -162,15 +166,17 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
 
     // MARK: Store changes
 
-    /// A store is about to change: every seal is deleted first (one file, one call). When the file system
-    /// refuses, the change still goes ahead (a logout's removals above all) and the failure is logged.
+    /// A store is about to change: every seal is deleted first (one file, one call), or else emptied, which
+    /// voids it as well. When the file system refuses both, the change still goes ahead (a logout's removals
+    /// above all) and the failure is logged.
     public func storeWillChange() {
         state.withLock { state in
             state.changesStarted += 1
             do {
                 try removeFile(self.sealsURL)
             } catch {
-                logger.error("A screen snapshot's seal could not be deleted", metadata: ["error": "\(error)"])
+                guard truncate(sealsURL.path, 0) != 0 else { return }
+                logger.error("A screen snapshot's seal could not be deleted nor emptied", metadata: ["error": "\(error)"])
             }
         }
     }
