@@ -7,7 +7,7 @@ import Logging
 ///
 /// A snapshot is a picture of the past, not a cache to serve from: it has no freshness, only an age
 /// (``ScreenSnapshot/savedAt``), and a screen shows it labelled as such. It belongs to the user who
-/// saved it: ``load(_:screen:user:)`` returns nothing for anyone else. Registered with the
+/// saved it: ``load(_:screen:user:at:)`` returns nothing for anyone else. Registered with the
 /// ``UnifiedCacheManager``, it is dropped whole by any clearing at all (logout, an account's scope, one
 /// key, expired timestamps), since it may hold a bit of anything cleared.
 ///
@@ -72,7 +72,7 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
     }
 
     /// Where clearings stand now: take it before reading what a snapshot will hold, and pass it to
-    /// ``save(_:screen:user:at:readSince:)``.
+    /// ``save(_:screen:user:at:readSince:currentUntil:)``.
     public func mark() -> SnapshotMark {
         state.withLock { SnapshotMark(clearings: $0.clearings, changesStarted: $0.changesStarted, changesEnded: $0.changesEnded) }
     }
