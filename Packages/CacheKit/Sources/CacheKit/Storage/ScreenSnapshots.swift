@@ -124,11 +124,9 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
         let url = fileURL(screen)
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
         let stored: Stored<Value>
+        let checksum = data.count > 4 ? UInt32(littleEndian: data.prefix(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }) : 0
         do {
-            guard data.count > 4,
-                UInt32(littleEndian: data.prefix(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) })
-                    == CRC32.checksum(data.dropFirst(4))
-            else { throw CocoaError(.fileReadCorruptFile) }
+            guard data.count > 4, checksum == CRC32.checksum(data.dropFirst(4)) else { throw CocoaError(.fileReadCorruptFile) }
             stored = try JSONDecoder().decode(Stored<Value>.self, from: data.dropFirst(4))
         } catch {
             logger.warning("A screen snapshot could not be read; deleting it", metadata: ["screen": "\(screen)", "error": "\(error)"])
@@ -136,9 +134,8 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
             return nil
         }
         guard stored.user == user else { return nil }
-        let checksum = data.prefix(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }
         let seal = readSeals()[screen]
-        let isCurrent = seal.map { $0.checksum == UInt32(littleEndian: checksum) && stored.savedAt <= now && now < $0.until } ?? false
+        let isCurrent = seal.map { $0.checksum == checksum && stored.savedAt <= now && now < $0.until } ?? false
         return ScreenSnapshot(value: stored.value, savedAt: stored.savedAt, isCurrent: isCurrent)
     }
 
