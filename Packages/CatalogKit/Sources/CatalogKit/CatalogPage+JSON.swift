@@ -20,8 +20,11 @@ extension CatalogPage {
         return CatalogPage(json: data)
     }
 
-    /// A page: `pillars` required, `uncategorized_funnels` and `pagination` absent or `null` when there are none.
-    init?(json: JSONValue) {
+    /// A page read by hand from `json`, as `Decodable` would read it: `pillars` required, `uncategorized_funnels` and
+    /// `pagination` absent or `null` when there are none. `nil` for anything `Decodable` might read otherwise (a
+    /// member of another type, a number with a fraction), which the caller leaves to `JSONDecoder`; a value parsed
+    /// with `refusingDuplicateKeys` reads exactly as `JSONDecoder` reads its bytes.
+    public init?(json: JSONValue) {
         guard case .object(let object) = json, case .array(let pillars)? = object["pillars"],
             let groups = JSONRead.all(pillars, PillarWithFunnels.init(json:)),
             let uncategorized = JSONRead.optional(

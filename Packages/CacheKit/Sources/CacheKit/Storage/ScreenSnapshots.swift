@@ -7,7 +7,7 @@ import Logging
 ///
 /// A snapshot is a picture of the past, not a cache to serve from: it has no freshness, only an age
 /// (``ScreenSnapshot/savedAt``), and a screen shows it labelled as such. It belongs to the user who
-/// saved it: ``load(_:screen:user:at:)`` returns nothing for anyone else. Registered with the
+/// saved it: ``load(_:screen:user:at:decode:)`` returns nothing for anyone else. Registered with the
 /// ``UnifiedCacheManager``, it is dropped whole by any clearing at all (logout, an account's scope, one
 /// key, expired timestamps), since it may hold a bit of anything cleared.
 ///
@@ -64,13 +64,6 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
         }
     }
 
-    /// What one file holds, after its checksum.
-    private struct Stored<Value: Codable>: Codable {
-        var user: String
-        var savedAt: Date
-        var value: Value
-    }
-
     /// Where clearings stand now: take it before reading what a snapshot will hold, and pass it to
     /// ``save(_:screen:user:at:readSince:currentUntil:)``.
     public func mark() -> SnapshotMark {
@@ -88,14 +81,11 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
     ///   feature names: letters, digits, `-`, `_` and `.`, so it cannot leave the folder); the encoder's or
     ///   the file system's error when the value does not encode or the file cannot be written.
     @discardableResult
-    public func save<Value: Codable>(
+    public func save<Value: Encodable>(
         _ value: Value, screen: String, user: String, at date: Date, readSince mark: SnapshotMark, currentUntil: Date? = nil
     ) throws -> Bool {
         guard isPlainFileName(screen) else { throw CacheError.invalidFeatureName(screen) }
-        let body = try JSONEncoder().encode(Stored(user: user, savedAt: date, value: value))
-        let checksum = CRC32.checksum(body)
-        var data = withUnsafeBytes(of: checksum.littleEndian) { Data($0) }
-        data.append(body)
+        let (data, checksum) = StoredSnapshot.file(user: user, savedAt: date, body: try JSONEncoder().encode(value))
         return try state.withLock { state in
             guard state.clearings == mark.clearings else { return false }
             try ProtectedFiles.createDirectory(directory)
@@ -106,7 +96,7 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
             if let currentUntil, mark.changesEnded == mark.changesStarted, state.changesStarted == mark.changesStarted,
                 screen.utf8.count <= UInt8.max
             {
-                seals[screen] = Seal(checksum: checksum, until: currentUntil)
+                seals[screen] = SnapshotSeal(checksum: checksum, until: currentUntil)
                 try writeSeals(seals)
             }
             return true
@@ -117,26 +107,29 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
     /// and `now` is within its seal. `nil` when there is none, when another user saved it, when `screen` is not
     /// a plain file name, or when the file is damaged (cut short, altered, or of another shape), which is then
     /// deleted.
-    public func load<Value: Codable>(_ type: Value.Type, screen: String, user: String, at now: Date = Date())
-        -> ScreenSnapshot<Value>?
-    {
+    /// - Parameter decode: reads the value from the JSON `JSONEncoder` wrote for it; `JSONDecoder` by default. A
+    ///   screen read at every launch may pass a faster reader, which must read those bytes as `JSONDecoder` would.
+    public func load<Value: Decodable & Sendable>(
+        _ type: Value.Type, screen: String, user: String, at now: Date = Date(),
+        decode: (Data) throws -> Value = { try JSONDecoder().decode(Value.self, from: $0) }
+    ) -> ScreenSnapshot<Value>? {
         guard isPlainFileName(screen) else { return nil }
         let url = fileURL(screen)
         guard let data = FileManager.default.contents(atPath: url.path) else { return nil }
-        let stored: Stored<Value>
-        let checksum = data.count > 4 ? UInt32(littleEndian: data.prefix(4).withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }) : 0
+        let stored: StoredSnapshot
+        let value: Value
         do {
-            guard data.count > 4, checksum == CRC32.checksum(data.dropFirst(4)) else { throw CocoaError(.fileReadCorruptFile) }
-            stored = try JSONDecoder().decode(Stored<Value>.self, from: data.dropFirst(4))
+            stored = try StoredSnapshot(data)
+            guard stored.user == user else { return nil }
+            value = try decode(stored.body)
         } catch {
             logger.warning("A screen snapshot could not be read; deleting it", metadata: ["screen": "\(screen)", "error": "\(error)"])
             try? FileManager.default.removeItem(at: url)
             return nil
         }
-        guard stored.user == user else { return nil }
         let seal = readSeals()[screen]
-        let isCurrent = seal.map { $0.checksum == checksum && stored.savedAt <= now && now < $0.until } ?? false
-        return ScreenSnapshot(value: stored.value, savedAt: stored.savedAt, isCurrent: isCurrent)
+        let isCurrent = seal.map { $0.checksum == stored.checksum && stored.savedAt <= now && now < $0.until } ?? false
+        return ScreenSnapshot(value: value, savedAt: stored.savedAt, isCurrent: isCurrent)
     }
 
     private func fileURL(_ screen: String) -> URL {
@@ -148,12 +141,12 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
     private var sealsURL: URL { directory.appendingPathComponent("current.seals", isDirectory: false) }
 
     /// The seals on disk; none when there is no file or it is damaged.
-    private func readSeals() -> [String: Seal] {
-        FileManager.default.contents(atPath: sealsURL.path).flatMap(Seal.decode) ?? [:]
+    private func readSeals() -> [String: SnapshotSeal] {
+        FileManager.default.contents(atPath: sealsURL.path).flatMap(SnapshotSeal.decode) ?? [:]
     }
 
-    private func writeSeals(_ seals: [String: Seal]) throws {
-        if seals.isEmpty { try removeFile(sealsURL) } else { try ProtectedFiles.writeAtomically(Seal.encode(seals), to: sealsURL) }
+    private func writeSeals(_ seals: [String: SnapshotSeal]) throws {
+        if seals.isEmpty { try removeFile(sealsURL) } else { try ProtectedFiles.writeAtomically(SnapshotSeal.encode(seals), to: sealsURL) }
     }
 
     /// Deletes `file`; one already gone is fine.
@@ -236,47 +229,4 @@ public struct SnapshotMark: Sendable, Hashable {
     let clearings: Int
     let changesStarted: Int
     let changesEnded: Int
-}
-
-/// What vouches for a snapshot as current: its body's checksum and the end of its freshness. The seals file
-/// holds one a screen, each as its name's length (one byte), its name, the checksum and the end, then a checksum
-/// of all of it.
-private struct Seal {
-    var checksum: UInt32
-    var until: Date
-
-    static func encode(_ seals: [String: Seal]) -> Data {
-        var data = Data()
-        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
-        for (screen, seal) in seals.sorted(by: { $0.key < $1.key }) {
-            append(UInt8(screen.utf8.count))
-            data.append(contentsOf: screen.utf8)
-            append(seal.checksum)
-            append(seal.until.timeIntervalSinceReferenceDate.bitPattern)
-        }
-        append(CRC32.checksum(data))
-        return data
-    }
-
-    /// The seals in `data`, or `nil` when it is cut short, altered or of another shape.
-    static func decode(_ data: Data) -> [String: Seal]? {
-        let bytes = [UInt8](data)
-        guard bytes.count >= 4, CRC32.checksum(data.dropLast(4)) == read(UInt32.self, bytes, at: bytes.count - 4) else { return nil }
-        var seals: [String: Seal] = [:]
-        var offset = 0
-        while offset < bytes.count - 4 {
-            let length = Int(bytes[offset])
-            guard offset + 1 + length + 12 <= bytes.count - 4 else { return nil }
-            let screen = String(decoding: bytes[(offset + 1)..<(offset + 1 + length)], as: UTF8.self)
-            offset += 1 + length
-            let until = Date(timeIntervalSinceReferenceDate: Double(bitPattern: read(UInt64.self, bytes, at: offset + 4)))
-            seals[screen] = Seal(checksum: read(UInt32.self, bytes, at: offset), until: until)
-            offset += 12
-        }
-        return seals
-    }
-
-    private static func read<T: FixedWidthInteger>(_ type: T.Type, _ bytes: [UInt8], at offset: Int) -> T {
-        bytes[offset..<(offset + MemoryLayout<T>.size)].withUnsafeBytes { T(littleEndian: $0.loadUnaligned(as: T.self)) }
-    }
 }
