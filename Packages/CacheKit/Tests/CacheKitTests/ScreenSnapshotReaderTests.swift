@@ -63,4 +63,47 @@ import Testing
         #expect(snapshots.load(Home.self, screen: "home", user: "u1") == nil)
         #expect(!FileManager.default.fileExists(atPath: file.path))
     }
+
+    /// A file whose checksum is right but whose head is not (written by another program, or crafted): the user's
+    /// id running past the end, a length no file holds, an empty value, another format. Each is no snapshot, and
+    /// the file is deleted.
+    @Test(arguments: ["one past the end", "the largest length", "an empty value", "another format"])
+    func aHeadThatDoesNotHoldIsNoSnapshot(_ head: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let snapshots = try ScreenSnapshotsTests.saved(in: directory)
+        let file = snapshots.directory.appendingPathComponent("home.snapshot")
+        let body = try JSONEncoder().encode(ScreenSnapshotsTests.home)
+        var rest = StoredSnapshot.file(user: "u1", savedAt: ScreenSnapshotsTests.savedAt, body: body).data.dropFirst(4)
+        let lengthAt = rest.startIndex + 9
+        func setLength(_ length: UInt32) {
+            withUnsafeBytes(of: length.littleEndian) { rest.replaceSubrange(lengthAt..<(lengthAt + 4), with: $0) }
+        }
+        switch head {
+        case "one past the end": setLength(UInt32(rest.count - 13 + 1))
+        case "the largest length": setLength(.max)
+        case "an empty value": rest = rest.prefix(13 + 2)
+        default: rest[rest.startIndex] = StoredSnapshot.format + 1
+        }
+        var damaged = withUnsafeBytes(of: CRC32.checksum(rest).littleEndian) { Data($0) }
+        damaged.append(rest)
+        try damaged.write(to: file)
+        #expect(snapshots.load(Home.self, screen: "home", user: "u1") == nil)
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+    }
+
+    /// A user's id is compared byte for byte: `é` written as one character and as `e` and an accent are two users,
+    /// though Swift's strings call them equal.
+    @Test func anotherSpellingOfTheUsersIdIsAnotherUser() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let snapshots = ScreenSnapshots(directory: directory.url.appendingPathComponent("snapshots"))
+        let composed = "ren\u{E9}"
+        let decomposed = "rene\u{301}"
+        #expect(composed == decomposed, "Swift's strings call them equal")
+        try snapshots.save(
+            ScreenSnapshotsTests.home, screen: "home", user: composed, at: ScreenSnapshotsTests.savedAt, readSince: snapshots.mark())
+        #expect(snapshots.load(Home.self, screen: "home", user: decomposed) == nil)
+        #expect(snapshots.load(Home.self, screen: "home", user: composed)?.value == ScreenSnapshotsTests.home)
+    }
 }

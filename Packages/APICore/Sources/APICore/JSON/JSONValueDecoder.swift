@@ -5,7 +5,8 @@ import Foundation
 /// and parses it again.
 ///
 /// It follows `JSONDecoder`'s default strategies, so a type decodes the same either way: numbers convert
-/// between `Int` and `Double` only when exact, `Date` is seconds since 2001 (`deferredToDate`), `Data` is
+/// between `Int` and `Double` only when exact (an integer written with a fraction or an exponent only below 2^53,
+/// where a `Double` holds it exactly; above, it is refused, where `JSONDecoder` would read its text), `Date` is seconds since 2001 (`deferredToDate`), `Data` is
 /// base64 text, `Decimal` is a number, a missing key is `keyNotFound` and a wrong kind is `typeMismatch`,
 /// each with its coding path.
 ///
@@ -70,7 +71,9 @@ package struct ValueDecoder: Decoder {
     func unboxInteger<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
         switch value {
         case .int(let int): if let exact = T(exactly: int) { return exact }
-        case .double(let double): if let exact = T(exactly: double) { return exact }
+        // From 2^53 up a `Double` may already be rounded (`9007199254740993.0` parses as …992), where `JSONDecoder`
+        // reads the number's text exactly: such an integer is refused rather than read otherwise.
+        case .double(let double) where double.magnitude < 0x1p53: if let exact = T(exactly: double) { return exact }
         default: break
         }
         throw mismatch(T.self)

@@ -120,7 +120,7 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
         let value: Value
         do {
             stored = try StoredSnapshot(data)
-            guard stored.user == user else { return nil }
+            guard stored.isSaved(by: user) else { return nil }
             value = try decode(stored.body)
         } catch {
             logger.warning("A screen snapshot could not be read; deleting it", metadata: ["screen": "\(screen)", "error": "\(error)"])

@@ -9,8 +9,9 @@ struct StoredSnapshot {
     /// The bytes before the user's id: the checksum, the format, the date and the id's length.
     private static let headerSize = 4 + 1 + 8 + 4
 
-    /// Who saved it.
-    let user: String
+    /// The id of the user who saved it, as its UTF-8 bytes: compared byte for byte (`isSaved(by:)`), never as
+    /// text, in which two spellings of one character are equal.
+    private let userBytes: Data
     /// When it was saved.
     let savedAt: Date
     /// The value, as the screen encoded it.
@@ -40,11 +41,15 @@ struct StoredSnapshot {
         checksum = Self.read(UInt32.self, data, at: 0)
         guard checksum == CRC32.checksum(data.dropFirst(4)), data[4] == Self.format else { throw CocoaError(.fileReadCorruptFile) }
         savedAt = Date(timeIntervalSinceReferenceDate: Double(bitPattern: Self.read(UInt64.self, data, at: 5)))
-        let length = Int(Self.read(UInt32.self, data, at: 13))
-        guard length <= data.count - Self.headerSize else { throw CocoaError(.fileReadCorruptFile) }
-        user = String(decoding: data[Self.headerSize..<(Self.headerSize + length)], as: UTF8.self)
+        guard let length = Int(exactly: Self.read(UInt32.self, data, at: 13)), length <= data.count - Self.headerSize else {
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        userBytes = Data(data[Self.headerSize..<(Self.headerSize + length)])
         body = Data(data[(Self.headerSize + length)...])
     }
+
+    /// Whether `user` saved it: their id's bytes, exactly.
+    func isSaved(by user: String) -> Bool { userBytes.elementsEqual(user.utf8) }
 
     private static func read<T: FixedWidthInteger>(_ type: T.Type, _ data: Data, at offset: Int) -> T {
         data.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
