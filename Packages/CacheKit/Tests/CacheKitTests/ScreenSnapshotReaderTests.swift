@@ -106,4 +106,18 @@ import Testing
         #expect(snapshots.load(Home.self, screen: "home", user: decomposed) == nil)
         #expect(snapshots.load(Home.self, screen: "home", user: composed)?.value == ScreenSnapshotsTests.home)
     }
+
+    /// A snapshot saved while a damaged one is being read is kept: only the bytes found damaged are deleted.
+    @Test func aSaveDuringTheReadOfADamagedFileIsKept() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let snapshots = try ScreenSnapshotsTests.saved(in: directory)
+        let replacement = Home(balance: 7, names: ["Saved meanwhile"])
+        let last = snapshots.load(Home.self, screen: "home", user: "u1") { _ in
+            try snapshots.save(replacement, screen: "home", user: "u1", at: ScreenSnapshotsTests.savedAt, readSince: snapshots.mark())
+            throw CocoaError(.coderReadCorrupt)
+        }
+        #expect(last == nil)
+        #expect(snapshots.load(Home.self, screen: "home", user: "u1")?.value == replacement)
+    }
 }

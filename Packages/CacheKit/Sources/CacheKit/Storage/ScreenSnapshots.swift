@@ -124,7 +124,11 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
             value = try decode(stored.body)
         } catch {
             logger.warning("A screen snapshot could not be read; deleting it", metadata: ["screen": "\(screen)", "error": "\(error)"])
-            try? FileManager.default.removeItem(at: url)
+            state.withLock { _ in
+                // A save since the read may have replaced the file: only the bytes found damaged are deleted.
+                guard FileManager.default.contents(atPath: url.path) == data else { return }
+                try? FileManager.default.removeItem(at: url)
+            }
             return nil
         }
         let seal = readSeals()[screen]
