@@ -107,8 +107,13 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
     /// and `now` is within its seal. `nil` when there is none, when another user saved it, when `screen` is not
     /// a plain file name, or when the file is damaged (cut short, altered, or of another shape), which is then
     /// deleted.
-    /// - Parameter decode: reads the value from the JSON `JSONEncoder` wrote for it; `JSONDecoder` by default. A
-    ///   screen read at every launch may pass a faster reader, which must read those bytes as `JSONDecoder` would.
+    /// - Parameters:
+    ///   - type: the value's type.
+    ///   - screen: the screen's name, as it was saved.
+    ///   - user: the signed-in user: a snapshot another user saved is not read.
+    ///   - now: the device's clock, against the seal's end.
+    ///   - decode: reads the value from the JSON `JSONEncoder` wrote for it; `JSONDecoder` by default. A screen read
+    ///     at every launch may pass a faster reader, which must read those bytes as `JSONDecoder` would.
     public func load<Value: Decodable & Sendable>(
         _ type: Value.Type, screen: String, user: String, at now: Date = Date(),
         decode: (Data) throws -> Value = { try JSONDecoder().decode(Value.self, from: $0) }
