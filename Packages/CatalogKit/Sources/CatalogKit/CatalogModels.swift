@@ -50,10 +50,17 @@ public struct CatalogFunnel: Codable, Sendable, Hashable {
     /// The catalog's order (REQ CAT-2): title ascending, ignoring ASCII case
     /// as the server's `COLLATE NOCASE` does, then slug ascending byte by byte.
     public static func catalogOrder(_ lhs: CatalogFunnel, _ rhs: CatalogFunnel) -> Bool {
-        let left = lhs.title.utf8.lazy.map(foldASCII)
-        let right = rhs.title.utf8.lazy.map(foldASCII)
-        if !left.elementsEqual(right) { return left.lexicographicallyPrecedes(right) }
-        return lhs.slug.utf8.lexicographicallyPrecedes(rhs.slug.utf8)
+        // One pass over both titles: a page's funnels are sorted at every read of `CatalogPage.funnels`.
+        var left = lhs.title.utf8.makeIterator()
+        var right = rhs.title.utf8.makeIterator()
+        while true {
+            switch (left.next(), right.next()) {
+            case (nil, nil): return lhs.slug.utf8.lexicographicallyPrecedes(rhs.slug.utf8)
+            case (nil, _): return true
+            case (_, nil): return false
+            case (let l?, let r?): if foldASCII(l) != foldASCII(r) { return foldASCII(l) < foldASCII(r) }
+            }
+        }
     }
 
     private static func foldASCII(_ byte: UInt8) -> UInt8 {

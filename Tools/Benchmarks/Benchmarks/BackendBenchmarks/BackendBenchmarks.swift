@@ -112,6 +112,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     catalogSessionBenchmarks()
+    catalogOrderBenchmarks()
     chatCacheBenchmarks()
     contactsSyncBenchmarks()
     contactsScaleBenchmarks()
