@@ -63,6 +63,22 @@ public struct CatalogFunnel: Codable, Sendable, Hashable {
         }
     }
 
+    /// A funnel's place in ``catalogOrder(_:_:)``, made once: its title's bytes with ASCII letters folded, then its
+    /// slug's bytes.
+    struct OrderKey: Comparable {
+        let title: [UInt8]
+        let slug: [UInt8]
+
+        init(_ funnel: CatalogFunnel) {
+            title = funnel.title.utf8.map(CatalogFunnel.foldASCII)
+            slug = Array(funnel.slug.utf8)
+        }
+
+        static func < (lhs: OrderKey, rhs: OrderKey) -> Bool {
+            lhs.title != rhs.title ? lhs.title.lexicographicallyPrecedes(rhs.title) : lhs.slug.lexicographicallyPrecedes(rhs.slug)
+        }
+    }
+
     private static func foldASCII(_ byte: UInt8) -> UInt8 {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
@@ -138,7 +154,10 @@ public struct CatalogPage: Codable, Sendable, Hashable {
     /// Every funnel on the page in catalog order (the page groups them by pillar; the order runs
     /// across groups).
     public var funnels: [CatalogFunnel] {
-        (pillars.flatMap(\.funnels) + uncategorizedFunnels).sorted(by: CatalogFunnel.catalogOrder)
+        // Sorted at every read: each funnel's key is made once, and the positions are sorted, not the funnels.
+        let all = pillars.flatMap(\.funnels) + uncategorizedFunnels
+        let keys = all.map(CatalogFunnel.OrderKey.init)
+        return keys.indices.sorted { keys[$0] < keys[$1] }.map { all[$0] }
     }
 }
 

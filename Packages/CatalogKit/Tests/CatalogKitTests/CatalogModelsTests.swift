@@ -126,6 +126,13 @@ import Testing
             if CatalogFunnel.catalogOrder(lhs, rhs) { before += 1 }
         }
         #expect(before > 200 && before < 1_800, "both answers came up: \(before) of 2,000 before")
+        // A page's funnels come in the same order.
+        for _ in 0..<50 {
+            let funnels = (0..<random.next(in: 0...30)).map { CatalogFunnel(id: "\($0)", slug: word(), title: word()) }
+            let page = CatalogPage(
+                pillars: [PillarWithFunnels(pillar: CatalogPillar(id: "p", title: "P"), funnels: funnels)], pagination: nil)
+            #expect(page.funnels == funnels.sorted(by: CatalogFunnel.catalogOrder))
+        }
     }
 }
 
