@@ -97,4 +97,15 @@ import Testing
             #expect(path == "merchants[1].id")
         }
     }
+
+    /// An integer read from a `Double` only below 2^53, where the `Double` holds it exactly: above, it may have been
+    /// rounded when parsed, and is refused rather than read otherwise than `JSONDecoder` reads its text.
+    @Test func anIntegerFromADoubleIsReadOnlyBelowTwoToTheFiftyThird() throws {
+        #expect(try JSONValueDecoder().decode(Int.self, from: .double(0x1p53 - 1)) == 9_007_199_254_740_991)
+        #expect(try JSONValueDecoder().decode(Int.self, from: .double(-(0x1p53 - 1))) == -9_007_199_254_740_991)
+        #expect(throws: DecodingError.self) { try JSONValueDecoder().decode(Int.self, from: .double(0x1p53)) }
+        // A literal above Int.max parses as a Double: refused for a UInt64 too, where most such values are rounded.
+        let parsed = try JSONValue.parse(Data("9223372036854775809".utf8))
+        #expect(throws: DecodingError.self) { try JSONValueDecoder().decode(UInt64.self, from: parsed) }
+    }
 }

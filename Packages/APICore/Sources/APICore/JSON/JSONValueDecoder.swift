@@ -5,8 +5,9 @@ import Foundation
 /// and parses it again.
 ///
 /// It follows `JSONDecoder`'s default strategies, so a type decodes the same either way: numbers convert
-/// between `Int` and `Double` only when exact (an integer written with a fraction or an exponent only below 2^53,
-/// where a `Double` holds it exactly; above, it is refused, where `JSONDecoder` would read its text), `Date` is seconds since 2001 (`deferredToDate`), `Data` is
+/// between `Int` and `Double` only when exact (an integer written with a fraction or an exponent, or a literal
+/// beyond `Int`'s range, which the parser keeps as a `Double`, only below 2^53, where a `Double` holds it exactly;
+/// above, it is refused, where `JSONDecoder` would read its text), `Date` is seconds since 2001 (`deferredToDate`), `Data` is
 /// base64 text, `Decimal` is a number, a missing key is `keyNotFound` and a wrong kind is `typeMismatch`,
 /// each with its coding path.
 ///

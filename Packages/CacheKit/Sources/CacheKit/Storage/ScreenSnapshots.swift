@@ -128,10 +128,10 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
             guard stored.isSaved(by: user) else { return nil }
             value = try decode(stored.body)
         } catch {
-            logger.warning("A screen snapshot could not be read; deleting it", metadata: ["screen": "\(screen)", "error": "\(error)"])
             state.withLock { _ in
                 // A save since the read may have replaced the file: only the bytes found damaged are deleted.
                 guard FileManager.default.contents(atPath: url.path) == data else { return }
+                logger.warning("A screen snapshot could not be read; deleting it", metadata: ["screen": "\(screen)", "error": "\(error)"])
                 try? FileManager.default.removeItem(at: url)
             }
             return nil
