@@ -39,19 +39,19 @@ public struct CatalogListing: Sendable, Hashable {
         guard !fresh.isEmpty else { return 0 }
         let inOrder = funnels.last.map { last in fresh.allSatisfy { !CatalogFunnel.catalogOrder($0, last) } } ?? true
         funnels += fresh
-        if !inOrder { funnels.sort(by: CatalogFunnel.catalogOrder) }
+        if !inOrder { funnels = funnels.sortedInCatalogOrder() }
         let freshSlugs = Set(fresh.map(\.slug))
         for group in page.pillars {
             let members = group.funnels.filter { freshSlugs.contains($0.slug) }
             guard !members.isEmpty else { continue }
             if let index = pillars.firstIndex(where: { $0.pillar.id == group.pillar.id }) {
-                pillars[index].funnels = (pillars[index].funnels + members).sorted(by: CatalogFunnel.catalogOrder)
+                pillars[index].funnels = (pillars[index].funnels + members).sortedInCatalogOrder()
             } else {
-                pillars.append(PillarWithFunnels(pillar: group.pillar, funnels: members.sorted(by: CatalogFunnel.catalogOrder)))
+                pillars.append(PillarWithFunnels(pillar: group.pillar, funnels: members.sortedInCatalogOrder()))
             }
         }
         let loose = page.uncategorizedFunnels.filter { freshSlugs.contains($0.slug) }
-        if !loose.isEmpty { uncategorizedFunnels = (uncategorizedFunnels + loose).sorted(by: CatalogFunnel.catalogOrder) }
+        if !loose.isEmpty { uncategorizedFunnels = (uncategorizedFunnels + loose).sortedInCatalogOrder() }
         return fresh.count
     }
 }

@@ -50,17 +50,7 @@ public struct CatalogFunnel: Codable, Sendable, Hashable {
     /// The catalog's order (REQ CAT-2): title ascending, ignoring ASCII case
     /// as the server's `COLLATE NOCASE` does, then slug ascending byte by byte.
     public static func catalogOrder(_ lhs: CatalogFunnel, _ rhs: CatalogFunnel) -> Bool {
-        // One pass over both titles: a page's funnels are sorted at every read of `CatalogPage.funnels`.
-        var left = lhs.title.utf8.makeIterator()
-        var right = rhs.title.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return lhs.slug.utf8.lexicographicallyPrecedes(rhs.slug.utf8)
-            case (nil, _): return true
-            case (_, nil): return false
-            case (let l?, let r?): if foldASCII(l) != foldASCII(r) { return foldASCII(l) < foldASCII(r) }
-            }
-        }
+        OrderKey(lhs) < OrderKey(rhs)
     }
 
     /// A funnel's place in ``catalogOrder(_:_:)``, made once: its title's bytes with ASCII letters folded, then its
@@ -81,6 +71,16 @@ public struct CatalogFunnel: Codable, Sendable, Hashable {
 
     private static func foldASCII(_ byte: UInt8) -> UInt8 {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+    }
+}
+
+extension Sequence<CatalogFunnel> {
+    /// The funnels in ``CatalogFunnel/catalogOrder(_:_:)``, each one's key made once and the positions sorted, not
+    /// the funnels: a page's are sorted at every read of ``CatalogPage/funnels``.
+    func sortedInCatalogOrder() -> [CatalogFunnel] {
+        let all = Array(self)
+        let keys = all.map(CatalogFunnel.OrderKey.init)
+        return keys.indices.sorted { keys[$0] < keys[$1] }.map { all[$0] }
     }
 }
 
@@ -154,10 +154,7 @@ public struct CatalogPage: Codable, Sendable, Hashable {
     /// Every funnel on the page in catalog order (the page groups them by pillar; the order runs
     /// across groups).
     public var funnels: [CatalogFunnel] {
-        // Sorted at every read: each funnel's key is made once, and the positions are sorted, not the funnels.
-        let all = pillars.flatMap(\.funnels) + uncategorizedFunnels
-        let keys = all.map(CatalogFunnel.OrderKey.init)
-        return keys.indices.sorted { keys[$0] < keys[$1] }.map { all[$0] }
+        (pillars.flatMap(\.funnels) + uncategorizedFunnels).sortedInCatalogOrder()
     }
 }
 
