@@ -114,6 +114,9 @@ public final class Composition: Sendable {
         self.clock = clock
         self.keepsQueueAtLogout = keepsQueueAtLogout
         self.startsFirstSync = startsFirstSync
+        // The first screen's two files (the GraphQL records here, the catalog's cache below) are opened beside the rest
+        // of the composition, off the caller's thread: a relaunch's first screen then finds them open. Nothing is created.
+        Task.detached(priority: .userInitiated) { graphQLStore.prepare() }
         let support = supportDirectory ?? Self.defaultSupportDirectory(caches: cachesDirectory)
         tokenFile = Self.tokenFile(support: support)
         snapshots = ScreenSnapshots(directory: Self.snapshotsDirectory(caches: cachesDirectory), logger: logger)
@@ -154,6 +157,9 @@ public final class Composition: Sendable {
                 directory: support.appendingPathComponent("mutations", isDirectory: true), tokenProvider: session, rest: rest,
                 graphQL: graphQL,
                 container: container, clock: clock, logger: logger))
+        let catalogKit = CatalogFeatureKit(sharing: rest.configuration, queue: queue)
+        let catalogREST = catalogKit.client.rest
+        Task.detached(priority: .userInitiated) { catalogREST.prepareCache() }
         let images = ImageCache(environment: environment)
         self.images = images
         try container.registry(for: "app").register(ImageCache.self) { _ in images }
@@ -161,7 +167,7 @@ public final class Composition: Sendable {
             rest: rest, queue: queue, environment: environment, timeZone: TimeZone(identifier: "UTC") ?? .current)
         let contactsKit = ContactsFeatureKit(rest: rest, queue: queue, environment: environment, images: images)
         try container.install([
-            SessionFeatureKit(session: session), CatalogFeatureKit(sharing: rest.configuration, queue: queue), AccountsFeatureKit(),
+            SessionFeatureKit(session: session), catalogKit, AccountsFeatureKit(),
             chatKit, contactsKit,
         ])
         let graphQL = self.graphQL

@@ -33,11 +33,17 @@ public protocol NormalizedRecordStore: Sendable {
     /// Whether what it holds outlives the process (a file): a screen read from it may then be shown as current
     /// at the next launch (`ScreenSnapshots`). `false` unless the store says so.
     var persistsAcrossLaunches: Bool { get }
+    /// Opens what the store reads from, if it exists and is not open yet, so that its first read finds it open: an
+    /// app's launch calls it beside its other work. Creates nothing; a failure is left to the first use to report.
+    func prepare()
 }
 
 extension NormalizedRecordStore {
     /// Kept in memory only, unless the store says otherwise.
     public var persistsAcrossLaunches: Bool { false }
+
+    /// Nothing to open, unless the store says otherwise.
+    public func prepare() {}
 }
 
 /// Why a record store failed.

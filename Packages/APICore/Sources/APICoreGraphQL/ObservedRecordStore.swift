@@ -39,4 +39,6 @@ struct ObservedRecordStore: NormalizedRecordStore {
     func describeRecords() throws -> [CacheEntryDescription] { try base.describeRecords() }
 
     var persistsAcrossLaunches: Bool { base.persistsAcrossLaunches }
+
+    func prepare() { base.prepare() }
 }

@@ -65,11 +65,25 @@ public final class SQLiteRecordStore: NormalizedRecordStore {
         }
     }
 
+    /// Opens the file now if it exists and is not open yet (see ``NormalizedRecordStore/prepare()``). Whether the file
+    /// exists is asked under the connection's lock, so a clearing that deleted it is never followed by a new one.
+    public func prepare() {
+        _ = try? opened(creating: false)
+    }
+
     /// The database, opened now if it is not yet: a file that is not a database (truncated, foreign) is deleted and
     /// started afresh, and the recency counter resumes from the file's.
     func opened() throws -> DatabaseQueue {
+        // Never nil when creating.
+        guard let queue = try opened(creating: true) else { throw RecordStoreError.database("the file was not opened") }
+        return queue
+    }
+
+    /// The open database; without `creating`, `nil` when there is no file to open.
+    private func opened(creating: Bool) throws -> DatabaseQueue? {
         try connection.withLock { connection in
             if let connection { return connection }
+            guard creating || FileManager.default.fileExists(atPath: url.path) else { return nil }
             let queue: DatabaseQueue
             do {
                 queue = try Self.open(url)

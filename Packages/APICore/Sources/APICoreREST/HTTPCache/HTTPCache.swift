@@ -93,6 +93,9 @@ final class HTTPCache: CacheClearingParticipant {
         return environment.metrics.metrics(store: "http", feature: feature)
     }
 
+    /// Opens the disk tier's file, if it exists, ahead of the first lookup (``DiskStore/prepare()``).
+    func prepare() { disk.prepare() }
+
     // MARK: Lookup and store
 
     /// The stored response for `key` that `requester` may see and whose `Vary` matches, fresh or not.

@@ -98,6 +98,10 @@ public final class RESTClient: Sendable {
     /// The HTTP cache, to register with the `UnifiedCacheManager` (cleared at logout like the rest).
     public var cacheParticipant: any CacheClearingParticipant { cache }
 
+    /// Opens the HTTP cache's file now, if it exists and is not open yet, so that the first lookup finds it open: an
+    /// app's launch calls it, off its main thread, beside its other work. Creates nothing and sends nothing.
+    public func prepareCache() { cache.prepare() }
+
     /// What one network step produced (a 304 already merged with the stored response), shared by
     /// every caller of a de-duplicated request.
     struct Exchange: Sendable {

@@ -4,11 +4,20 @@ import Logging
 
 // The database file: opened lazily, recreated when it cannot be read, discarded with its WAL.
 extension DiskStore {
+    /// Opens the file now if it exists and is not open yet, so that the first read finds it open: an app's launch
+    /// calls it beside its other work. Creates nothing; a file that does not open is treated as a read would treat it
+    /// (logged, started afresh).
+    public func prepare() {
+        _ = try? database(creating: false)
+    }
+
     /// The open database, opening (and with `creating`, creating) it on first use. A file that is not
-    /// a database, or whose schema cannot be migrated, is discarded and created afresh.
+    /// a database, or whose schema cannot be migrated, is discarded and created afresh. The opening runs under
+    /// ``fileLock``, as a clearing's deletion does, so nothing opens a file a clearing is moving away.
     func database(creating: Bool) throws -> DatabaseQueue? {
-        try state.withLock { state in
-            if let connection = state.connection { return connection }
+        if let connection = state.withLock({ $0.connection }) { return connection }
+        return try fileLock.withLock { _ in
+            if let connection = state.withLock({ $0.connection }) { return connection }
             let url = configuration.databaseURL
             guard creating || FileManager.default.fileExists(atPath: url.path) else { return nil }
             try ProtectedFiles.createDirectory(configuration.directory)
@@ -20,12 +29,13 @@ extension DiskStore {
                 try deleteDatabaseFiles()
                 opened = try openDatabase(at: url)
             }
-            let connection = opened.connection
             try ProtectedFiles.protectFile(url)
-            state.totalBytes = opened.totalBytes
-            state.nextAccess = opened.lastAccess
-            state.connection = connection
-            return connection
+            state.withLock { state in
+                state.totalBytes = opened.totalBytes
+                state.nextAccess = opened.lastAccess
+                state.connection = opened.connection
+            }
+            return opened.connection
         }
     }
 
@@ -69,6 +79,14 @@ extension DiskStore {
     public func removeAll() throws {
         changes?.storeWillChange()
         defer { changes?.storeDidChange() }
+        // Under the file lock: a read or a write beside the clearing never opens the file before it is moved away
+        // (its connection would outlive the clearing and read what was cleared).
+        try fileLock.withLock { _ in try closeAndDelete() }
+    }
+
+    /// Forgets the connection, closes it and moves the files away; called under ``fileLock``. Closing waits for the
+    /// operations running on the connection, which take the state lock, never the file lock.
+    private func closeAndDelete() throws {
         let connection = state.withLock { state in
             defer { state = State() }
             return state.connection

@@ -58,6 +58,8 @@ public final class DiskStore: CacheStore {
     /// Told before and after each change to what the store holds.
     let changes: (any StoreChangeObserver)?
     let state = Locked(State())
+    /// Held while the file is opened and while a clearing closes and moves it away; never inside a database closure.
+    let fileLock = Locked(())
 
     /// Creates a store over `configuration.directory`. Nothing is opened or created until first use.
     ///
