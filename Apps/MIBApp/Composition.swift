@@ -114,12 +114,14 @@ public final class Composition: Sendable {
         self.clock = clock
         self.keepsQueueAtLogout = keepsQueueAtLogout
         self.startsFirstSync = startsFirstSync
-        // The first screen's two files (the GraphQL records here, the catalog's cache below) are opened beside the rest
-        // of the composition, off the caller's thread: a relaunch's first screen then finds them open. Nothing is created.
-        Task.detached(priority: .userInitiated) { graphQLStore.prepare() }
         let support = supportDirectory ?? Self.defaultSupportDirectory(caches: cachesDirectory)
         tokenFile = Self.tokenFile(support: support)
         snapshots = ScreenSnapshots(directory: Self.snapshotsDirectory(caches: cachesDirectory), logger: logger)
+        // Unless the first screen is drawn from its sealed snapshot, its two files (the GraphQL records here, the
+        // catalog's cache below) are opened beside the rest of the composition, off the caller's thread: its read
+        // through the caches then finds them open. Nothing is created.
+        let opensFirstScreen = !snapshots.isSealed(Self.firstScreenName, at: clock.now())
+        if opensFirstScreen { Task.detached(priority: .userInitiated) { graphQLStore.prepare() } }
         sealsFirstScreen = graphQLStore.persistsAcrossLaunches
         connectivity = TransportConnectivity(probe: baseURL.appendingPathComponent("health"))
         let transport = connectivity.observing(transport)
@@ -159,7 +161,7 @@ public final class Composition: Sendable {
                 container: container, clock: clock, logger: logger))
         let catalogKit = CatalogFeatureKit(sharing: rest.configuration, queue: queue)
         let catalogREST = catalogKit.client.rest
-        Task.detached(priority: .userInitiated) { catalogREST.prepareCache() }
+        if opensFirstScreen { Task.detached(priority: .userInitiated) { catalogREST.prepareCache() } }
         let images = ImageCache(environment: environment)
         self.images = images
         try container.registry(for: "app").register(ImageCache.self) { _ in images }

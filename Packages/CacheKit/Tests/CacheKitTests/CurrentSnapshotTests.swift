@@ -38,6 +38,19 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: seal.path))
     }
 
+    /// `isSealed` answers from the seal alone (an app's composition asks it before opening the caches' files).
+    @Test func isSealedWhileTheSealHoldsForThatScreenOnly() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let snapshots = try Self.sealed(in: directory)
+        #expect(snapshots.isSealed("home", at: Self.savedAt.addingTimeInterval(60)))
+        #expect(!snapshots.isSealed("home", at: Self.until), "its freshness has ended")
+        #expect(!snapshots.isSealed("settings", at: Self.savedAt), "another screen")
+        snapshots.storeWillChange()
+        #expect(!snapshots.isSealed("home", at: Self.savedAt.addingTimeInterval(60)), "a store changed")
+        snapshots.storeDidChange()
+    }
+
     /// A change under way when the read began, or begun since, may not be in what was read.
     @Test(arguments: ["under way at the mark", "begun and ended since", "begun since"])
     func aChangeDuringTheReadLeavesTheSnapshotUnsealed(_ timing: String) throws {

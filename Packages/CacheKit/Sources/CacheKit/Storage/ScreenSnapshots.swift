@@ -141,6 +141,12 @@ public final class ScreenSnapshots: CacheClearingParticipant, StoreChangeObserve
         return ScreenSnapshot(value: value, savedAt: stored.savedAt, isCurrent: isCurrent)
     }
 
+    /// Whether `screen`'s snapshot is sealed as current at `now`: one small file read, and no snapshot read. An app
+    /// that draws a sealed screen from its snapshot need not open the files its caches would read it from.
+    public func isSealed(_ screen: String, at now: Date = Date()) -> Bool {
+        readSeals()[screen].map { now < $0.until } ?? false
+    }
+
     private func fileURL(_ screen: String) -> URL {
         directory.appendingPathComponent("\(screen).snapshot", isDirectory: false)
     }
