@@ -54,7 +54,10 @@ struct LaunchedBefore {
     /// Launches once against a fresh backend: sign in, show the first screen from the network (which
     /// saves its snapshot). No first sync starts: the address book's and the chat history's would run on beside
     /// the measured relaunches, the backend serving ten thousand contacts on the same two cores.
-    static func make() async throws -> LaunchedBefore {
+    /// With `sealed`, the first screen's snapshot stays current, as the app left it; without, a store changed since (its
+    /// seal is gone), so the next launch reads the first screen through the caches, as it does when the snapshot is not
+    /// current.
+    static func make(sealed: Bool = false) async throws -> LaunchedBefore {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("RelaunchBench-\(UUID().uuidString)")
         // No limit on the token's checks: 2,000 relaunches would meet it, and a refused check goes offline (a write of
         // the token file at every relaunch) where a real relaunch's check succeeds.
@@ -69,6 +72,10 @@ struct LaunchedBefore {
         // Then the app went to the background: the snapshot saved again from the caches, fresh and unchanged, is
         // current (the first screen itself at the next launch, for the dashboard's five minutes).
         await app.didEnterBackground()
+        if !sealed {
+            app.snapshots.storeWillChange()
+            app.snapshots.storeDidChange()
+        }
         let bodies = capturing.bodies.withLock { $0 }
         guard let catalog = bodies["catalog"], let dashboard = bodies["dashboard"] else { throw BenchmarkSetupError.noToken }
         try (catalog + dashboard).write(to: launch.flatFile)

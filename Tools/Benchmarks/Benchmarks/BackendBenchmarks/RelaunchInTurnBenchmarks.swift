@@ -27,7 +27,7 @@ func relaunchInTurnBenchmarks() {
     // no store changed since): the snapshot is the first screen, shown before the composition is built. The second
     // row builds the composition after it and launches the session, as an app goes on to.
     inTurnWithTheBaseline(
-        "Relaunch in turn with its baseline: the first screen from its current snapshot, the same bodies with JSONDecoder"
+        "Relaunch in turn with its baseline: the first screen from its current snapshot, the same bodies with JSONDecoder", sealed: true
     ) { launched, clock in
         let started = clock.now
         let screen = currentFirstScreen(launched)
@@ -37,7 +37,7 @@ func relaunchInTurnBenchmarks() {
         return took
     }
     inTurnWithTheBaseline(
-        "Relaunch in turn with its baseline: the first screen from its current snapshot, then the composition and the launch"
+        "Relaunch in turn with its baseline: the first screen from its current snapshot, then the composition and the launch", sealed: true
     ) { launched, clock in
         let started = clock.now
         let screen = currentFirstScreen(launched)
@@ -66,7 +66,7 @@ private func expectWhole(_ screen: FirstScreen) {
 
 /// A row that measures `measured` and the baseline in each iteration, in a random order, and records their ratio.
 private func inTurnWithTheBaseline(
-    _ name: String, _ measured: @escaping @Sendable (LaunchedBefore, ContinuousClock) async throws -> Duration
+    _ name: String, sealed: Bool = false, _ measured: @escaping @Sendable (LaunchedBefore, ContinuousClock) async throws -> Duration
 ) {
     Benchmark(name, configuration: .init(metrics: [relaunchRatio], scalingFactor: .one, maxDuration: .seconds(60), maxIterations: 500)) {
         (benchmark: Benchmark, launched: LaunchedBefore) in
@@ -77,7 +77,7 @@ private func inTurnWithTheBaseline(
         if measuredFirst { baseline = try decodedFromAFlatFile(launched, clock: clock) }
         benchmark.measurement(relaunchRatio, Int((took / baseline * 100).rounded()))
     } setup: {
-        try await LaunchedBefore.make()
+        try await LaunchedBefore.make(sealed: sealed)
     }
 }
 
