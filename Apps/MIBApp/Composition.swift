@@ -118,10 +118,11 @@ public final class Composition: Sendable {
         tokenFile = Self.tokenFile(support: support)
         snapshots = ScreenSnapshots(directory: Self.snapshotsDirectory(caches: cachesDirectory), logger: logger)
         // Unless the first screen is drawn from its sealed snapshot, its two files (the GraphQL records here, the
-        // catalog's cache below) are opened beside the rest of the composition, off the caller's thread: its read
-        // through the caches then finds them open. Nothing is created.
+        // catalog's cache below) are opened beside the rest of the composition, on Dispatch's threads (an opening blocks
+        // its thread; Swift's shared pool is not for that): its read through the caches then finds them open. Nothing
+        // is created.
         let opensFirstScreen = !snapshots.isSealed(Self.firstScreenName, at: clock.now())
-        if opensFirstScreen { Task.detached(priority: .userInitiated) { graphQLStore.prepare() } }
+        if opensFirstScreen { DispatchQueue.global(qos: .userInitiated).async { graphQLStore.prepare() } }
         sealsFirstScreen = graphQLStore.persistsAcrossLaunches
         connectivity = TransportConnectivity(probe: baseURL.appendingPathComponent("health"))
         let transport = connectivity.observing(transport)
@@ -161,7 +162,7 @@ public final class Composition: Sendable {
                 container: container, clock: clock, logger: logger))
         let catalogKit = CatalogFeatureKit(sharing: rest.configuration, queue: queue)
         let catalogREST = catalogKit.client.rest
-        if opensFirstScreen { Task.detached(priority: .userInitiated) { catalogREST.prepareCache() } }
+        if opensFirstScreen { DispatchQueue.global(qos: .userInitiated).async { catalogREST.prepareCache() } }
         let images = ImageCache(environment: environment)
         self.images = images
         try container.registry(for: "app").register(ImageCache.self) { _ in images }

@@ -34,7 +34,8 @@ public protocol NormalizedRecordStore: Sendable {
     /// at the next launch (`ScreenSnapshots`). `false` unless the store says so.
     var persistsAcrossLaunches: Bool { get }
     /// Opens what the store reads from, if it exists and is not open yet, so that its first read finds it open: an
-    /// app's launch calls it beside its other work. Creates nothing; a failure is left to the first use to report.
+    /// app's launch calls it beside its other work. Creates nothing where nothing is; a file found damaged is treated
+    /// as its first read would treat it, and any other failure is left to the first use to report.
     func prepare()
 }
 

@@ -85,4 +85,30 @@ import Testing
         try queue2.close()
         #expect(branch.withLock { $0 } == ["v2_branch"])
     }
+
+    /// The attack: a clearing killed after it moved the file away but before its log. The next file created at that
+    /// path must not take the old log's rows: a new database starts with a rollback journal, and its switch to the
+    /// write-ahead log starts a new log over the old one.
+    @Test func aLogLeftWithoutItsFileIsNotReplayedIntoTheNextOne() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = directory.url.appendingPathComponent("cache.sqlite")
+        let writer = try CacheDatabase.open(url, label: "test")
+        try writer.write { db in
+            try db.execute(sql: "CREATE TABLE cleared (secret TEXT)")
+            try db.execute(sql: "INSERT INTO cleared VALUES ('THE-LAST-USERS-SECRET')")
+        }
+        // The log as the clearing found it, with the committed rows not yet copied into the file.
+        let log = try Data(contentsOf: URL(fileURLWithPath: url.path + "-wal"))
+        #expect(log.range(of: Data("THE-LAST-USERS-SECRET".utf8)) != nil)
+        try writer.close()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        try log.write(to: URL(fileURLWithPath: url.path + "-wal"))
+
+        let next = try CacheDatabase.open(url, label: "test")
+        defer { try? next.close() }
+        let tables = try next.read { try String.fetchAll($0, sql: "SELECT name FROM sqlite_master") }
+        #expect(tables.isEmpty, "the old log was replayed: \(tables)")
+        #expect(!directory.anyFileContains("THE-LAST-USERS-SECRET"))
+    }
 }
