@@ -13,9 +13,11 @@ final class HTTPCache: CacheClearingParticipant {
     let memory: MemoryStore<StoredResponse>
     let disk: DiskStore
     private let environment: CacheEnvironment
-    /// What keeps a fetch from storing: a clear keeps out every fetch that started before it; an
-    /// invalidation (an unsafe method, RFC 9111 §4.4) only the fetches of the keys it names.
+    /// What keeps a fetch from storing (``Barriers``).
     private let barriers = Locked(Barriers())
+    /// Held by a store from its check of the barriers to its last write, and by a clearing or an invalidation from
+    /// its barrier to its last removal: a response let through before a clearing never lands after it.
+    private let writes = Locked(())
     /// The features whose requests went through this cache: its statistics count only theirs, so
     /// two REST clients sharing an environment (the app's and a kit's) do not report each other's.
     private let features = Locked<Set<String>>([])
@@ -53,40 +55,6 @@ final class HTTPCache: CacheClearingParticipant {
     /// A sequence number bumped by every clear and invalidation; a fetch reads it when it starts.
     var generation: Int { barriers.withLock { $0.sequence } }
 
-    struct Barriers {
-        /// The latest clear or invalidation.
-        var sequence = 0
-        /// The sequence number of the latest clear.
-        var cleared = 0
-        /// The sequence number of each key's latest invalidation.
-        var invalidated: [String: Int] = [:]
-
-        /// How many invalidated keys are remembered; past that, one barrier for every key replaces
-        /// them (it keeps out more than needed, never less).
-        static let keyLimit = 4_096
-
-        /// Whether a fetch of `key` that started at `sequence` may store its response.
-        func allowsStore(of key: String, startedIn sequence: Int) -> Bool {
-            cleared <= sequence && (invalidated[key] ?? 0) <= sequence
-        }
-
-        mutating func clear() {
-            sequence += 1
-            cleared = sequence
-            invalidated.removeAll()
-        }
-
-        mutating func invalidate(_ key: String) {
-            sequence += 1
-            if invalidated.count >= Self.keyLimit {
-                cleared = sequence
-                invalidated.removeAll()
-            } else {
-                invalidated[key] = sequence
-            }
-        }
-    }
-
     /// The HTTP-level counters of one feature's requests through this cache.
     func metrics(feature: String) -> CacheMetrics {
         features.withLock { _ = $0.insert(feature) }
@@ -109,6 +77,7 @@ final class HTTPCache: CacheClearingParticipant {
                 return (variant, Self.metadata(of: variant, in: entry.value, entry.metadata))
             }
         }
+        let generation = generation
         guard let entry = disk.peek(key, requester: requester) else { return nil }
         guard let response = StoredResponse(encoded: entry.value) else {
             environment.logger.warning(
@@ -121,7 +90,11 @@ final class HTTPCache: CacheClearingParticipant {
         let variant = isPrimary ? nil : response.otherVariant(for: requestFields, secret: secret)
         guard isPrimary || variant != nil else { return nil }
         if entry.metadata.isFresh(at: environment.clock.now()) { disk.recordHit(key) }
-        memory.set(response, forKey: key, metadata: entry.metadata)
+        // Kept in memory as a store would be: not when a clear or an invalidation of the key came since the disk's read.
+        writes.withLock { _ in
+            guard barriers.withLock({ $0.allowsStore(of: key, startedIn: generation) }) else { return }
+            memory.set(response, forKey: key, metadata: entry.metadata)
+        }
         return variant.map { ($0, Self.metadata(of: $0, in: response, entry.metadata)) } ?? (response, entry.metadata)
     }
 
@@ -138,34 +111,36 @@ final class HTTPCache: CacheClearingParticipant {
         return adjusted
     }
 
-    /// Stores a response unless a clear, or an invalidation of this key, happened since
-    /// `generation` was read.
+    /// Stores a response unless a clear, or an invalidation of this key, happened since `generation` was read: under
+    /// ``writes``, so one that comes after the check waits until the response is in, and then removes it.
     func store(
         _ response: StoredResponse, forKey key: String, metadata: CacheEntryMetadata, uplifted: Bool,
         startedIn generation: Int
     ) {
-        guard barriers.withLock({ $0.allowsStore(of: key, startedIn: generation) }) else {
-            environment.logger.debug(
-                "Response arrived after a clear or an invalidation of its URL; not stored",
-                metadata: ["key": "\(RedactedKey(key))"])
-            return
-        }
-        // Told before the memory tier changes, as the disk store tells again before its own write.
-        environment.storeChanges?.storeWillChange()
-        defer { environment.storeChanges?.storeDidChange() }
-        // The URL's other variants stay beside the new response (the user's own entry only).
-        let older =
-            memory.peek(key, requester: metadata.scope.userId)?.value
-            ?? (uplifted ? disk.peek(key, requester: metadata.scope.userId).flatMap { StoredResponse(encoded: $0.value) } : nil)
-        let response = older.map { response.keepingVariants(of: $0) } ?? response
-        memory.set(response, forKey: key, metadata: metadata)
-        guard uplifted else { return }
-        do {
-            try disk.set(try response.encoded(), forKey: key, metadata: metadata)
-        } catch {
-            environment.logger.error(
-                "Could not write an HTTP cache entry to disk",
-                metadata: ["key": "\(RedactedKey(key))", "error": "\(error)"])
+        writes.withLock { _ in
+            guard barriers.withLock({ $0.allowsStore(of: key, startedIn: generation) }) else {
+                environment.logger.debug(
+                    "Response arrived after a clear or an invalidation of its URL; not stored",
+                    metadata: ["key": "\(RedactedKey(key))"])
+                return
+            }
+            // Told before the memory tier changes, as the disk store tells again before its own write.
+            environment.storeChanges?.storeWillChange()
+            defer { environment.storeChanges?.storeDidChange() }
+            // The URL's other variants stay beside the new response (the user's own entry only).
+            let older =
+                memory.peek(key, requester: metadata.scope.userId)?.value
+                ?? (uplifted ? disk.peek(key, requester: metadata.scope.userId).flatMap { StoredResponse(encoded: $0.value) } : nil)
+            let response = older.map { response.keepingVariants(of: $0) } ?? response
+            memory.set(response, forKey: key, metadata: metadata)
+            guard uplifted else { return }
+            do {
+                try disk.set(try response.encoded(), forKey: key, metadata: metadata)
+            } catch {
+                environment.logger.error(
+                    "Could not write an HTTP cache entry to disk",
+                    metadata: ["key": "\(RedactedKey(key))", "error": "\(error)"])
+            }
         }
     }
 
@@ -195,41 +170,55 @@ final class HTTPCache: CacheClearingParticipant {
     /// Removes what an unsafe request changed (RFC 9111 §4.4): this key only; a fetch of it that
     /// started before is not stored, fetches of other keys are untouched.
     func invalidate(_ key: String) {
-        barriers.withLock { $0.invalidate(key) }
-        environment.storeChanges?.storeWillChange()
-        defer { environment.storeChanges?.storeDidChange() }
-        memory.remove(key)
-        do { try disk.remove(key) } catch {
-            environment.logger.error("Could not invalidate an HTTP cache entry on disk", metadata: ["error": "\(error)"])
+        writes.withLock { _ in
+            barriers.withLock { $0.invalidate(key) }
+            environment.storeChanges?.storeWillChange()
+            defer { environment.storeChanges?.storeDidChange() }
+            memory.remove(key)
+            do { try disk.remove(key) } catch {
+                environment.logger.error("Could not invalidate an HTTP cache entry on disk", metadata: ["error": "\(error)"])
+            }
         }
     }
 
     // MARK: CacheClearingParticipant
 
     func clearAll() async throws {
-        barriers.withLock { $0.clear() }
-        memory.removeAll()
-        try disk.removeAll()
-        // Nothing is left that its hashes matched: the next user starts with a new key.
-        try environment.forgetSecret()
+        try clearing {
+            memory.removeAll()
+            try disk.removeAll()
+            // Nothing is left that its hashes matched: the next user starts with a new key.
+            try environment.forgetSecret()
+        }
     }
 
     func clear(forAccountId accountId: String) async throws {
-        barriers.withLock { $0.clear() }
-        memory.removeAll(matching: .account(accountId))
-        try disk.removeAll(matching: .account(accountId))
+        try clearing {
+            memory.removeAll(matching: .account(accountId))
+            try disk.removeAll(matching: .account(accountId))
+        }
     }
 
     /// Removes the entries declared with `Cacheable(key:)` equal to `key`, and the entry stored for
     /// `key` taken as a URL.
     func clear(forKey key: String) async throws {
-        barriers.withLock { $0.clear() }
-        for storeKey in [key, "GET \(key)"] {
-            memory.remove(storeKey)
-            try disk.remove(storeKey)
+        try clearing {
+            for storeKey in [key, "GET \(key)"] {
+                memory.remove(storeKey)
+                try disk.remove(storeKey)
+            }
+            memory.removeAll(matching: .tag("key:\(key)"))
+            try disk.removeAll(matching: .tag("key:\(key)"))
         }
-        memory.removeAll(matching: .tag("key:\(key)"))
-        try disk.removeAll(matching: .tag("key:\(key)"))
+    }
+
+    /// Raises the barrier that keeps out every fetch started before it, then runs `removals`, with no store beside
+    /// them (``writes``).
+    private func clearing(_ removals: () throws -> Void) throws {
+        try writes.withLock { _ in
+            barriers.withLock { $0.clear() }
+            try removals()
+        }
     }
 
     func expireAll() async throws {

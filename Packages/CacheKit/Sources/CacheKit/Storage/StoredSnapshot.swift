@@ -22,13 +22,13 @@ struct StoredSnapshot {
     /// The file for `body` saved by `user` at `savedAt`, and its checksum.
     static func file(user: String, savedAt: Date, body: Data) -> (data: Data, checksum: UInt32) {
         var rest = Data([format])
-        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { rest.append(contentsOf: $0) } }
-        append(savedAt.timeIntervalSinceReferenceDate.bitPattern)
-        append(UInt32(truncatingIfNeeded: user.utf8.count))
+        rest.appendLittleEndian(savedAt.timeIntervalSinceReferenceDate.bitPattern)
+        rest.appendLittleEndian(UInt32(truncatingIfNeeded: user.utf8.count))
         rest.append(contentsOf: user.utf8)
         rest.append(body)
         let checksum = CRC32.checksum(rest)
-        var data = withUnsafeBytes(of: checksum.littleEndian) { Data($0) }
+        var data = Data()
+        data.appendLittleEndian(checksum)
         data.append(rest)
         return (data, checksum)
     }
@@ -38,10 +38,10 @@ struct StoredSnapshot {
     init(_ data: Data) throws {
         let data = Data(data)
         guard data.count >= Self.headerSize else { throw CocoaError(.fileReadCorruptFile) }
-        checksum = Self.read(UInt32.self, data, at: 0)
+        checksum = data.readLittleEndian(UInt32.self, at: 0)
         guard checksum == CRC32.checksum(data.dropFirst(4)), data[4] == Self.format else { throw CocoaError(.fileReadCorruptFile) }
-        savedAt = Date(timeIntervalSinceReferenceDate: Double(bitPattern: Self.read(UInt64.self, data, at: 5)))
-        guard let length = Int(exactly: Self.read(UInt32.self, data, at: 13)), length <= data.count - Self.headerSize else {
+        savedAt = Date(timeIntervalSinceReferenceDate: Double(bitPattern: data.readLittleEndian(UInt64.self, at: 5)))
+        guard let length = Int(exactly: data.readLittleEndian(UInt32.self, at: 13)), length <= data.count - Self.headerSize else {
             throw CocoaError(.fileReadCorruptFile)
         }
         userBytes = Data(data[Self.headerSize..<(Self.headerSize + length)])
@@ -50,8 +50,4 @@ struct StoredSnapshot {
 
     /// Whether `user` saved it: their id's bytes, exactly.
     func isSaved(by user: String) -> Bool { userBytes.elementsEqual(user.utf8) }
-
-    private static func read<T: FixedWidthInteger>(_ type: T.Type, _ data: Data, at offset: Int) -> T {
-        data.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
-    }
 }
