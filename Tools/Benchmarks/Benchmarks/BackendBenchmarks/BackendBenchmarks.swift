@@ -17,10 +17,10 @@ struct Running: Sendable {
     let directory: URL
 
     static func start() async throws -> Running {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("BackendBench-\(UUID().uuidString)")
+        let directory = scratchDirectory("BackendBench")
         var logger = Logger(label: "bench-backend")
         logger.logLevel = .critical
-        let backend = try await ReferenceBackend.start(.init(databaseURL: directory.appendingPathComponent("backend.sqlite"),
+        let backend = try await startBackend(.init(databaseURL: directory.appendingPathComponent("backend.sqlite"),
                                                              logger: logger))
         let login = try await URLSessionTransport().send(TransportRequest(
             method: .post, url: backend.baseURL.appendingPathComponent("auth/login"),
@@ -63,6 +63,7 @@ enum BenchmarkSetupError: Error {
 let catalogPage = "/api/funnels/catalog?limit=50"
 
 let benchmarks: @Sendable () -> Void = {
+    Benchmark.teardown = { await removeWhatTheBenchmarkLeft() }
     let load = Benchmark.Configuration(metrics: [.wallClock, .throughput], maxDuration: .seconds(30), maxIterations: 2_000)
 
     Benchmark("Backend GET /auth/validate, 2,000 requests one at a time", configuration: load) {

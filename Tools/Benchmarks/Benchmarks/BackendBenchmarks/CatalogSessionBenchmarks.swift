@@ -101,7 +101,7 @@ func replay(_ actions: [BrowsingAction], backend: ReferenceBackend, cached: Bool
     let transport = MeasuringTransport()
     var logger = Logger(label: "bench-catalog")
     logger.logLevel = .critical
-    let caches = FileManager.default.temporaryDirectory.appendingPathComponent("CatalogBench-\(UUID().uuidString)")
+    let caches = scratchDirectory("CatalogBench")
     defer { try? FileManager.default.removeItem(at: caches) }
     let client = CatalogClient(sharing: .init(
         baseURL: backend.baseURL, transport: transport,
@@ -156,8 +156,8 @@ func replay(_ actions: [BrowsingAction], backend: ReferenceBackend, cached: Bool
 func startCatalogBackend() async throws -> ReferenceBackend {
     var logger = Logger(label: "bench-backend")
     logger.logLevel = .critical
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("CatalogBenchBackend-\(UUID().uuidString)")
-    return try await ReferenceBackend.start(.init(databaseURL: directory.appendingPathComponent("backend.sqlite"), logger: logger))
+    let directory = scratchDirectory("CatalogBenchBackend")
+    return try await startBackend(.init(databaseURL: directory.appendingPathComponent("backend.sqlite"), logger: logger))
 }
 
 let catalogSessionBenchmarks: @Sendable () -> Void = {
@@ -214,8 +214,7 @@ let catalogSessionBenchmarks: @Sendable () -> Void = {
         let client = CatalogClient(sharing: .init(
             baseURL: backend.baseURL,
             environment: CacheEnvironment(clock: ManualClock(), logger: logger,
-                                          cachesDirectory: FileManager.default.temporaryDirectory
-                                              .appendingPathComponent("CatalogBenchHit-\(UUID().uuidString)")),
+                                          cachesDirectory: scratchDirectory("CatalogBenchHit")),
             retry: .none))
         _ = try await client.page()
         return (backend, client)

@@ -28,10 +28,10 @@ struct ChatBench: Sendable {
     static func start(threads: Int = 0, embedsMessages: Bool = true) async throws -> ChatBench {
         var logger = Logger(label: "bench-chat")
         logger.logLevel = .critical
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ChatBench-\(UUID().uuidString)")
+        let directory = scratchDirectory("ChatBench")
         var configuration = ReferenceBackend.Configuration(databaseURL: directory.appendingPathComponent("backend.sqlite"), logger: logger)
         configuration.chatPagesIncludeMessages = embedsMessages
-        let backend = try await ReferenceBackend.start(configuration)
+        let backend = try await startBackend(configuration)
         let login = try await URLSessionTransport().send(TransportRequest(
             method: .post, url: backend.baseURL.appendingPathComponent("auth/login"), headerFields: [.contentType: "application/json"],
             body: Data(#"{"email":"alice@example.com","password":"Password1"}"#.utf8)))

@@ -25,8 +25,8 @@ struct ContactsBench: Sendable {
     static func start(contacts: Int = 10_000) async throws -> ContactsBench {
         var logger = Logger(label: "bench-contacts")
         logger.logLevel = .critical
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ContactsBench-\(UUID().uuidString)")
-        let backend = try await ReferenceBackend.start(
+        let directory = scratchDirectory("ContactsBench")
+        let backend = try await startBackend(
             .init(databaseURL: directory.appendingPathComponent("backend.sqlite"), passwordWork: .light, contactCount: contacts, logger: logger))
         let login = try await URLSessionTransport().send(
             TransportRequest(

@@ -40,8 +40,8 @@ struct HTTPSBackend: Sendable {
             privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(key.derRepresentation), format: .der)))
         var logger = Logger(label: "bench-https-backend")
         logger.logLevel = .critical
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("PinnedBench-\(UUID().uuidString)")
-        let backend = try await ReferenceBackend.start(
+        let directory = scratchDirectory("PinnedBench")
+        let backend = try await startBackend(
             .init(
                 databaseURL: directory.appendingPathComponent("backend.sqlite"), funnelCount: 10, serverProtocol: try .https(tls),
                 logger: logger))

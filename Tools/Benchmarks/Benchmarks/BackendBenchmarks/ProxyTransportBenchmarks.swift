@@ -38,7 +38,7 @@ struct ProxyUnderTest: Sendable {
         var logger = Logger(label: "bench-proxy")
         logger.logLevel = .critical
         let origin = try await LocalServer.start(responder: router.buildResponder(), port: 0, logger: logger)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ProxyBench-\(UUID().uuidString)")
+        let directory = scratchDirectory("ProxyBench")
         let proxy = try await CacheProxy.start(
             .init(
                 upstream: origin.baseURL, environment: CacheEnvironment(logger: logger, cachesDirectory: directory),

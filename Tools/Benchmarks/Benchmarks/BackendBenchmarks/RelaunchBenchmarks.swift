@@ -58,10 +58,10 @@ struct LaunchedBefore {
     /// seal is gone), so the next launch reads the first screen through the caches, as it does when the snapshot is not
     /// current.
     static func make(sealed: Bool = false) async throws -> LaunchedBefore {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("RelaunchBench-\(UUID().uuidString)")
+        let directory = scratchDirectory("RelaunchBench")
         // No limit on the token's checks: 2,000 relaunches would meet it, and a refused check goes offline (a write of
         // the token file at every relaunch) where a real relaunch's check succeeds.
-        let backend = try await ReferenceBackend.start(
+        let backend = try await startBackend(
             .init(databaseURL: directory.appendingPathComponent("backend.sqlite"), authRateLimits: nil, logger: logger))
         let capturing = CapturingTransport()
         let launch = LaunchedBefore(
