@@ -100,22 +100,34 @@ extension GraphQLClient: GraphQLCacheManaging, CacheClearingParticipant {
 
 // One user's data at a time.
 extension GraphQLClient {
-    /// Makes sure the store holds only the signed-in user's data (see ``adopt(_:)``).
+    /// Makes sure the store holds only the signed-in user's data (see ``adopt(_:since:)``).
     func adoptCurrentUser() async {
-        adopt(await configuration.tokenProvider?.currentCredentials()?.userId)
+        let seen = generation
+        adopt(await configuration.tokenProvider?.currentCredentials()?.userId, since: seen)
     }
+
+    /// The store's generation now: read it before the credentials a request is sent with, and pass it to
+    /// ``adopt(_:since:)``.
+    var generation: Int { state.withLock { $0.generation } }
 
     /// The store is not partitioned by user: it holds one user's data at a time. The first user
     /// seen owns it; a request made for another user (or signed out) clears it first, so nothing
     /// of the previous user can be read even if the logout clear was missed. (A relaunch starts
     /// with no owner: a persistent store is cleared at logout by the ``UnifiedCacheManager``.)
-    func adopt(_ userId: String?) {
-        let replaced = state.withLock { state -> String?? in
+    ///
+    /// `seen` is the generation read before `userId`'s credentials were. When a clearing came since (a logout, another
+    /// user's sign-in: the credentials may be of a session that has ended), the store is left as it is and `seen` is
+    /// returned, so nothing the request brings back is written. Otherwise the generation a write for this request must
+    /// still find is returned: the store's new one when this adoption cleared it.
+    @discardableResult
+    func adopt(_ userId: String?, since seen: Int) -> Int {
+        let (generation, replaced) = state.withLock { state -> (Int, String??) in
+            guard state.generation == seen else { return (seen, nil) }
             guard let owner = state.owner else {
                 state.owner = .some(userId)
-                return nil
+                return (state.generation, nil)
             }
-            guard owner != userId else { return nil }
+            guard owner != userId else { return (state.generation, nil) }
             state.generation += 1
             state.active = [:]
             state.owner = .some(userId)
@@ -124,10 +136,11 @@ extension GraphQLClient {
             } catch {
                 environment.logger.error("Could not clear the previous user's GraphQL data", metadata: ["error": "\(error)"])
             }
-            return owner
+            return (state.generation, owner)
         }
         if replaced != nil {
             environment.logger.notice("Cleared the GraphQL cache: a request came for another user")
         }
+        return generation
     }
 }

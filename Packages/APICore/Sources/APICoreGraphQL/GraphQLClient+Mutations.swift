@@ -67,12 +67,12 @@ extension GraphQLClient {
     {
         let operation = try mutation.operation()
         let variables = mutation.variables
+        let seen = generation
         let credentials = await configuration.tokenProvider?.currentCredentials()
         if let owner, credentials?.userId != owner { throw .sessionChanged }
-        adopt(credentials?.userId)
-        // Every write below (optimistic, result, roll-back) happens only if no clear came since:
-        // a mutation still in flight at logout writes nothing of its user afterwards.
-        let generation = state.withLock { $0.generation }
+        // Every write below (optimistic, result, roll-back) happens only if no clear came since the credentials were
+        // read: a mutation still in flight at logout writes nothing of its user afterwards.
+        let generation = adopt(credentials?.userId, since: seen)
         let optimistic = optimisticResponse.flatMap {
             applyOptimistic($0, operation, variables: variables, ifGeneration: generation)
         }

@@ -12,15 +12,15 @@ extension GraphQLClient {
     func network<Q: GraphQLQuery>(_ query: Q, _ operation: GraphQLOperation, store: Bool)
         async throws(APIError) -> [String: JSONValue]
     {
+        let seen = generation
         let credentials = await configuration.tokenProvider?.currentCredentials()
-        adopt(credentials?.userId)
+        let generation = adopt(credentials?.userId, since: seen)
         let variables = query.variables
         let key = [
             operation.document, FieldKey.canonical(.object(variables)), credentials?.userId ?? "",
             store ? "store" : "transient",
         ].joined(separator: "\u{1F}")
         return try await inFlight.run(key) { () async throws(APIError) -> [String: JSONValue] in
-            let generation = self.state.withLock { $0.generation }
             let data = try await self.send(operation, variables: variables, credentials: credentials)
             if store { self.write(data, operation, variables: variables, ifGeneration: generation) }
             return data

@@ -16,8 +16,8 @@ extension GraphQLClient: QueuedGraphQLSender {
         _ response: [String: JSONValue], document: String, variables: [String: JSONValue]
     ) async -> Data? {
         guard let operation = try? GraphQLOperation(document) else { return nil }
-        adopt(await configuration.tokenProvider?.currentCredentials()?.userId)
-        let generation = state.withLock { $0.generation }
+        let seen = generation
+        let generation = adopt(await configuration.tokenProvider?.currentCredentials()?.userId, since: seen)
         return applyOptimistic(response, operation, variables: variables, ifGeneration: generation).map(Self.encode)
     }
 
@@ -29,6 +29,8 @@ extension GraphQLClient: QueuedGraphQLSender {
 
     /// Sends a queued mutation as `credentials`' user, writes its result and runs its refetch rules.
     /// When it is refused for good, its optimistic update is rolled back; a transport failure keeps it.
+    /// - Throws: ``APIError/sessionChanged`` when `credentials` are no longer the session's (a logout, another user's
+    ///   sign-in since the queue read them): nothing is sent, and the store stays the current user's.
     public func performQueued(
         document: String, variables: [String: JSONValue], credentials: Credentials,
         idempotencyKey: String, optimistic: Data?
@@ -39,10 +41,11 @@ extension GraphQLClient: QueuedGraphQLSender {
         } catch {
             throw .invalidOperation(error)
         }
-        adopt(credentials.userId)
+        let seen = generation
+        guard await configuration.tokenProvider?.currentCredentials()?.userId == credentials.userId else { throw .sessionChanged }
         _ = try await perform(
             operation, variables: variables, credentials: credentials,
-            optimistic: optimistic.flatMap(Self.decode), generation: state.withLock { $0.generation },
+            optimistic: optimistic.flatMap(Self.decode), generation: adopt(credentials.userId, since: seen),
             idempotencyKey: idempotencyKey, queued: true)
     }
 

@@ -205,7 +205,9 @@ extension MutationQueue {
             }
         } catch {
             switch error {
-            case .unauthorized, .forbidden, .cancelled: return .notOwner
+            // The session that read `credentials` ended (the GraphQL client checks them again before each send, as
+            // the REST client does): the change stays queued for its user, neither sent nor refused.
+            case .unauthorized, .forbidden, .cancelled, .sessionChanged: return .notOwner
             case .decoding:
                 // A 2xx whose body did not decode: the server applied it.
                 return .sent(nil)

@@ -113,6 +113,8 @@ public final class StaticTokenProvider: TokenProvider {
     private let credentials: Locked<Credentials?>
     /// Credentials that take over once `calls` more reads have been answered.
     private let scheduled = Locked<(calls: Int, credentials: Credentials?)?>(nil)
+    /// What a read runs before it answers, once `calls` more reads have been answered.
+    private let beforeAnswer = Locked<(calls: Int, body: @Sendable () async -> Void)?>(nil)
 
     /// Creates a provider with these credentials (`nil`: signed out).
     public init(_ credentials: Credentials? = nil) {
@@ -136,8 +138,24 @@ public final class StaticTokenProvider: TokenProvider {
         scheduled.withLock { $0 = (calls, credentials) }
     }
 
+    /// Runs `body` during a read of the credentials, before it answers, once `calls` more reads have been answered:
+    /// something (a logout's clearing) that lands after the caller asked who is signed in and before it holds the answer.
+    public func beforeAnswering(afterCalls calls: Int = 0, _ body: @escaping @Sendable () async -> Void) {
+        beforeAnswer.withLock { $0 = (calls, body) }
+    }
+
     /// The current credentials.
     public func currentCredentials() async -> Credentials? {
+        let before = beforeAnswer.withLock { before -> (@Sendable () async -> Void)? in
+            guard let pending = before else { return nil }
+            guard pending.calls <= 0 else {
+                before = (pending.calls - 1, pending.body)
+                return nil
+            }
+            before = nil
+            return pending.body
+        }
+        await before?()
         scheduled.withLock { scheduled in
             guard let pending = scheduled else { return }
             if pending.calls <= 0 {

@@ -14,43 +14,11 @@ import Testing
     static let metadata = CacheEntryMetadata(
         storedAt: Date(), expiresAt: Date().addingTimeInterval(3_600), scope: .user("alice", account: "100"))
 
-    /// Pauses the first call made once armed (`pause()`), until `resume()` or two seconds.
-    final class Pause: Sendable {
-        private let armed = Locked(false)
-        private let paused = Locked(false)
-        private let resumed = DispatchSemaphore(value: 0)
-
-        func arm() { armed.withLock { $0 = true } }
-        var isPaused: Bool { paused.withLock { $0 } }
-        func resume() { resumed.signal() }
-
-        func pauseIfArmed() {
-            guard
-                armed.withLock({ armed in
-                    defer { armed = false }
-                    return armed
-                })
-            else { return }
-            paused.withLock { $0 = true }
-            // A deadline, not a timing: a clearing that waits for the paused step cannot signal, and the step goes on.
-            _ = resumed.wait(timeout: .now() + 2)
-        }
-    }
-
     /// Pauses a store between its check of the barriers and its writes: the first change it announces.
     struct PausingObserver: StoreChangeObserver {
-        let pause: Pause
+        let pause: StepPause
         func storeWillChange() { pause.pauseIfArmed() }
         func storeDidChange() {}
-    }
-
-    /// Pauses a disk hit between its read and its copy into memory: the first time it asks once armed.
-    struct PausingClock: CacheClock {
-        let pause: Pause
-        func now() -> Date {
-            pause.pauseIfArmed()
-            return Date()
-        }
     }
 
     static func cache(in directory: TemporaryDirectory, clock: any CacheClock = SystemClock(), changes: PausingObserver? = nil) -> HTTPCache
@@ -69,7 +37,7 @@ import Testing
     }
 
     /// Runs `step` on its own thread, waits until it is paused, clears, resumes it and waits for it to end.
-    static func clear(_ cache: HTTPCache, besidePaused step: @escaping @Sendable () -> Void, pause: Pause) async throws {
+    static func clear(_ cache: HTTPCache, besidePaused step: @escaping @Sendable () -> Void, pause: StepPause) async throws {
         let ended = Locked(false)
         Thread.detachNewThread {
             step()
@@ -90,7 +58,7 @@ import Testing
     @Test func aStoreLetThroughBeforeAClearingDoesNotLandAfterIt() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let pause = Pause()
+        let pause = StepPause()
         let cache = Self.cache(in: directory, changes: PausingObserver(pause: pause))
         let response = Self.response(cache)
         let generation = cache.generation
@@ -106,7 +74,7 @@ import Testing
     @Test func aDiskHitReadBeforeAClearingIsNotKeptInMemoryAfterIt() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let pause = Pause()
+        let pause = StepPause()
         let cache = Self.cache(in: directory, clock: PausingClock(pause: pause))
         cache.store(Self.response(cache), forKey: Self.key, metadata: Self.metadata, uplifted: true, startedIn: cache.generation)
         cache.memory.removeAll()

@@ -67,6 +67,24 @@ import Testing
         }
     }
 
+    /// Bob signs in after the replay read Alice's credentials: her payment is neither sent under her ended session nor
+    /// kept as refused; it waits in her queue for her next sign-in.
+    @Test func aChangeReadForAnEndedSessionWaitsInItsUsersQueue() async throws {
+        try await withBank { bank in
+            let fixture = try GraphQLFixture(endpoint: bank.endpoint)
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let queue = queue(fixture, directory)
+            try await queue.enqueue(Self.payment, name: "payment")
+            fixture.tokens.set(Credentials(accessToken: "token-b", userId: "user-b"), afterCalls: 1)
+            let report = await queue.replay()
+            #expect(report.refused.isEmpty, "Alice's payment was refused for Bob's session")
+            #expect(report.sent == 0 && bank.count("MakePayment") == 0, "Alice's payment went out after her session ended")
+            fixture.tokens.set(Credentials(accessToken: "token-a", userId: "user-a"))
+            #expect(await queue.pending().map(\.name) == ["MakePayment"], "Alice's payment is no longer queued")
+        }
+    }
+
     @Test func aPaymentDeclaredRequiringAConnectionFailsAtOnceWithATypedError() async throws {
         let transport = RecordingTransport()
         transport.stub(.post, "/graphql", error: .offline(reason: "unreachable"))

@@ -126,7 +126,7 @@ extension SessionManager {
         var report = await configuration.caches.clearAllCaches()
         do {
             // A sign-in that completed meanwhile saved its own token: never deleted here.
-            if state.withLock({ $0.token == nil }) { try configuration.tokenStore.delete() }
+            try tokenFile.withLock { _ in if state.withLock({ $0.token == nil }) { try configuration.tokenStore.delete() } }
             report.succeeded.append("token")
         } catch {
             configuration.logger.error("Could not delete the stored token", metadata: ["error": "\(error)"])

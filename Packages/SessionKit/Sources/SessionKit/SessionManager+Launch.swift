@@ -40,7 +40,7 @@ extension SessionManager {
             stored = try configuration.tokenStore.load()
         } catch {
             configuration.logger.warning("The stored token could not be read; signing out", metadata: ["error": "\(error)"])
-            try? configuration.tokenStore.delete()
+            tokenFile.withLock { _ in try? configuration.tokenStore.delete() }
             stored = nil
         }
         guard let stored else {
@@ -82,10 +82,7 @@ extension SessionManager {
             validated.expiresAt = expiresAt
             validated.validatedAt = configuration.now()
             validated.lastSeenAt = validated.validatedAt
-            if needsSaving(validated, stored: token) { try? configuration.tokenStore.save(validated) }
-            transition {
-                guard $0.token == token else { return }
-                $0.token = validated
+            saveToken(validated, replacing: token, save: needsSaving(validated, stored: token)) {
                 $0.session = .signedIn(SignedInUser(userId: userId, expiresAt: expiresAt))
             }
         case 401, 403:

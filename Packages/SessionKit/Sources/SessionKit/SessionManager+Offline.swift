@@ -24,16 +24,10 @@ extension SessionManager {
         // The clock's high-water mark moves on, and is kept: a date set back later is seen.
         var seen = token
         let now = configuration.now()
-        if now > (token.lastSeenAt ?? .distantPast) {
-            seen.lastSeenAt = now
-            try? configuration.tokenStore.save(seen)
-        }
+        let moved = now > (token.lastSeenAt ?? .distantPast)
+        if moved { seen.lastSeenAt = now }
         let offline = SignedInUser(userId: token.userId, expiresAt: token.expiresAt)
-        transition {
-            guard $0.token == token else { return }
-            $0.token = seen
-            $0.session = .offline(offline)
-        }
+        saveToken(seen, replacing: token, save: moved) { $0.session = .offline(offline) }
     }
 
     func endOffline(_ token: StoredToken, reason: SessionExpiry.Reason) async {

@@ -91,6 +91,11 @@ public final class SessionManager: TokenProvider {
     /// The configuration.
     public let configuration: Configuration
     let state = Locked(State())
+    /// Held by every write and deletion of the stored token, around the check of ``State/token`` that allows it
+    /// (``saveToken(_:replacing:_:)``): a write for a token the session no longer holds (a check answered after a
+    /// logout, another user's sign-in) never lands after the ending's deletion or the next user's save. Taken
+    /// before ``state`` when both are held, never inside it.
+    let tokenFile = Locked(())
     private let listener = Locked<Task<Void, Never>?>(nil)
     private let reconnection = Locked<Task<Void, Never>?>(nil)
 
@@ -183,12 +188,26 @@ public final class SessionManager: TokenProvider {
         guard now.timeIntervalSince(token.lastSeenAt ?? token.validatedAt ?? .distantPast) > StoredToken.clockTolerance else { return }
         var seen = token
         seen.lastSeenAt = now
-        let replaced = state.withLock { state -> Bool in
-            guard state.token == token else { return false }
-            state.token = seen
-            return true
+        saveToken(seen, replacing: token) { _ in }
+    }
+
+    /// Replaces `old` with `new` in the state (with `alsoChanging`, as one ``transition(_:)``) and in the stored
+    /// file, only while `old` is still the session's token; `save: false` changes the state only. The check and the
+    /// write hold ``tokenFile``, as the ending's deletion and a sign-in's save do, so a token the session has let go
+    /// of is never written back. Returns whether `old` was replaced.
+    @discardableResult
+    func saveToken(_ new: StoredToken, replacing old: StoredToken, save: Bool = true, _ alsoChanging: (inout State) -> Void) -> Bool {
+        tokenFile.withLock { _ in
+            var replaced = false
+            transition { state in
+                guard state.token == old else { return }
+                state.token = new
+                alsoChanging(&state)
+                replaced = true
+            }
+            if replaced, save { try? configuration.tokenStore.save(new) }
+            return replaced
         }
-        if replaced { try? configuration.tokenStore.save(seen) }
     }
 
     /// Sets the state and tells every observer, under the lock, so they see changes in order.
@@ -258,7 +277,7 @@ public final class SessionManager: TokenProvider {
             throw .previousUserDataNotCleared(participants: cleared.failed.map(\.participant))
         }
         do {
-            try configuration.tokenStore.save(token)
+            try tokenFile.withLock { _ throws(TokenStoreError) in try configuration.tokenStore.save(token) }
         } catch {
             throw .tokenStorage(error)
         }

@@ -12,6 +12,9 @@ extension RESTClient {
         let urlString = Self.urlString(base: configuration.baseURL.absoluteString, path: request.path, query: request.query)
         let ownOrigin = try Self.isOwnOrigin(
             path: request.path, url: urlString, base: configuration.baseURL, allowingOthers: request.allowsOtherOrigin)
+        // Read before the credentials: a clearing (a logout, another user's sign-in) that ends the session they are of
+        // comes after it, so the response to a request sent with them is never stored after that clearing.
+        let generation = cache.generation
         let credentials = await configuration.tokenProvider?.currentCredentials()
         if let owner = request.owner, credentials?.userId != owner { throw .sessionChanged }
         var fields = request.headerFields
@@ -21,7 +24,7 @@ extension RESTClient {
         let scope = request.cacheable?.scope(forUser: credentials?.userId) ?? CacheScope(userId: credentials?.userId)
         return Prepared(
             urlString: urlString, key: HTTPCache.key(forURL: urlString), requester: credentials?.userId,
-            scope: scope, fields: fields, sentTokenOf: ownOrigin ? credentials?.userId : nil)
+            scope: scope, fields: fields, sentTokenOf: ownOrigin ? credentials?.userId : nil, generation: generation)
     }
 
     /// Whether a request for `path` (sent to `url`) goes to the origin of `base`. A relative path always
@@ -119,7 +122,7 @@ extension RESTClient {
     func exchange<R>(_ request: APIRequest<R>, _ prepared: Prepared, conditional: StoredResponse?, store: Bool)
         async throws(APIError) -> Exchange
     {
-        let generation = cache.generation
+        let generation = prepared.generation
         var fields = prepared.fields
         if let conditional {
             if let eTag = conditional.eTag { fields[.ifNoneMatch] = eTag }
@@ -237,7 +240,7 @@ extension RESTClient {
         cache.store(
             stored, forKey: prepared.key,
             metadata: cache.metadata(for: stored, cacheable: nil, feature: request.feature, scope: prepared.scope),
-            uplifted: false, startedIn: cache.generation)
+            uplifted: false, startedIn: prepared.generation)
     }
 
     func refreshInBackground<R>(_ request: APIRequest<R>, _ prepared: Prepared, conditional: StoredResponse) {

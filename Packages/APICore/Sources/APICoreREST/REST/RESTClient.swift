@@ -122,6 +122,9 @@ public final class RESTClient: Sendable {
         /// The user whose session token the request carries (`nil` for a request to another origin, or with
         /// nobody signed in): whose session a 401 to it speaks of.
         var sentTokenOf: String?
+        /// The HTTP cache's generation, read before the credentials: the response is stored only if no clearing came
+        /// since (`HTTPCache.store`'s barrier).
+        var generation: Int
 
         /// The URL, for the transport.
         func url() throws(APIError) -> URL {

@@ -59,6 +59,9 @@ public final class ImageCache: CacheClearingParticipant {
     private let metrics: CacheMetrics
     private let logger: Logger
     private let state = Locked(State())
+    /// Held by a load's generation check and its write, and by every clearing's bump and removal: a load that found no
+    /// clearing since it started writes before the next clearing removes, never after it.
+    private let writes = Locked(())
 
     /// Creates a cache; nothing is opened until first use.
     ///
@@ -163,16 +166,18 @@ public final class ImageCache: CacheClearingParticipant {
             logger.warning("Image load returned no image; nothing stored", metadata: ["key": "\(key.redacted)", "bytes": "\(data.count)"])
             throw ImageCacheError.notAnImage(bytes: data.count)
         }
-        guard state.withLock({ $0.generation }) == generation else {
-            logger.debug("Image load finished after a clear; not stored", metadata: ["key": "\(key.redacted)"])
-            return data
-        }
-        do {
-            try store.set(
-                data, forKey: Self.storageKey(key, user: user),
-                metadata: CacheEntryMetadata(storedAt: clock.now(), expiresAt: nil, timeout: .never, scope: .user(user, tags: [key])))
-        } catch {
-            logger.error("Could not store an image", metadata: ["key": "\(key.redacted)", "error": "\(error)"])
+        writes.withLock { _ in
+            guard state.withLock({ $0.generation }) == generation else {
+                logger.debug("Image load finished after a clear; not stored", metadata: ["key": "\(key.redacted)"])
+                return
+            }
+            do {
+                try store.set(
+                    data, forKey: Self.storageKey(key, user: user),
+                    metadata: CacheEntryMetadata(storedAt: clock.now(), expiresAt: nil, timeout: .never, scope: .user(user, tags: [key])))
+            } catch {
+                logger.error("Could not store an image", metadata: ["key": "\(key.redacted)", "error": "\(error)"])
+            }
         }
         return data
     }
@@ -192,21 +197,26 @@ public final class ImageCache: CacheClearingParticipant {
 
     /// Removes every image of `userId` (account deletion), their bytes purged from the file.
     public func clear(userId: String) throws {
-        state.withLock { $0.generation += 1 }
-        try store.removeAll(matching: .user(userId))
+        try clearing { try store.removeAll(matching: .user(userId)) }
     }
 
     /// Removes `userId`'s image under `key` (a contact deleted on the device, or gone from the server); other
     /// users' copies of the same path stay.
     public func clear(forKey key: String, user userId: String) throws {
-        state.withLock { $0.generation += 1 }
-        _ = try store.remove(Self.storageKey(key, user: userId))
+        try clearing { _ = try store.remove(Self.storageKey(key, user: userId)) }
     }
 
     /// Deletes every image and the database file (logout).
     public func clearAll() throws {
-        state.withLock { $0.generation += 1 }
-        try store.removeAll()
+        try clearing { try store.removeAll() }
+    }
+
+    /// Moves the generation on, so no load started before writes, and runs `removal` with ``writes`` held.
+    private func clearing(_ removal: () throws -> Void) throws {
+        try writes.withLock { _ in
+            state.withLock { $0.generation += 1 }
+            try removal()
+        }
     }
 }
 
