@@ -125,22 +125,32 @@ extension GraphQLClient {
             guard state.generation == seen else { return (seen, nil) }
             guard let owner = state.owner else {
                 state.owner = .some(userId)
-                return (state.generation, nil)
+                // First asked for by nobody (signed out, or a relaunch's session not yet allowed to be used: a token past
+                // its offline limits while the server is asked): the records a file kept from an earlier launch are an
+                // unknown user's, which no session may read. Cleared, as for another user.
+                guard userId == nil else { return (state.generation, nil) }
+                return (Self.clearForNextOwner(&state, cache: cache, logger: environment.logger), nil)
             }
             guard owner != userId else { return (state.generation, nil) }
-            state.generation += 1
-            state.active = [:]
             state.owner = .some(userId)
-            do {
-                try cache.clearAll()
-            } catch {
-                environment.logger.error("Could not clear the previous user's GraphQL data", metadata: ["error": "\(error)"])
-            }
-            return (state.generation, owner)
+            return (Self.clearForNextOwner(&state, cache: cache, logger: environment.logger), owner)
         }
         if replaced != nil {
             environment.logger.notice("Cleared the GraphQL cache: a request came for another user")
         }
         return generation
+    }
+
+    /// Moves the generation on, forgets the queries kept for refetch rules and clears the records; returns the new
+    /// generation.
+    private static func clearForNextOwner(_ state: inout State, cache: NormalizedCache, logger: Logger) -> Int {
+        state.generation += 1
+        state.active = [:]
+        do {
+            try cache.clearAll()
+        } catch {
+            logger.error("Could not clear the previous user's GraphQL data", metadata: ["error": "\(error)"])
+        }
+        return state.generation
     }
 }

@@ -54,4 +54,29 @@ import Testing
             }
         }
     }
+
+    /// A relaunch asked for by nobody (signed out, or its session not yet allowed to be used: a token past its offline
+    /// limits while the server is asked): the records the file kept are an unknown user's, and are cleared, not read.
+    /// Asked for by a user, the same file is read (the offline-first relaunch).
+    @Test func aRelaunchAskedForByNobodyReadsNothingTheFileKept() async throws {
+        try await withBank { bank in
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let file = directory.url.appendingPathComponent("records.sqlite")
+            let first = try GraphQLFixture(endpoint: bank.endpoint, store: try SQLiteRecordStore(url: file))
+            #expect(try await first.client.fetch(BalanceQuery(id: "100")).balance == 1_000)
+            let byTheUser = try GraphQLFixture(endpoint: bank.endpoint, store: try SQLiteRecordStore(url: file))
+            let read = try await byTheUser.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch)
+            #expect(read.balance == 1_000 && read.source == .cache)
+            let byNobody = try GraphQLFixture(endpoint: bank.endpoint, store: try SQLiteRecordStore(url: file))
+            byNobody.tokens.set(nil)
+            await #expect(throws: APIError.notCached()) {
+                try await byNobody.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch)
+            }
+            byNobody.tokens.set(Credentials(accessToken: "token-a", userId: "user-a"))
+            await #expect(throws: APIError.notCached(), "the records were hidden from nobody, not cleared") {
+                try await byNobody.client.fetch(BalanceQuery(id: "100"), policy: .returnCacheDataDontFetch)
+            }
+        }
+    }
 }
