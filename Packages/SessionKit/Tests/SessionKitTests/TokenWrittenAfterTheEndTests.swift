@@ -16,20 +16,25 @@ import Testing
 
     /// The check's answer, held until `release`; every other route answers at once.
     final class HeldCheck: HTTPTransport {
-        private let state = Locked<(arrived: Bool, answer: Result<TransportResponse, TransportError>?)>((false, nil))
+        private let answer = Locked<Result<TransportResponse, TransportError>?>(nil)
+        private let gate = AsyncGate()
+        private let arrivals = Locked(0)
 
-        var arrived: Bool { state.withLock { $0.arrived } }
+        var arrived: Bool { arrivals.withLock { $0 > 0 } }
 
-        func release(_ answer: Result<TransportResponse, TransportError>) { state.withLock { $0.answer = answer } }
+        func release(_ answer: Result<TransportResponse, TransportError>) {
+            self.answer.withLock { $0 = answer }
+            gate.open()
+        }
 
         func send(_ request: TransportRequest) async throws(TransportError) -> TransportResponse {
             switch request.url.path {
             case "/auth/validate":
-                state.withLock { $0.arrived = true }
-                while true {
-                    if let answer = state.withLock({ $0.answer }) { return try answer.get() }
-                    try? await Task.sleep(for: .milliseconds(1))
-                }
+                arrivals.withLock { $0 += 1 }
+                // Suspended at the gate (a logout cancels the check's task; a gate does not spin on it).
+                await gate.wait()
+                guard let answer = answer.withLock({ $0 }) else { throw .cancelled }
+                return try answer.get()
             case "/auth/login":
                 let body = #"{"success":true,"data":{"token":"t-bob","expiresAt":"2030-01-01T00:00:00Z","user":{"id":"bob"}}}"#
                 return TransportResponse(status: 200, body: Data(body.utf8))

@@ -55,6 +55,13 @@ final class HTTPCache: CacheClearingParticipant {
     /// A sequence number bumped by every clear and invalidation; a fetch reads it when it starts.
     var generation: Int { barriers.withLock { $0.sequence } }
 
+    /// The generation a response may be stored with once the request that brought it has invalidated what it changed
+    /// (an unsafe method's own URL, RFC 9111 §4.4): the current one, unless a clear came since `prepared` (read before
+    /// the request's credentials), which then keeps the response out.
+    func generation(afterOwnInvalidationsSince prepared: Int) -> Int {
+        barriers.withLock { $0.cleared <= prepared ? $0.sequence : prepared }
+    }
+
     /// The HTTP-level counters of one feature's requests through this cache.
     func metrics(feature: String) -> CacheMetrics {
         features.withLock { _ = $0.insert(feature) }

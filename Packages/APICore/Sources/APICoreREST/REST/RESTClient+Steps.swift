@@ -125,6 +125,10 @@ extension RESTClient {
         let generation = prepared.generation
         var fields = prepared.fields
         if let conditional {
+            // The validation is the cache's own: a caller's conditions (a client of `mib proxy` with its own
+            // `If-None-Match`) are left out, so the server's 304 speaks of the stored response.
+            fields[.ifNoneMatch] = nil
+            fields[.ifModifiedSince] = nil
             if let eTag = conditional.eTag { fields[.ifNoneMatch] = eTag }
             if let lastModified = conditional.lastModified { fields[.ifModifiedSince] = lastModified }
         }
@@ -137,6 +141,10 @@ extension RESTClient {
             idempotent: true, requester: prepared.sentTokenOf, endpoint: EndpointTemplate.of(path: url.path))
         let responseTime = environment.clock.now()
         if response.status == 304, let conditional {
+            // A 304 naming another representation updates nothing (RFC 9111 §4.3.4): asked again, unconditionally.
+            guard conditional.isSelected(byNotModified: response.headerFields) else {
+                return try await exchange(request, prepared, conditional: nil, store: store)
+            }
             let merged = conditional.merging(
                 notModified: response.headerFields, requestTime: requestTime,
                 responseTime: responseTime)
@@ -240,7 +248,7 @@ extension RESTClient {
         cache.store(
             stored, forKey: prepared.key,
             metadata: cache.metadata(for: stored, cacheable: nil, feature: request.feature, scope: prepared.scope),
-            uplifted: false, startedIn: prepared.generation)
+            uplifted: false, startedIn: cache.generation(afterOwnInvalidationsSince: prepared.generation))
     }
 
     func refreshInBackground<R>(_ request: APIRequest<R>, _ prepared: Prepared, conditional: StoredResponse) {
