@@ -60,7 +60,7 @@ extension Composition {
         offlineGrace: Duration = SessionManager.Configuration.defaultOfflineGrace, now: Date = Date()
     ) -> ScreenSnapshot<FirstScreen>? {
         let support = supportDirectory ?? defaultSupportDirectory(caches: cachesDirectory)
-        guard let token = try? tokenStore(file: tokenFile(support: support)).load(),
+        guard let token = try? tokenStore(file: tokenFile(support: support)).load(), token.erasingAccount != true,
             token.offlineLimit(at: now, grace: TimeInterval(offlineGrace.components.seconds)) == nil
         else { return nil }
         return ScreenSnapshots(directory: snapshotsDirectory(caches: cachesDirectory))

@@ -48,11 +48,49 @@ extension SessionManager {
     /// registered eraser's data; the session returns to its first-launch state (signed out).
     /// - Returns: what was erased and what failed, by name.
     @discardableResult
+    ///
+    /// The stored token is replaced first by the deletion's marker (``StoredToken/deletionMarker(of:)``), which stays
+    /// until everything is erased: a process killed meanwhile, or an eraser that fails, leaves it, and the next
+    /// ``launch()`` or ``launchOfflineFirst()`` finishes the deletion (every cache cleared again, every eraser run for
+    /// the same user) before anything else, and signs nobody in.
     public func deleteAccountData() async -> ClearingReport {
+        let user = markAccountDeletion()
         var report = await end(
-            to: .signedOut, expecting: nil, cause: .accountDeleted, alsoErasing: state.withLock { $0.erasers })
+            to: .signedOut, expecting: nil, cause: .accountDeleted, alsoErasing: state.withLock { $0.erasers },
+            deleting: user)
         report.operation = "deleteAccount"
         return report
+    }
+
+    /// Stores the deletion's marker in place of the token (the session's, else the one stored); returns whose
+    /// account it marks, or `nil` when no token is held or stored (the erasers then run for nobody in particular).
+    private func markAccountDeletion() -> String? {
+        tokenFile.withLock { _ in
+            guard let token = state.withLock({ $0.token }) ?? (try? configuration.tokenStore.load()) else { return nil }
+            do {
+                try configuration.tokenStore.save(.deletionMarker(of: token.userId))
+            } catch {
+                configuration.logger.error("Could not mark the account's deletion", metadata: ["error": "\(error)"])
+            }
+            return token.userId
+        }
+    }
+
+    /// A deletion of the account an earlier run began and did not finish (killed, or an eraser failed): its marker is
+    /// the stored token. Finished now: nobody signed in, every cache cleared again and every eraser run for its
+    /// user, then the marker deleted (kept again if an eraser still fails). `nil` when no deletion is left unfinished.
+    func finishAccountDeletionLeftUnfinished() -> Task<Void, Never>? {
+        guard let marker = try? configuration.tokenStore.load(), marker.erasingAccount == true else { return nil }
+        configuration.logger.notice("Finishing an account deletion an earlier run left unfinished")
+        transition {
+            $0.session = .signedOut
+            $0.token = nil
+        }
+        return Task {
+            await self.end(
+                to: .signedOut, expecting: nil, cause: .accountDeleted, alsoErasing: self.state.withLock { $0.erasers },
+                deleting: marker.userId)
+        }
     }
 
     /// Registers work to cancel when the session ends (expiry, logout, deletion): a booking flow, an
@@ -107,12 +145,15 @@ extension SessionManager {
     }
 
     /// Ends the session: stops handing out the token (only if it is still `expecting`, when given)
-    /// and cancels registered work at once; tells every ``onSessionEnd(_:)`` handler; clears every cache and deletes the stored token; and only
-    /// then publishes `final`, so an observer that sees it can rely on nothing of the user being left.
+    /// and cancels registered work at once; tells every ``onSessionEnd(_:)`` handler; clears every cache, runs
+    /// `erasers` and deletes the stored token; and only then publishes `final`, so an observer that sees it can rely on
+    /// nothing of the user being left. An account's deletion (`deleting` its user, whose marker is stored) keeps the
+    /// marker when anything failed, for the next launch to finish.
     @discardableResult
     func end(
         to final: SessionState, expecting: StoredToken?, cause: SessionEnd.Cause,
-        alsoErasing erasers: [(name: String, erase: @Sendable (_ userId: String?) async throws -> Void)] = []
+        alsoErasing erasers: [(name: String, erase: @Sendable (_ userId: String?) async throws -> Void)] = [],
+        deleting deleted: String? = nil
     ) async -> ClearingReport {
         let ending = state.withLock { state -> (cancels: [@Sendable () -> Void], userId: String?)? in
             if let expecting, state.token != expecting { return nil }
@@ -120,24 +161,29 @@ extension SessionManager {
             defer { state.work = [:] }
             return (Array(state.work.values), state.token?.userId ?? state.session.user?.userId)
         }
-        guard let (cancels, userId) = ending else { return ClearingReport(operation: "clearAllCaches") }
+        guard let (cancels, held) = ending else { return ClearingReport(operation: "clearAllCaches") }
+        let userId = deleted ?? held
         for cancel in cancels { cancel() }
         await announceEnd(SessionEnd(userId: userId, cause: cause))
         var report = await configuration.caches.clearAllCaches()
-        do {
-            // A sign-in that completed meanwhile saved its own token: never deleted here.
-            try tokenFile.withLock { _ in if state.withLock({ $0.token == nil }) { try configuration.tokenStore.delete() } }
-            report.succeeded.append("token")
-        } catch {
-            configuration.logger.error("Could not delete the stored token", metadata: ["error": "\(error)"])
-            report.failed.append(.init(participant: "token", error: "\(error)"))
-        }
         for eraser in erasers {
             do {
                 try await eraser.erase(userId)
                 report.succeeded.append(eraser.name)
             } catch {
                 report.failed.append(.init(participant: eraser.name, error: "\(error)"))
+            }
+        }
+        if deleted != nil, !report.failed.isEmpty {
+            report.failed.append(.init(participant: "token", error: "kept as the deletion's marker: the next launch finishes it"))
+        } else {
+            do {
+                // A sign-in that completed meanwhile saved its own token: never deleted here.
+                try tokenFile.withLock { _ in if state.withLock({ $0.token == nil }) { try configuration.tokenStore.delete() } }
+                report.succeeded.append("token")
+            } catch {
+                configuration.logger.error("Could not delete the stored token", metadata: ["error": "\(error)"])
+                report.failed.append(.init(participant: "token", error: "\(error)"))
             }
         }
         // A sign-in that completed meanwhile keeps its own state.

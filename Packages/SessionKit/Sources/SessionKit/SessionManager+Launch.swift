@@ -11,6 +11,7 @@ extension SessionManager {
     /// cache are cleared, signed out; the server unreachable (or failing) → offline, with cached
     /// content allowed, until ``revalidate()``.
     public func launch() async {
+        if let deletion = finishAccountDeletionLeftUnfinished() { return await deletion.value }
         guard let stored = pickUpStoredToken() else { return }
         await validate(stored)
     }
@@ -24,10 +25,12 @@ extension SessionManager {
     /// session.launchOfflineFirst()
     /// let page = try await catalog.page()  // from the cache, without waiting for the server
     /// ```
-    /// - Returns: the token's check, to await where the outcome matters (a test, a background task);
-    ///   `nil` when no token is stored: the session is signed out already.
+    /// - Returns: the token's check, to await where the outcome matters (a test, a background task), or the end of
+    ///   an account deletion an earlier run left unfinished (``deleteAccountData()``); `nil` when no token is stored:
+    ///   the session is signed out already.
     @discardableResult
     public func launchOfflineFirst() -> Task<Void, Never>? {
+        if let deletion = finishAccountDeletionLeftUnfinished() { return deletion }
         guard let stored = pickUpStoredToken() else { return nil }
         return Task { await validate(stored) }
     }

@@ -15,6 +15,18 @@ public struct StoredToken: Codable, Sendable, Hashable, CustomStringConvertible 
     /// The latest time the device's clock showed while the session was used (a high-water mark): a clock
     /// set back before it ends offline use, so setting the date back cannot stretch the grace.
     public var lastSeenAt: Date?
+    /// `true` for the marker of an account deletion under way (``deletionMarker(of:)``): no token at all, only whose
+    /// deletion a launch must finish (``SessionManager/deleteAccountData()``).
+    public var erasingAccount: Bool?
+
+    /// The marker ``SessionManager/deleteAccountData()`` stores in place of `userId`'s token before it erases anything:
+    /// no access token, and ``erasingAccount`` set. A run killed before the deletion ends leaves it, and the next launch
+    /// finishes the deletion instead of signing anyone in.
+    public static func deletionMarker(of userId: String) -> StoredToken {
+        var marker = StoredToken(accessToken: "", userId: userId, expiresAt: nil)
+        marker.erasingAccount = true
+        return marker
+    }
 
     /// Creates a token.
     public init(accessToken: String, userId: String, expiresAt: Date?, validatedAt: Date? = nil) {
