@@ -42,10 +42,14 @@ extension GraphQLClient: QueuedGraphQLSender {
             throw .invalidOperation(error)
         }
         let seen = generation
-        guard await configuration.tokenProvider?.currentCredentials()?.userId == credentials.userId else { throw .sessionChanged }
+        // Sent with the session's credentials now, if they are still this user's (a logout and a sign-in of the same
+        // user since the queue read them: the new token, never the revoked one).
+        guard let current = await configuration.tokenProvider?.currentCredentials(), current.userId == credentials.userId else {
+            throw .sessionChanged
+        }
         _ = try await perform(
-            operation, variables: variables, credentials: credentials,
-            optimistic: optimistic.flatMap(Self.decode), generation: adopt(credentials.userId, since: seen),
+            operation, variables: variables, credentials: current,
+            optimistic: optimistic.flatMap(Self.decode), generation: adopt(current.userId, since: seen),
             idempotencyKey: idempotencyKey, queued: true)
     }
 

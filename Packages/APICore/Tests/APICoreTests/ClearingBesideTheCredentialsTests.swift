@@ -14,7 +14,7 @@ import Testing
 /// request then goes out with the ended session's token; what it brings back must not be written after the clearing,
 /// in the REST client's HTTP cache or in the GraphQL client's records. And a queued change read for one user is not
 /// sent, nor its store re-owned, once another user holds the session.
-@Suite(.timeLimit(.minutes(2))) struct ClearingBesideTheCredentialsTests {
+@Suite(.timeLimit(.minutes(10))) struct ClearingBesideTheCredentialsTests {
     @Test func aRESTResponseToCredentialsReadBeforeAClearingIsNotStored() async throws {
         let server = try await TestServer.start { router in
             router.get("balance") { _, _ in reply(.ok, #"{"id":1,"name":"ALICE-BALANCE"}"#, [.cacheControl: "max-age=300"]) }

@@ -54,25 +54,34 @@ extension SessionManager {
     /// ``launch()`` or ``launchOfflineFirst()`` finishes the deletion (every cache cleared again, every eraser run for
     /// the same user) before anything else, and signs nobody in.
     public func deleteAccountData() async -> ClearingReport {
-        let user = markAccountDeletion()
+        let (user, marked) = markAccountDeletion()
         var report = await end(
             to: .signedOut, expecting: nil, cause: .accountDeleted, alsoErasing: state.withLock { $0.erasers },
-            deleting: user)
+            deleting: user, marked: marked)
         report.operation = "deleteAccount"
         return report
     }
 
-    /// Stores the deletion's marker in place of the token (the session's, else the one stored); returns whose
-    /// account it marks, or `nil` when no token is held or stored (the erasers then run for nobody in particular).
-    private func markAccountDeletion() -> String? {
+    /// Stores the deletion's marker in place of the token (the session's, else the one stored), and stops handing the
+    /// token out in the same section, so no write of it (a check's, a mark of use) lands over the marker. Returns whose
+    /// account it marks (`nil` when no token is held or stored: the erasers then run for nobody in particular), and
+    /// whether the marker was stored.
+    private func markAccountDeletion() -> (user: String?, marked: Bool) {
         tokenFile.withLock { _ in
-            guard let token = state.withLock({ $0.token }) ?? (try? configuration.tokenStore.load()) else { return nil }
+            let held = state.withLock { state -> StoredToken? in
+                defer { state.token = nil }
+                return state.token
+            }
+            guard let token = held ?? (try? configuration.tokenStore.load()) else { return (nil, false) }
+            // A deletion left unfinished and asked again: its marker stays, for this one to finish.
+            if token.erasingAccount == true { return (token.userId, true) }
             do {
                 try configuration.tokenStore.save(.deletionMarker(of: token.userId))
+                return (token.userId, true)
             } catch {
                 configuration.logger.error("Could not mark the account's deletion", metadata: ["error": "\(error)"])
+                return (token.userId, false)
             }
-            return token.userId
         }
     }
 
@@ -89,7 +98,7 @@ extension SessionManager {
         return Task {
             await self.end(
                 to: .signedOut, expecting: nil, cause: .accountDeleted, alsoErasing: self.state.withLock { $0.erasers },
-                deleting: marker.userId)
+                deleting: marker.userId, marked: true)
         }
     }
 
@@ -147,13 +156,13 @@ extension SessionManager {
     /// Ends the session: stops handing out the token (only if it is still `expecting`, when given)
     /// and cancels registered work at once; tells every ``onSessionEnd(_:)`` handler; clears every cache, runs
     /// `erasers` and deletes the stored token; and only then publishes `final`, so an observer that sees it can rely on
-    /// nothing of the user being left. An account's deletion (`deleting` its user, whose marker is stored) keeps the
-    /// marker when anything failed, for the next launch to finish.
+    /// nothing of the user being left. An account's deletion (`deleting` its user; `marked` when its marker is stored)
+    /// keeps the marker when anything failed, for the next launch to finish; any other ending leaves a marker alone.
     @discardableResult
     func end(
         to final: SessionState, expecting: StoredToken?, cause: SessionEnd.Cause,
         alsoErasing erasers: [(name: String, erase: @Sendable (_ userId: String?) async throws -> Void)] = [],
-        deleting deleted: String? = nil
+        deleting deleted: String? = nil, marked: Bool = false
     ) async -> ClearingReport {
         let ending = state.withLock { state -> (cancels: [@Sendable () -> Void], userId: String?)? in
             if let expecting, state.token != expecting { return nil }
@@ -174,12 +183,17 @@ extension SessionManager {
                 report.failed.append(.init(participant: eraser.name, error: "\(error)"))
             }
         }
-        if deleted != nil, !report.failed.isEmpty {
+        if marked, !report.failed.isEmpty {
             report.failed.append(.init(participant: "token", error: "kept as the deletion's marker: the next launch finishes it"))
         } else {
             do {
-                // A sign-in that completed meanwhile saved its own token: never deleted here.
-                try tokenFile.withLock { _ in if state.withLock({ $0.token == nil }) { try configuration.tokenStore.delete() } }
+                // A sign-in that completed meanwhile saved its own token: never deleted here. Nor a deletion's marker,
+                // unless this is that deletion's end: a logout beside a deletion leaves it to the deletion.
+                try tokenFile.withLock { _ in
+                    guard state.withLock({ $0.token == nil }), marked || (try? configuration.tokenStore.load())?.erasingAccount != true
+                    else { return }
+                    try configuration.tokenStore.delete()
+                }
                 report.succeeded.append("token")
             } catch {
                 configuration.logger.error("Could not delete the stored token", metadata: ["error": "\(error)"])

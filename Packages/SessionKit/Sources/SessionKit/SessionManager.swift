@@ -198,14 +198,20 @@ public final class SessionManager: TokenProvider {
     @discardableResult
     func saveToken(_ new: StoredToken, replacing old: StoredToken, save: Bool = true, _ alsoChanging: (inout State) -> Void) -> Bool {
         tokenFile.withLock { _ in
-            var replaced = false
+            var (replaced, write) = (false, false)
             transition { state in
-                guard state.token == old else { return }
-                state.token = new
+                guard let held = state.token, held == old else { return }
+                // Another call already holds the same token seen as late (``StoredToken/==`` ignores `lastSeenAt`): the
+                // mark never moves back, and concurrent marks make one write, not one each.
+                let holdsItAlready =
+                    held == new && held.erasingAccount == new.erasingAccount
+                    && (held.lastSeenAt ?? .distantPast) >= (new.lastSeenAt ?? .distantPast)
+                if !holdsItAlready { state.token = new }
                 alsoChanging(&state)
                 replaced = true
+                write = save && !holdsItAlready
             }
-            if replaced, save { try? configuration.tokenStore.save(new) }
+            if write { try? configuration.tokenStore.save(new) }
             return replaced
         }
     }
@@ -228,6 +234,9 @@ public final class SessionManager: TokenProvider {
     /// - Throws: ``SignInError``; the session stays signed out.
     @discardableResult
     public func signIn(email: String, password: String) async throws(SignInError) -> SignedInUser {
+        // A deletion of an account that did not finish (an eraser failed) is finished first: this sign-in's token
+        // would otherwise replace its marker, and the rest of the deleted user's data would stay.
+        if let deletion = finishAccountDeletionLeftUnfinished() { await deletion.value }
         guard CredentialRules.isValidEmail(email) else { throw .invalidEmail(message: CredentialRules.invalidEmailMessage) }
         let unmet = CredentialRules.unmetRequirements(password)
         guard unmet.isEmpty else { throw .weakPassword(unmet) }
@@ -276,15 +285,18 @@ public final class SessionManager: TokenProvider {
                 metadata: ["failed": "\(cleared.failed.map(\.participant))"])
             throw .previousUserDataNotCleared(participants: cleared.failed.map(\.participant))
         }
+        let user = SignedInUser(userId: userId, expiresAt: expiresAt)
         do {
-            try tokenFile.withLock { _ throws(TokenStoreError) in try configuration.tokenStore.save(token) }
+            // Saved and taken in one section: no ending's deletion (it deletes only while no token is held) lands between.
+            try tokenFile.withLock { _ throws(TokenStoreError) in
+                try configuration.tokenStore.save(token)
+                transition {
+                    $0.session = .signedIn(user)
+                    $0.token = token
+                }
+            }
         } catch {
             throw .tokenStorage(error)
-        }
-        let user = SignedInUser(userId: userId, expiresAt: expiresAt)
-        transition {
-            $0.session = .signedIn(user)
-            $0.token = token
         }
         return user
     }

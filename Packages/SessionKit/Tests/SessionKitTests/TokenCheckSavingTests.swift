@@ -46,4 +46,40 @@ import Testing
         let unchecked = StoredToken(accessToken: "t", userId: "u1", expiresAt: nil)
         #expect(await launch(with: unchecked).0?.validatedAt == Self.now)
     }
+
+    /// Counts the saves it is asked for.
+    final class CountingTokenStore: TokenStore {
+        let held: Locked<StoredToken?>
+        let saves = Locked(0)
+        init(_ token: StoredToken?) { held = Locked(token) }
+        func load() throws(TokenStoreError) -> StoredToken? { held.withLock { $0 } }
+        func save(_ token: StoredToken) throws(TokenStoreError) {
+            saves.withLock { $0 += 1 }
+            held.withLock { $0 = token }
+        }
+        func delete() throws(TokenStoreError) { held.withLock { $0 = nil } }
+    }
+
+    /// Many requests at once, past the mark's five minutes: the token file is written once, not once a request, and
+    /// the mark is the latest.
+    @Test func concurrentUsesPastTheMarkWriteTheTokenOnce() async throws {
+        let recent = StoredToken(accessToken: "t", userId: "u1", expiresAt: nil, validatedAt: Self.now.addingTimeInterval(-600))
+        let store = CountingTokenStore(recent)
+        let transport = RecordingTransport()
+        transport.stub(.get, "/auth/validate", status: 200, body: Data(#"{"valid":true,"userId":"u1"}"#.utf8))
+        let now = Locked(Self.now)
+        let session = SessionManager(
+            configuration: .init(
+                baseURL: URL(string: "https://api.example.com")!, transport: transport, tokenStore: store,
+                caches: UnifiedCacheManager(timeouts: CacheTimeoutPolicy()), authEvents: AuthEvents(),
+                offlineGrace: .seconds(72 * 3_600), now: { now.withLock { $0 } }))
+        await session.launch()
+        let before = store.saves.withLock { $0 }
+        now.withLock { $0 = Self.now.addingTimeInterval(600) }
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<20 { group.addTask { _ = await session.currentCredentials() } }
+        }
+        #expect(store.saves.withLock { $0 } - before == 1, "each use wrote the token")
+        #expect(store.held.withLock { $0?.lastSeenAt } == Self.now.addingTimeInterval(600))
+    }
 }

@@ -146,7 +146,7 @@ struct StoredResponse: Sendable, Hashable {
         if let tag = fields[.eTag]?.trimmingCharacters(in: .whitespaces) {
             guard let own = eTag?.trimmingCharacters(in: .whitespaces) else { return false }
             if !tag.hasPrefix("W/") { return own == tag }
-            return own.replacingOccurrences(of: "W/", with: "") == tag.dropFirst(2)
+            return (own.hasPrefix("W/") ? own.dropFirst(2) : own[...]) == tag.dropFirst(2)
         }
         if let modified = fields[.lastModified] { return lastModified == modified }
         return true

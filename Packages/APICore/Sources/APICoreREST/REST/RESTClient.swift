@@ -157,7 +157,7 @@ public final class RESTClient: Sendable {
 
     private func sendThroughCache<R>(_ request: APIRequest<R>, policy: CachePolicy) async throws(APIError) -> APIResponse<R> {
         let started = ContinuousClock.now
-        let prepared = try await prepare(request)
+        var prepared = try await prepare(request)
         guard request.method == .get else { return try await sendUncached(request, prepared) }
         // The caller's own Cache-Control (RFC 9111 §5.2.1) narrows the policy.
         var directives = CacheControl(request.headerFields)
@@ -194,6 +194,8 @@ public final class RESTClient: Sendable {
                         "Dropped a cached response that no longer decodes",
                         metadata: ["key": "\(RedactedKey(prepared.key))", "error": "\(path): \(reason)"])
                     cache.invalidate(prepared.key)
+                    // Its own invalidation does not keep the response fetched next out, a clear since does.
+                    prepared.generation = cache.generation(afterOwnInvalidationsSince: prepared.generation)
                 } catch {
                     // A stored non-2xx response: the caller sees its typed error, as from the network.
                     metrics.recordHit()

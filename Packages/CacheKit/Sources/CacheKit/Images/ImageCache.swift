@@ -235,7 +235,7 @@ extension ImageCache {
     /// asks for, when the image at that address changed for everyone. A kit removing one user's copy (a
     /// record deleted) uses ``clear(forKey:user:)``.
     public func clear(forKey key: String) throws {
-        try store.removeAll(matching: .tag(key))
+        try clearing { try store.removeAll(matching: .tag(key)) }
     }
 
     /// Images held and their bytes, with hits, misses, writes and evictions.
