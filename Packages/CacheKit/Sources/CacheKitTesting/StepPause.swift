@@ -9,8 +9,11 @@ import Foundation
 ///
 /// ```swift
 /// let pause = StepPause()
-/// let cache = ImageCache(configuration: configuration, clock: PausingClock(pause: pause))
-/// // arm it at the step to hold, wait for `pause.isPaused`, clear, then `pause.resume()`.
+/// let folder = FileManager.default.temporaryDirectory.appendingPathComponent("images")
+/// let cache = ImageCache(configuration: .init(directory: folder), clock: PausingClock(pause: pause))
+/// // Armed at the step to hold; once `pause.isPaused`, the clearing runs beside it.
+/// try cache.clearAll()
+/// pause.resume()
 /// ```
 public final class StepPause: Sendable {
     private let armed = Locked(false)
