@@ -29,7 +29,7 @@ extension GraphQLClient: QueuedGraphQLSender {
 
     /// Sends a queued mutation as `credentials`' user, writes its result and runs its refetch rules.
     /// When it is refused for good, its optimistic update is rolled back; a transport failure keeps it.
-    /// - Throws: ``APIError/sessionChanged`` when `credentials` are no longer the session's (a logout, another user's
+    /// - Throws: `APIError.sessionChanged` when `credentials` are no longer the session's (a logout, another user's
     ///   sign-in since the queue read them): nothing is sent, and the store stays the current user's.
     public func performQueued(
         document: String, variables: [String: JSONValue], credentials: Credentials,
