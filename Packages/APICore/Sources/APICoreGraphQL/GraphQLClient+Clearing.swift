@@ -101,9 +101,13 @@ extension GraphQLClient: GraphQLCacheManaging, CacheClearingParticipant {
 // One user's data at a time.
 extension GraphQLClient {
     /// Makes sure the store holds only the signed-in user's data (see ``adopt(_:since:)``).
+    /// A clearing that lands between the generation's read and the credentials' leaves the store alone: the session
+    /// is asked again (three times at most), so what the read that follows finds is the session's now.
     func adoptCurrentUser() async {
-        let seen = generation
-        adopt(await configuration.tokenProvider?.currentCredentials()?.userId, since: seen)
+        for _ in 0..<3 {
+            let seen = generation
+            if adopt(await configuration.tokenProvider?.currentCredentials()?.userId, since: seen) != nil { return }
+        }
     }
 
     /// The store's generation now: read it before the credentials a request is sent with, and pass it to
@@ -116,13 +120,13 @@ extension GraphQLClient {
     /// with no owner: a persistent store is cleared at logout by the ``UnifiedCacheManager``.)
     ///
     /// `seen` is the generation read before `userId`'s credentials were. When a clearing came since (a logout, another
-    /// user's sign-in: the credentials may be of a session that has ended), the store is left as it is and `seen` is
-    /// returned, so nothing the request brings back is written. Otherwise the generation a write for this request must
-    /// still find is returned: the store's new one when this adoption cleared it.
+    /// user's sign-in: the credentials may be of a session that has ended), the store is left as it is and `nil` is
+    /// returned: a write for this request passes `seen`, which keeps it out. Otherwise the generation a write for this
+    /// request must still find is returned: the store's new one when this adoption cleared it.
     @discardableResult
-    func adopt(_ userId: String?, since seen: Int) -> Int {
-        let (generation, replaced) = state.withLock { state -> (Int, String??) in
-            guard state.generation == seen else { return (seen, nil) }
+    func adopt(_ userId: String?, since seen: Int) -> Int? {
+        let (generation, replaced) = state.withLock { state -> (Int?, String??) in
+            guard state.generation == seen else { return (nil, nil) }
             guard let owner = state.owner else {
                 state.owner = .some(userId)
                 // First asked for by nobody (signed out, or a relaunch's session not yet allowed to be used: a token past

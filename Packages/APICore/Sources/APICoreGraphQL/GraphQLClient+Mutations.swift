@@ -72,7 +72,7 @@ extension GraphQLClient {
         if let owner, credentials?.userId != owner { throw .sessionChanged }
         // Every write below (optimistic, result, roll-back) happens only if no clear came since the credentials were
         // read: a mutation still in flight at logout writes nothing of its user afterwards.
-        let generation = adopt(credentials?.userId, since: seen)
+        let generation = adopt(credentials?.userId, since: seen) ?? seen
         let optimistic = optimisticResponse.flatMap {
             applyOptimistic($0, operation, variables: variables, ifGeneration: generation)
         }

@@ -14,7 +14,7 @@ extension GraphQLClient {
     {
         let seen = generation
         let credentials = await configuration.tokenProvider?.currentCredentials()
-        let generation = adopt(credentials?.userId, since: seen)
+        let generation = adopt(credentials?.userId, since: seen) ?? seen
         let variables = query.variables
         let key = [
             operation.document, FieldKey.canonical(.object(variables)), credentials?.userId ?? "",

@@ -17,7 +17,7 @@ extension GraphQLClient: QueuedGraphQLSender {
     ) async -> Data? {
         guard let operation = try? GraphQLOperation(document) else { return nil }
         let seen = generation
-        let generation = adopt(await configuration.tokenProvider?.currentCredentials()?.userId, since: seen)
+        let generation = adopt(await configuration.tokenProvider?.currentCredentials()?.userId, since: seen) ?? seen
         return applyOptimistic(response, operation, variables: variables, ifGeneration: generation).map(Self.encode)
     }
 
@@ -49,7 +49,7 @@ extension GraphQLClient: QueuedGraphQLSender {
         }
         _ = try await perform(
             operation, variables: variables, credentials: current,
-            optimistic: optimistic.flatMap(Self.decode), generation: adopt(current.userId, since: seen),
+            optimistic: optimistic.flatMap(Self.decode), generation: adopt(current.userId, since: seen) ?? seen,
             idempotencyKey: idempotencyKey, queued: true)
     }
 
