@@ -36,14 +36,15 @@ extension SessionManager {
     }
 
     /// Reads the stored token into the state: ``SessionState/validating`` with it, or signed out
-    /// without one (an unreadable one is deleted).
+    /// without one. A token that does not decode is deleted; one the store could not read now (a file system error, a
+    /// Keychain not yet unlocked) is kept for a later launch, and this one is signed out.
     func pickUpStoredToken() -> StoredToken? {
         let stored: StoredToken?
         do {
             stored = try configuration.tokenStore.load()
         } catch {
             configuration.logger.warning("The stored token could not be read; signing out", metadata: ["error": "\(error)"])
-            tokenFile.withLock { _ in try? configuration.tokenStore.delete() }
+            if case .corrupt = error { tokenFile.withLock { _ in try? configuration.tokenStore.delete() } }
             stored = nil
         }
         guard let stored else {

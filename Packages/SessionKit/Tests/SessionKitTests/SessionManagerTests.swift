@@ -200,6 +200,23 @@ import Testing
         #expect(transport.requests.isEmpty)
     }
 
+    /// A store that cannot be read now (a file system error; on Apple platforms a Keychain not yet unlocked, as at a
+    /// launch in the background before the first unlock) signs this launch out, and keeps the token for the next one.
+    @Test func aTokenTheStoreCouldNotReadNowIsKeptForTheNextLaunch() async throws {
+        store.fail(with: .io(operation: "read", errno: 5))
+        await session.launch()
+        #expect(session.current == .signedOut && transport.requests.isEmpty)
+        store.fail(with: nil)
+        #expect(store.token == Self.token, "the token was deleted for a read that failed")
+        transport.stub(.get, "/auth/validate", status: 200, body: Self.json(#"{"valid":true,"userId":"u1"}"#))
+        let next = SessionManager(
+            configuration: .init(
+                baseURL: URL(string: "https://api.example.com")!, transport: transport, tokenStore: store, caches: caches,
+                authEvents: AuthEvents()))
+        await next.launch()
+        #expect(next.current.user?.userId == "u1")
+    }
+
     @Test func launchPublishesValidatingThenTheOutcome() async throws {
         transport.stub(.get, "/auth/validate", status: 200, body: Self.json(#"{"valid":true,"userId":"u1"}"#))
         var states = session.states().makeAsyncIterator()
