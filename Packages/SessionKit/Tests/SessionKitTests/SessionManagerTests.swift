@@ -200,21 +200,36 @@ import Testing
         #expect(transport.requests.isEmpty)
     }
 
+    /// A store whose reads fail with `.io` while `unreadable`; its writes and deletions work.
+    final class UnreadableForNow: TokenStore {
+        let held: Locked<StoredToken?>
+        let unreadable = Locked(true)
+        init(_ token: StoredToken?) { held = Locked(token) }
+        func load() throws(TokenStoreError) -> StoredToken? {
+            if unreadable.withLock({ $0 }) { throw .io(operation: "read", errno: 5) }
+            return held.withLock { $0 }
+        }
+        func save(_ token: StoredToken) throws(TokenStoreError) { held.withLock { $0 = token } }
+        func delete() throws(TokenStoreError) { held.withLock { $0 = nil } }
+    }
+
     /// A store that cannot be read now (a file system error; on Apple platforms a Keychain not yet unlocked, as at a
     /// launch in the background before the first unlock) signs this launch out, and keeps the token for the next one.
     @Test func aTokenTheStoreCouldNotReadNowIsKeptForTheNextLaunch() async throws {
-        store.fail(with: .io(operation: "read", errno: 5))
-        await session.launch()
-        #expect(session.current == .signedOut && transport.requests.isEmpty)
-        store.fail(with: nil)
-        #expect(store.token == Self.token, "the token was deleted for a read that failed")
+        let store = UnreadableForNow(Self.token)
+        let launch = {
+            let session = SessionManager(
+                configuration: .init(
+                    baseURL: URL(string: "https://api.example.com")!, transport: transport, tokenStore: store, caches: caches,
+                    authEvents: AuthEvents()))
+            await session.launch()
+            return session.current
+        }
+        #expect(await launch() == .signedOut && transport.requests.isEmpty)
+        store.unreadable.withLock { $0 = false }
+        #expect(store.held.withLock { $0 } == Self.token, "the token was deleted for a read that failed")
         transport.stub(.get, "/auth/validate", status: 200, body: Self.json(#"{"valid":true,"userId":"u1"}"#))
-        let next = SessionManager(
-            configuration: .init(
-                baseURL: URL(string: "https://api.example.com")!, transport: transport, tokenStore: store, caches: caches,
-                authEvents: AuthEvents()))
-        await next.launch()
-        #expect(next.current.user?.userId == "u1")
+        #expect(await launch().user?.userId == "u1")
     }
 
     @Test func launchPublishesValidatingThenTheOutcome() async throws {
