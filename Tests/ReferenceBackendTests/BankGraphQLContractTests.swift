@@ -4,6 +4,7 @@ import APICoreREST
 import APICoreTesting
 import AccountsKit
 import CacheKit
+import CacheKitTesting
 import Foundation
 import HTTPTypes
 import ReferenceBackend
@@ -50,7 +51,9 @@ import Testing
         return GraphQLClient(
             configuration: .init(
                 endpoint: fixture.backend.baseURL.appendingPathComponent("graphql"), environment: environment,
-                tokenProvider: StaticTokenProvider(credentials), container: container, retry: .none))
+                tokenProvider: StaticTokenProvider(credentials), container: container, retry: .none,
+                // A deadline against a hang, not a timing: a page asked for under the suite's load can wait past 30 s.
+                requestTimeout: TestDeadline.request))
     }
 
     @Test func aPaymentUpdatesTheAccountEverywhereAndTheDashboardTotal() async throws {
