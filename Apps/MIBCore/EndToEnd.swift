@@ -84,8 +84,9 @@ public enum EndToEnd {
         return Report(server: baseURL.absoluteString, results: results)
     }
 
-    /// How long one scenario may take before it fails as hung (they take well under a second each).
-    static let scenarioLimit = Duration.seconds(60)
+    /// How long one scenario may take before it fails as hung: alone they take well under a second each, but inside the
+    /// suite, beside two busy processes, one took 76 s.
+    static let scenarioLimit = Duration.seconds(180)
 
     /// The scenarios, in the order they run.
     public static let scenarios: [Scenario] =
