@@ -46,13 +46,13 @@ extension SessionManager {
 
     /// Deletes the account's local traces (REQ OFF-9): every cache, the token, and every
     /// registered eraser's data; the session returns to its first-launch state (signed out).
-    /// - Returns: what was erased and what failed, by name.
-    @discardableResult
     ///
     /// The stored token is replaced first by the deletion's marker (``StoredToken/deletionMarker(of:)``), which stays
     /// until everything is erased: a process killed meanwhile, or an eraser that fails, leaves it, and the next
-    /// ``launch()`` or ``launchOfflineFirst()`` finishes the deletion (every cache cleared again, every eraser run for
-    /// the same user) before anything else, and signs nobody in.
+    /// ``launch()``, ``launchOfflineFirst()`` or sign-in finishes the deletion (every cache cleared again, every eraser
+    /// run for the same user) before anything else, and signs nobody in.
+    /// - Returns: what was erased and what failed, by name.
+    @discardableResult
     public func deleteAccountData() async -> ClearingReport {
         let (user, marked) = markAccountDeletion()
         var report = await end(

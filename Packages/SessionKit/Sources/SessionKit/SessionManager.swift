@@ -92,7 +92,7 @@ public final class SessionManager: TokenProvider {
     public let configuration: Configuration
     let state = Locked(State())
     /// Held by every write and deletion of the stored token, around the check of ``State/token`` that allows it
-    /// (``saveToken(_:replacing:_:)``): a write for a token the session no longer holds (a check answered after a
+    /// (``saveToken(_:replacing:save:_:)``): a write for a token the session no longer holds (a check answered after a
     /// logout, another user's sign-in) never lands after the ending's deletion or the next user's save. Taken
     /// before ``state`` when both are held, never inside it.
     let tokenFile = Locked(())
@@ -203,9 +203,7 @@ public final class SessionManager: TokenProvider {
                 guard let held = state.token, held == old else { return }
                 // Another call already holds the same token seen as late (``StoredToken/==`` ignores `lastSeenAt`): the
                 // mark never moves back, and concurrent marks make one write, not one each.
-                let holdsItAlready =
-                    held == new && held.erasingAccount == new.erasingAccount
-                    && (held.lastSeenAt ?? .distantPast) >= (new.lastSeenAt ?? .distantPast)
+                let holdsItAlready = held == new && (held.lastSeenAt ?? .distantPast) >= (new.lastSeenAt ?? .distantPast)
                 if !holdsItAlready { state.token = new }
                 alsoChanging(&state)
                 replaced = true

@@ -141,7 +141,8 @@ extension RESTClient {
             idempotent: true, requester: prepared.sentTokenOf, endpoint: EndpointTemplate.of(path: url.path))
         let responseTime = environment.clock.now()
         if response.status == 304, let conditional {
-            // A 304 naming another representation updates nothing (RFC 9111 §4.3.4): asked again, unconditionally.
+            // A 304 naming another representation updates nothing (RFC 9111 §4.3.4): asked again without the cache's
+            // conditions (a caller's own go as sent, so a `mib proxy` client may still get its 304).
             guard conditional.isSelected(byNotModified: response.headerFields) else {
                 return try await exchange(request, prepared, conditional: nil, store: store)
             }
