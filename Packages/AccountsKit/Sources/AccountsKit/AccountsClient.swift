@@ -133,21 +133,25 @@ public final class AccountsClient: Sendable {
     /// also after a relaunch, sends the same key, and the server answers with its first outcome.
     /// - Throws: ``AccountsError/invalidAmount(_:)`` before any request, ``AccountsError/insufficientFunds(accountId:)``,
     ///   ``AccountsError/unknownAccount(_:)``, ``AccountsError/requiresConnection`` (no server reached),
-    ///   ``AccountsError/paymentOutcomeUnknown(accountId:)``, ``AccountsError/api(_:)``.
+    ///   ``AccountsError/paymentOutcomeUnknown(accountId:)``, ``AccountsError/api(_:)`` (with `APIError.sessionChanged`
+    ///   when the account was deleted or another user signed in before the payment was sent).
     public func makePayment(accountId: String, amount: Int, description: String? = nil) async throws(AccountsError)
         -> PaymentReceipt
     {
         guard amount > 0 else { throw .invalidAmount(amount) }
         // Signed out (or a client with no session), the key is kept under no user: the server refuses the
         // payment anyway.
-        let user = await graphQL.configuration.tokenProvider?.currentCredentials()?.userId ?? ""
+        let signedIn: @Sendable () async -> String = { [graphQL] in await graphQL.configuration.tokenProvider?.currentCredentials()?.userId ?? "" }
+        let user = await signedIn()
         let intent = Self.paymentIntent(accountId: accountId, amount: amount, description: description)
-        let key: String
+        let kept: String?
         do {
-            key = try intents.key(for: intent, user: user)
+            kept = try await intents.key(for: intent, user: user, signedIn: signedIn)
         } catch {
             throw .api(.invalidRequest(reason: "the payment's key could not be kept: \(error)"))
         }
+        // The account was deleted, or another user signed in, since the user was read: nothing sent, no key left.
+        guard let key = kept else { throw .api(.sessionChanged) }
         let result: MutationResult
         do {
             result = try await graphQL.perform(

@@ -14,15 +14,18 @@ extension ContactsClient {
     /// a dropped connection or a relaunch sends the same key, and the server answers with its first outcome.
     /// - Throws: ``ContactsError/requiresConnection`` ("Connect to purchase") when no server could be reached;
     ///   ``ContactsError/purchaseOutcomeUnknown`` when the request may have reached the server and no answer
-    ///   came (subscribe again to learn the outcome); ``ContactsError/api(_:)`` when the server refused.
+    ///   came (subscribe again to learn the outcome); ``ContactsError/api(_:)`` when the server refused, or with
+    ///   `APIError.sessionChanged` when the account was deleted or another user signed in before it was sent.
     public func subscribePremium() async throws(ContactsError) {
         let user = try await currentUser()
-        let key: String
+        let kept: String?
         do {
-            key = try intents.key(for: Self.subscribeIntent, user: user)
+            kept = try await intents.key(for: Self.subscribeIntent, user: user) { try? await self.currentUser() }
         } catch {
             throw .storage(reason: "\(error)")
         }
+        // The account was deleted, or another user signed in, since the user was read: nothing sent, no key left.
+        guard let key = kept else { throw .api(.sessionChanged) }
         var request = APIRequest<Data>(
             method: .post, path: "/premium/subscribe", feature: "contacts.premium", idempotencyKey: key)
         request.owner = user

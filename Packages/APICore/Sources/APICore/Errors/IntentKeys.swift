@@ -11,7 +11,8 @@ import Foundation
 /// with its first outcome instead of charging twice.
 ///
 /// ```swift
-/// let key = try keys.key(for: "premium.subscribe", user: user)
+/// guard let key = try await keys.key(for: "premium.subscribe", user: user, signedIn: { await session.currentCredentials()?.userId })
+/// else { return }                                       // the user's session ended: nothing was sent, nothing kept
 /// do {
 ///     try await send(idempotencyKey: key)
 ///     try keys.settle("premium.subscribe", user: user)
@@ -38,21 +39,32 @@ public final class IntentKeys: Sendable {
     }
 
     /// The idempotency key for `intent` of `user`: the one kept from an attempt whose outcome is unknown,
-    /// else a new one, kept on disk before it is returned.
+    /// else a new one, kept on disk before it is returned, while `user` is still the one signed in.
+    ///
+    /// Who is signed in is asked again once the key is on disk: an account deletion whose eraser ran after the
+    /// caller read its user, or another user's sign-in, never finds a key written after it. A key this call made
+    /// is forgotten again then; one kept from an earlier attempt stays, its outcome still unknown.
     /// - Parameters:
     ///   - intent: what the user asked for, with everything that makes it this request
     ///     (`"payment|100|1250|Rent"`): the same words are the same intent while its outcome is unknown.
     ///   - user: whose intent it is: each user's keys are their own.
+    ///   - signedIn: who is signed in now, as the caller read `user`.
+    /// - Returns: the key, or `nil` when `user` is no longer signed in (send nothing then).
     /// - Throws: when the file cannot be written (send nothing then: a key not kept could not be reused).
-    public func key(for intent: String, user: String) throws -> String {
-        try Self.lock.withLock { _ in
+    public func key(for intent: String, user: String, signedIn: @Sendable () async -> String?) async throws -> String? {
+        let (key, made) = try Self.lock.withLock { _ in
             var keys = read(user: user)
-            if let kept = keys[Self.name(intent)] { return kept }
+            if let kept = keys[Self.name(intent)] { return (kept, false) }
             let key = UUID().uuidString
             keys[Self.name(intent)] = key
             try write(keys, user: user)
-            return key
+            return (key, true)
         }
+        guard await signedIn() == user else {
+            if made { try? forget(intent, user: user, ifKey: key) }
+            return nil
+        }
+        return key
     }
 
     /// Whether `intent` of `user` was sent and its outcome is not known yet (a screen can say "We could not
@@ -64,9 +76,15 @@ public final class IntentKeys: Sendable {
     /// Forgets the key of `intent`: its outcome is known, and the next such intent is a new one.
     /// - Throws: when the file cannot be written.
     public func settle(_ intent: String, user: String) throws {
+        try forget(intent, user: user, ifKey: nil)
+    }
+
+    /// Removes the key of `intent` (only when it is `key`, if given) and rewrites the file.
+    private func forget(_ intent: String, user: String, ifKey key: String?) throws {
         try Self.lock.withLock { _ in
             var keys = read(user: user)
-            guard keys.removeValue(forKey: Self.name(intent)) != nil else { return }
+            guard let kept = keys[Self.name(intent)], key == nil || kept == key else { return }
+            keys.removeValue(forKey: Self.name(intent))
             try write(keys, user: user)
         }
     }

@@ -23,7 +23,8 @@ import SessionKit
 
 // Packages/APICore/Sources/APICore/Errors/IntentKeys.swift, example 1
 @MainActor private func example1() async throws {
-    let key = try keys.key(for: "premium.subscribe", user: user)
+    guard let key = try await keys.key(for: "premium.subscribe", user: user, signedIn: { await session.currentCredentials()?.userId })
+    else { return }                                       // the user's session ended: nothing was sent, nothing kept
     do {
         try await send(idempotencyKey: key)
         try keys.settle("premium.subscribe", user: user)
