@@ -213,6 +213,7 @@ extension ContactsClient {
         }
         guard present else { throw .notFound }
         let photos = thumbnails(of: local.contactIds, lease: lease)
+        recordedByThisRun.withLock { _ = $0.insert(key) }
         try storage { try store.record(local, key: key, lease: lease) }
         dropThumbnails(photos, ofContactsGoneFrom: lease)
         // The same change asked again (an import run again after an interruption) is queued once.

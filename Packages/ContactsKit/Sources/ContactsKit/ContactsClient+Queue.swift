@@ -66,10 +66,13 @@ extension ContactsClient {
         for change in kept {
             guard change.queued, let id = change.mutationId else {
                 // Queued, but not marked so (a kill in between): marked now. Not queued at all at launch (a kill
-                // before the queue took it): forgotten, as a change that was never sent.
+                // before the queue took it): forgotten, as a change that was never sent. One this process recorded
+                // is on its way to the queue, however the reads above fell beside it.
                 if let id = inQueue[change.key] {
                     try? store.markQueued(key: change.key, mutationId: id, lease: lease)
-                } else if atLaunch, await undo(change, as: .notSent, lease: lease) {
+                } else if atLaunch, !recordedByThisRun.withLock({ $0.contains(change.key) }),
+                    await undo(change, as: .notSent, lease: lease)
+                {
                     // Never sent, and its effect on the device: undone, never left applied and unmarked.
                     let event = ContactsEvent.changeNotSent(change: change.key)
                     for observer in observers.withLock({ Array($0.values) }) { observer.yield(event) }

@@ -89,6 +89,9 @@ public final class ContactsClient: Sendable {
     let environment: CacheEnvironment
     let observers = Locked<[UUID: AsyncStream<ContactsEvent>.Continuation]>([:])
     let follower = Locked<Task<Void, Never>?>(nil)
+    /// The keys of the changes this process recorded on the device: a launch pass never takes one of them, not queued
+    /// yet, for a change a killed process left unqueued (it is on its way to the queue).
+    let recordedByThisRun = Locked<Set<String>>([])
     /// When each background refresh last started (``FreshnessWindow/retry``).
     let refreshAttempts = Locked<[String: Date]>([:])
 
