@@ -9,7 +9,7 @@ import Testing
 
 /// The launch pass of the address book's queue follower (a launch or a sign-in calls `followQueue()`) undoes a change
 /// a killed process recorded on the device and never queued. It must never take a change this process is recording,
-/// which is kept on the device and not queued for a moment, for one of those (REQ OFF-14).
+/// which is kept on the device and not queued for a moment, for one of those (REQ OFF-21).
 @Suite(.timeLimit(.minutes(10))) struct ContactsLaunchPassTests {
     typealias Device = ContactsKitAgainstBackendTests.Device
 
