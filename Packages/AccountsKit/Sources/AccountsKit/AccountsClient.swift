@@ -141,7 +141,9 @@ public final class AccountsClient: Sendable {
         guard amount > 0 else { throw .invalidAmount(amount) }
         // Signed out (or a client with no session), the key is kept under no user: the server refuses the
         // payment anyway.
-        let signedIn: @Sendable () async -> String = { [graphQL] in await graphQL.configuration.tokenProvider?.currentCredentials()?.userId ?? "" }
+        let signedIn: @Sendable () async -> String = { [graphQL] in
+            await graphQL.configuration.tokenProvider?.currentCredentials()?.userId ?? ""
+        }
         let user = await signedIn()
         let intent = Self.paymentIntent(accountId: accountId, amount: amount, description: description)
         let kept: String?
