@@ -17,13 +17,19 @@ import Testing
         try await ContactsKitAgainstBackendTests().withDevice(body)
     }
 
-    @Test func aLaunchPassBesideAChangeNotQueuedYetLeavesItApplied() async throws {
-        try await withDevice { (_, _, device) async throws in
+    /// The pass is run by the same client, or by another over the same files (a composition built again).
+    @Test(arguments: [false, true]) func aLaunchPassBesideAChangeNotQueuedYetLeavesItApplied(byAnotherClient: Bool) async throws {
+        try await withDevice { (fixture, alice, device) async throws in
             #expect(await device.contacts.syncNow().isComplete)
             let original = try #require(try await device.contacts.contact(id: "c8").value)
             // The rename reads who is signed in twice, records itself on the device, then asks the queue what it holds
             // (a third read): the launch pass runs there, the rename on the device and not in the queue.
-            let contacts = device.contacts
+            let contacts =
+                byAnotherClient
+                ? Device(
+                    fixture.backend, directory: device.caches.deletingLastPathComponent(), credentials: alice, clock: device.clock
+                ).contacts
+                : device.contacts
             let queue = device.queue
             let seen = Locked<(applied: Bool, queued: Int)?>(nil)
             device.tokens.beforeAnswering(afterCalls: 2) {

@@ -213,8 +213,14 @@ extension ContactsClient {
         }
         guard present else { throw .notFound }
         let photos = thumbnails(of: local.contactIds, lease: lease)
-        recordedByThisRun.withLock { _ = $0.insert(key) }
-        try storage { try store.record(local, key: key, lease: lease) }
+        Self.recordedByThisRun.withLock { _ = $0.insert(key) }
+        do {
+            try storage { try store.record(local, key: key, lease: lease) }
+        } catch {
+            // Not recorded: a change a killed process left under the same key (an import's chunk) is the pass's again.
+            Self.recordedByThisRun.withLock { _ = $0.remove(key) }
+            throw error
+        }
         dropThumbnails(photos, ofContactsGoneFrom: lease)
         // The same change asked again (an import run again after an interruption) is queued once.
         if let queued = await queue.pending().first(where: { $0.idempotencyKey == key }) {

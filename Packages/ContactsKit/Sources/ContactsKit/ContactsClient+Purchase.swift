@@ -36,6 +36,8 @@ extension ContactsClient {
             // answer may follow an attempt the server took (the client retries with the same key): a 401, a 403,
             // a 409, a 5xx, a timeout. The key stays; subscribing again never charges twice.
             if case .server(let refusal) = error, Self.refusals.contains(refusal.status) { settle(user: user) }
+            // Another user signed in before it was sent: not an unknown outcome, and not the new user's to buy.
+            if case .sessionChanged = error { throw .api(error) }
             guard error.isFinalAnswer else {
                 throw error.isOffline ? .requiresConnection : .purchaseOutcomeUnknown
             }

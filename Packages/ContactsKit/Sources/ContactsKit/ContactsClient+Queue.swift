@@ -70,7 +70,7 @@ extension ContactsClient {
                 // is on its way to the queue, however the reads above fell beside it.
                 if let id = inQueue[change.key] {
                     try? store.markQueued(key: change.key, mutationId: id, lease: lease)
-                } else if atLaunch, !recordedByThisRun.withLock({ $0.contains(change.key) }),
+                } else if atLaunch, !Self.recordedByThisRun.withLock({ $0.contains(change.key) }),
                     await undo(change, as: .notSent, lease: lease)
                 {
                     // Never sent, and its effect on the device: undone, never left applied and unmarked.

@@ -89,9 +89,6 @@ public final class ContactsClient: Sendable {
     let environment: CacheEnvironment
     let observers = Locked<[UUID: AsyncStream<ContactsEvent>.Continuation]>([:])
     let follower = Locked<Task<Void, Never>?>(nil)
-    /// The keys of the changes this process recorded on the device: a launch pass never takes one of them, not queued
-    /// yet, for a change a killed process left unqueued (it is on its way to the queue).
-    let recordedByThisRun = Locked<Set<String>>([])
     /// When each background refresh last started (``FreshnessWindow/retry``).
     let refreshAttempts = Locked<[String: Date]>([:])
 
@@ -270,6 +267,11 @@ public final class ContactsClient: Sendable {
 }
 
 extension ContactsClient {
+    /// The keys of the changes this process recorded on the device, by any client over any folder (a composition
+    /// rebuilt over the same files): a launch pass never takes one of them, not queued yet, for a change a killed
+    /// process left unqueued (it is on its way to the queue).
+    static let recordedByThisRun = Locked<Set<String>>([])
+
     /// Account deletion: the user's file, search index, thumbnails and purchase key go (`nil`, signed out:
     /// every user's purchase keys; the address books and thumbnails went with the logout's clearing).
     public func erase(userId: String?) throws {

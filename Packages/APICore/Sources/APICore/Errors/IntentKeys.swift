@@ -30,8 +30,9 @@ public final class IntentKeys: Sendable {
     /// The folder of the users' files.
     public let directory: URL
     /// One lock for every instance: two objects over one folder (a composition and the next) never write a
-    /// user's file at once.
-    private static let lock = Locked(())
+    /// user's file at once. It holds the keys handed to a caller in this process and not settled since: a key
+    /// that a call made, and forgets because its session ended, is never one that another call holds.
+    private static let lock = Locked<Set<String>>([])
 
     /// Keys kept under `directory` (created on first write).
     public init(directory: URL) {
@@ -43,7 +44,8 @@ public final class IntentKeys: Sendable {
     ///
     /// Who is signed in is asked again once the key is on disk: an account deletion whose eraser ran after the
     /// caller read its user, or another user's sign-in, never finds a key written after it. A key this call made
-    /// is forgotten again then; one kept from an earlier attempt stays, its outcome still unknown.
+    /// is forgotten again then, unless another call holds it; one kept from an earlier attempt stays, its outcome
+    /// still unknown. A key is handed out only while it is the one on disk.
     /// - Parameters:
     ///   - intent: what the user asked for, with everything that makes it this request
     ///     (`"payment|100|1250|Rent"`): the same words are the same intent while its outcome is unknown.
@@ -52,19 +54,28 @@ public final class IntentKeys: Sendable {
     /// - Returns: the key, or `nil` when `user` is no longer signed in (send nothing then).
     /// - Throws: when the file cannot be written (send nothing then: a key not kept could not be reused).
     public func key(for intent: String, user: String, signedIn: @Sendable () async -> String?) async throws -> String? {
-        let (key, made) = try Self.lock.withLock { _ in
-            var keys = read(user: user)
-            if let kept = keys[Self.name(intent)] { return (kept, false) }
-            let key = UUID().uuidString
-            keys[Self.name(intent)] = key
-            try write(keys, user: user)
-            return (key, true)
+        // Another round only when another call forgot the key between this one's write and its second look.
+        for _ in 0..<3 {
+            let (key, made) = try Self.lock.withLock { _ in
+                var keys = read(user: user)
+                if let kept = keys[Self.name(intent)] { return (kept, false) }
+                let key = UUID().uuidString
+                keys[Self.name(intent)] = key
+                try write(keys, user: user)
+                return (key, true)
+            }
+            guard await signedIn() == user else {
+                if made { try? forget(intent, user: user, ifKey: key) }
+                return nil
+            }
+            let handedOut = Self.lock.withLock { handedOut in
+                guard read(user: user)[Self.name(intent)] == key else { return false }
+                handedOut.insert(key)
+                return true
+            }
+            if handedOut { return key }
         }
-        guard await signedIn() == user else {
-            if made { try? forget(intent, user: user, ifKey: key) }
-            return nil
-        }
-        return key
+        return nil
     }
 
     /// Whether `intent` of `user` was sent and its outcome is not known yet (a screen can say "We could not
@@ -79,12 +90,14 @@ public final class IntentKeys: Sendable {
         try forget(intent, user: user, ifKey: nil)
     }
 
-    /// Removes the key of `intent` (only when it is `key`, if given) and rewrites the file.
+    /// Removes the key of `intent` and rewrites the file; with `key`, only when it is that key and no caller holds it.
     private func forget(_ intent: String, user: String, ifKey key: String?) throws {
-        try Self.lock.withLock { _ in
+        try Self.lock.withLock { handedOut in
             var keys = read(user: user)
-            guard let kept = keys[Self.name(intent)], key == nil || kept == key else { return }
+            guard let kept = keys[Self.name(intent)] else { return }
+            if let key, kept != key || handedOut.contains(kept) { return }
             keys.removeValue(forKey: Self.name(intent))
+            handedOut.remove(kept)
             try write(keys, user: user)
         }
     }

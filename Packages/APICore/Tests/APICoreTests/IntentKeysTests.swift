@@ -1,0 +1,56 @@
+import APICore
+import CacheKit
+import CacheKitTesting
+import Foundation
+import Testing
+
+/// Two calls for one intent share its key: one whose session ended never forgets the key the other holds, and no
+/// call is handed a key that is no longer on disk (a retry after "outcome unknown" must send the key that was sent).
+@Suite(.timeLimit(.minutes(10))) struct IntentKeysTests {
+    let folder: TemporaryDirectory
+    let keys: IntentKeys
+    let intent = "payment|100|1250|Rent"
+
+    init() throws {
+        folder = try TemporaryDirectory()
+        keys = IntentKeys(directory: folder.url.appendingPathComponent("intents"))
+    }
+
+    @Test func aCallWhoseSessionEndedNeverForgetsTheKeyAnotherCallHolds() async throws {
+        let keys = self.keys
+        let intent = self.intent
+        let other = Locked<String?>(nil)
+        // The first call makes the key; before its second look answers "signed out", a second call for the same
+        // intent (a double tap) is handed the same key and sends it.
+        let first = try await keys.key(for: intent, user: "alice") {
+            let second = try? await keys.key(for: intent, user: "alice") { "alice" }
+            other.withLock { $0 = second ?? nil }
+            return nil
+        }
+        #expect(first == nil, "the first call's session ended")
+        let held = try #require(other.withLock { $0 }, "the second call got no key")
+        #expect(keys.isUnresolved(intent, user: "alice"), "the key the second call sent was forgotten")
+        let again = try await keys.key(for: intent, user: "alice") { "alice" }
+        #expect(again == held, "asked again after an unknown outcome, the same payment would go with a new key")
+    }
+
+    @Test func aKeyForgottenBeforeItIsHandedOutIsNeverReturned() async throws {
+        let keys = self.keys
+        let intent = self.intent
+        let looks = Locked(0)
+        // Between this call's write and its hand-out, another call for the intent settles it (its answer came).
+        let key = try #require(
+            try await keys.key(for: intent, user: "alice") {
+                if looks.withLock({ look in
+                    look += 1
+                    return look == 1
+                }) {
+                    try? keys.settle(intent, user: "alice")
+                }
+                return "alice"
+            })
+        #expect(keys.isUnresolved(intent, user: "alice"), "the key handed out is not on disk")
+        let again = try await keys.key(for: intent, user: "alice") { "alice" }
+        #expect(again == key, "a retry would send another key than the one this call sent")
+    }
+}
