@@ -1,12 +1,15 @@
-import APICore
 import CacheKit
 import CacheKitTesting
 import Foundation
 import Testing
 
+@testable import APICore
+
 /// Two calls for one intent share its key: one whose session ended never forgets the key the other holds, and no
-/// call is handed a key that is no longer on disk (a retry after "outcome unknown" must send the key that was sent).
-@Suite(.timeLimit(.minutes(10))) struct IntentKeysTests {
+/// call is handed a key that is no longer on disk (a retry after "outcome unknown" must send the key that was sent);
+/// a key an earlier process kept survives a user switch. One test at a time: a relaunch forgets, process-wide, which
+/// keys were handed out.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct IntentKeysTests {
     let folder: TemporaryDirectory
     let keys: IntentKeys
     let intent = "payment|100|1250|Rent"
@@ -52,5 +55,16 @@ import Testing
         #expect(keys.isUnresolved(intent, user: "alice"), "the key handed out is not on disk")
         let again = try await keys.key(for: intent, user: "alice") { "alice" }
         #expect(again == key, "a retry would send another key than the one this call sent")
+    }
+
+    @Test func aKeyKeptByAnEarlierProcessSurvivesAnotherUsersSignIn() async throws {
+        // An earlier process sent the payment with this key, and its answer never came.
+        let earlier = try #require(try await keys.key(for: intent, user: "alice") { "alice" })
+        IntentKeys.forgetHandedOutKeys()
+        // Relaunched, Alice asks again; Bob signs in before the key is handed out.
+        #expect(try await keys.key(for: intent, user: "alice") { "bob" } == nil)
+        #expect(keys.isUnresolved(intent, user: "alice"), "the unknown outcome's key was forgotten")
+        let again = try await keys.key(for: intent, user: "alice") { "alice" }
+        #expect(again == earlier, "Alice's retry would go with a new key: a second charge")
     }
 }

@@ -78,6 +78,11 @@ public final class IntentKeys: Sendable {
         return nil
     }
 
+    /// Forgets which keys were handed out, as a new process starts with none: for tests of a relaunch.
+    static func forgetHandedOutKeys() {
+        lock.withLock { $0.removeAll() }
+    }
+
     /// Whether `intent` of `user` was sent and its outcome is not known yet (a screen can say "We could not
     /// confirm your purchase").
     public func isUnresolved(_ intent: String, user: String) -> Bool {
