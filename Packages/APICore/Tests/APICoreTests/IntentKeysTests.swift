@@ -41,20 +41,35 @@ import Testing
         let keys = self.keys
         let intent = self.intent
         let looks = Locked(0)
-        // Between this call's write and its hand-out, another call for the intent settles it (its answer came).
+        // Another call for the intent holds its key; between this call's read of it and its hand-out, that call's
+        // answer comes and it settles the key.
+        let theOthers = try #require(try await keys.key(for: intent, user: "alice") { "alice" })
         let key = try #require(
             try await keys.key(for: intent, user: "alice") {
                 if looks.withLock({ look in
                     look += 1
                     return look == 1
                 }) {
-                    try? keys.settle(intent, user: "alice")
+                    try? keys.settle(intent, key: theOthers, user: "alice")
                 }
                 return "alice"
             })
         #expect(keys.isUnresolved(intent, user: "alice"), "the key handed out is not on disk")
         let again = try await keys.key(for: intent, user: "alice") { "alice" }
         #expect(again == key, "a retry would send another key than the one this call sent")
+        #expect(key != theOthers, "the settled key was handed out again")
+    }
+
+    @Test func anAnswerToAnOlderAttemptNeverSettlesANewerOne() async throws {
+        // A sends the payment with the first key; a double tap's answer settles it; the same payment asked again is a
+        // new attempt with a second key; then A's own answer comes, late, for the first key.
+        let first = try #require(try await keys.key(for: intent, user: "alice") { "alice" })
+        try keys.settle(intent, key: first, user: "alice")
+        let second = try #require(try await keys.key(for: intent, user: "alice") { "alice" })
+        try keys.settle(intent, key: first, user: "alice")
+        #expect(keys.isUnresolved(intent, user: "alice"), "the second attempt's key went with the first one's answer")
+        let again = try await keys.key(for: intent, user: "alice") { "alice" }
+        #expect(again == second, "the second attempt's retry would go with a new key: a second charge")
     }
 
     @Test func aKeyKeptByAnEarlierProcessSurvivesAnotherUsersSignIn() async throws {

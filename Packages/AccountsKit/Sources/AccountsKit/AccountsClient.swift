@@ -163,7 +163,7 @@ public final class AccountsClient: Sendable {
             // The key is forgotten only when the server said the payment was made or refused it for a reason of
             // its own. Any other answer may follow an attempt the server took (the client retries with the same
             // key): a 401, a 403 after a user switch, a 5xx, a timeout. The key stays; asking again never pays twice.
-            if Self.settles(error) { settle(intent, user: user) }
+            if Self.settles(error) { settle(intent, key: key, user: user) }
             // Another user signed in before it was sent: nothing left, and it is not the new user's to pay.
             if case .sessionChanged = error { throw .api(error) }
             // No connection made on the last attempt (the client's `requiresConnection` for a payment).
@@ -174,7 +174,7 @@ public final class AccountsClient: Sendable {
             if case .graphQL(let errors) = error, errors.errors.first?.code == "INVALID_AMOUNT" { throw .invalidAmount(amount) }
             throw AccountsError(error, accountId: accountId)
         }
-        settle(intent, user: user)
+        settle(intent, key: key, user: user)
         let payment = try decode(
             GraphQLResult(data: result.data, source: .network, freshness: .fetched(at: .now)),
             as: PaymentFields.self, feature: MakePaymentMutation.feature
@@ -210,9 +210,9 @@ public final class AccountsClient: Sendable {
 
     /// The answer is known: the next such payment is a new one. A key that cannot be forgotten only makes that
     /// next payment replay this one's answer (the server refuses nothing twice), so the failure is logged.
-    private func settle(_ intent: String, user: String) {
+    private func settle(_ intent: String, key: String, user: String) {
         do {
-            try intents.settle(intent, user: user)
+            try intents.settle(intent, key: key, user: user)
         } catch {
             graphQL.configuration.environment.logger.warning(
                 "Could not forget a settled payment key", metadata: ["error": "\(error)"])

@@ -35,7 +35,7 @@ extension ContactsClient {
             // The key is forgotten only when the server refused the purchase for a reason of its own. Any other
             // answer may follow an attempt the server took (the client retries with the same key): a 401, a 403,
             // a 409, a 5xx, a timeout. The key stays; subscribing again never charges twice.
-            if case .server(let refusal) = error, Self.refusals.contains(refusal.status) { settle(user: user) }
+            if case .server(let refusal) = error, Self.refusals.contains(refusal.status) { settle(key: key, user: user) }
             // Another user signed in before it was sent: not an unknown outcome, and not the new user's to buy.
             if case .sessionChanged = error { throw .api(error) }
             guard error.isFinalAnswer else {
@@ -43,7 +43,7 @@ extension ContactsClient {
             }
             throw .api(error)
         }
-        settle(user: user)
+        settle(key: key, user: user)
     }
 
     /// The statuses of a server's own refusal of a purchase (a bad request, payment required, not found, gone).
@@ -57,9 +57,9 @@ extension ContactsClient {
 
     /// The answer is known: the next subscription is a new intent. A key that cannot be forgotten only makes
     /// that next subscription replay this one's answer, so the failure is logged, not thrown.
-    private func settle(user: String) {
+    private func settle(key: String, user: String) {
         do {
-            try intents.settle(Self.subscribeIntent, user: user)
+            try intents.settle(Self.subscribeIntent, key: key, user: user)
         } catch {
             environment.logger.warning("Could not forget a settled purchase key", metadata: ["error": "\(error)"])
         }

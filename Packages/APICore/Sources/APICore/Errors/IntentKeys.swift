@@ -15,9 +15,9 @@ import Foundation
 /// else { return }                                       // the user's session ended: nothing was sent, nothing kept
 /// do {
 ///     try await send(idempotencyKey: key)
-///     try keys.settle("premium.subscribe", user: user)
+///     try keys.settle("premium.subscribe", key: key, user: user)
 /// } catch let error as APIError where error.isFinalAnswer {
-///     try keys.settle("premium.subscribe", user: user)   // refused: a new attempt is a new intent
+///     try keys.settle("premium.subscribe", key: key, user: user)   // refused: a new attempt is a new intent
 ///     throw error
 /// }                                                     // otherwise: outcome unknown, the key stays
 /// ```
@@ -65,7 +65,7 @@ public final class IntentKeys: Sendable {
                 return (key, true)
             }
             guard await signedIn() == user else {
-                if made { try? forget(intent, user: user, ifKey: key) }
+                if made { try? forget(intent, key: key, user: user, unlessHeld: true) }
                 return nil
             }
             let handedOut = Self.lock.withLock { handedOut in
@@ -89,20 +89,21 @@ public final class IntentKeys: Sendable {
         Self.lock.withLock { _ in read(user: user)[Self.name(intent)] != nil }
     }
 
-    /// Forgets the key of `intent`: its outcome is known, and the next such intent is a new one.
+    /// Forgets `key`, the key of `intent` the caller sent: its outcome is known, and the next such intent is a new
+    /// one. A newer key of the same intent (made after another call settled this one) stays: its outcome is its own.
     /// - Throws: when the file cannot be written.
-    public func settle(_ intent: String, user: String) throws {
-        try forget(intent, user: user, ifKey: nil)
+    public func settle(_ intent: String, key: String, user: String) throws {
+        try forget(intent, key: key, user: user, unlessHeld: false)
     }
 
-    /// Removes the key of `intent` and rewrites the file; with `key`, only when it is that key and no caller holds it.
-    private func forget(_ intent: String, user: String, ifKey key: String?) throws {
+    /// Removes `key` if it is still the key of `intent` on disk and rewrites the file; `unlessHeld` keeps one that was
+    /// handed to a caller.
+    private func forget(_ intent: String, key: String, user: String, unlessHeld: Bool) throws {
         try Self.lock.withLock { handedOut in
             var keys = read(user: user)
-            guard let kept = keys[Self.name(intent)] else { return }
-            if let key, kept != key || handedOut.contains(kept) { return }
+            guard keys[Self.name(intent)] == key, !(unlessHeld && handedOut.contains(key)) else { return }
             keys.removeValue(forKey: Self.name(intent))
-            handedOut.remove(kept)
+            handedOut.remove(key)
             try write(keys, user: user)
         }
     }

@@ -27,9 +27,9 @@ import SessionKit
     else { return }                                       // the user's session ended: nothing was sent, nothing kept
     do {
         try await send(idempotencyKey: key)
-        try keys.settle("premium.subscribe", user: user)
+        try keys.settle("premium.subscribe", key: key, user: user)
     } catch let error as APIError where error.isFinalAnswer {
-        try keys.settle("premium.subscribe", user: user)   // refused: a new attempt is a new intent
+        try keys.settle("premium.subscribe", key: key, user: user)   // refused: a new attempt is a new intent
         throw error
     }                                                     // otherwise: outcome unknown, the key stays
 }
