@@ -50,7 +50,7 @@ import Testing
             SignInError.weakPassword([.digit]), SignInError.rejected(message: "alice@example.com is unknown"),
             SignInError.rateLimited(retryAfter: .seconds(30)), SignInError.tokenStorage(.corrupt(reason: "sqlite")),
             SignInError.previousUserDataNotCleared(participants: ["sqlite"]), TokenStoreError.io(operation: "sqlite", errno: 5),
-            CatalogError.invalidLimit(500), CatalogError.invalidSlug("funnel 9"), CatalogError.invalidCursor(message: "sqlite"),
+            CatalogError.invalidLimit(500), CatalogError.invalidSlug("funnel 9"), CatalogError.invalidCursor(message: "sqlite: acct-4242 is short"),
             CatalogError.notFound(slug: "funnel-9"), CatalogError.queue(.signedOut),
             AccountsError.invalidAmount(-1), AccountsError.insufficientFunds(accountId: "acct-4242"),
             AccountsError.unknownAccount("acct-4242"), AccountsError.requiresConnection,

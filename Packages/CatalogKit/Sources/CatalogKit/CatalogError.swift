@@ -41,7 +41,8 @@ public enum CatalogError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .invalidLimit(let limit): "limit must be from 1 to 100, not \(limit)"
         case .invalidSlug(let slug): "'\(slug)' is not a funnel slug"
-        case .invalidCursor(let message): "the pagination cursor was refused: \(message)"
+        // The server's message stays out of the log form: it is the server's words, not the app's.
+        case .invalidCursor: "the pagination cursor was refused (INVALID_CURSOR)"
         case .notFound(let slug): "no funnel '\(slug)'"
         case .api(let error): "the catalog could not be loaded: \(error)"
         case .queue(let error): "the change could not be queued: \(error)"
