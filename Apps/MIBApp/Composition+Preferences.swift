@@ -14,8 +14,9 @@ extension Composition {
     public func preferences(for userId: String) -> PreferencesStore {
         userPreferences.withLock { stores in
             if let store = stores[userId] { return store }
-            let store = PreferencesStore(
-                url: userPreferencesDirectory.appendingPathComponent(StableHash.hex(userId) + ".json", isDirectory: false))
+            // Named by a keyed hash: a guessed user id finds no file.
+            let secret = InstallSecret(directory: userPreferencesDirectory)
+            let store = PreferencesStore(url: secret.userFile(userId, suffix: ".json", in: userPreferencesDirectory))
             stores[userId] = store
             return store
         }
@@ -31,7 +32,13 @@ extension Composition {
             }
             return
         }
+        // Nothing made to erase nothing: a user who never had preferences leaves the folder as it is.
+        guard FileManager.default.fileExists(atPath: userPreferencesDirectory.path) else { return }
         try preferences(for: userId).erase()
+        let secret = InstallSecret(directory: userPreferencesDirectory)
+        for old in secret.existingUserFiles(userId, suffix: ".json", in: userPreferencesDirectory) {
+            try FileManager.default.removeItem(at: old)
+        }
     }
 
     /// The preference that keeps the user's telemetry choice.

@@ -34,4 +34,23 @@ import Testing
             #expect(relaunched.composition.appPreferences.value(forKey: Composition.telemetryOptOutKey, as: Bool.self) == true)
         }
     }
+
+    /// A user's preference file is named by a keyed hash (a guessed id finds no file); one named the old way is kept.
+    @Test func aUsersPreferenceFileIsNamedByAKeyedHashAndAnOldOneIsKept() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let support = directory.url.appendingPathComponent("support")
+        let folder = support.appendingPathComponent("preferences")
+        try ProtectedFiles.createDirectory(folder)
+        let old = InstallSecret.legacyUserFile("u-old", suffix: ".json", in: folder)
+        try PreferencesStore(url: old).set("by date", forKey: "sort")
+        let app = try Composition(
+            baseURL: URL(string: "http://127.0.0.1:9")!, cachesDirectory: directory.url.appendingPathComponent("caches"),
+            supportDirectory: support, logger: Logger(label: "user-preferences"))
+        #expect(app.preferences(for: "u-old").value(forKey: "sort", as: String.self) == "by date", "the old file was lost")
+        try app.preferences(for: "u1").set("by name", forKey: "sort")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(!names.contains(old.lastPathComponent) && !names.contains(StableHash.hex("u1") + ".json"), "\(names)")
+        #expect(names.filter { $0.hasSuffix(".json") }.count == 2)
+    }
 }

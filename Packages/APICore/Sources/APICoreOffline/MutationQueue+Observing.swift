@@ -12,7 +12,7 @@ extension MutationQueue {
     public func pending() async -> [QueuedMutation] {
         guard let user = await configuration.tokenProvider.currentCredentials()?.userId else { return [] }
         if pendingOwner == user { return state.pending }
-        return (try? store(for: user).all()) ?? []
+        return (try? existingStore(for: user)?.all()) ?? []
     }
 
     /// The signed-in user's mutations refused for good and not yet settled by their kit, oldest first (what
@@ -22,13 +22,13 @@ extension MutationQueue {
     public func failures() async -> [MutationFailure] {
         guard let user = await configuration.tokenProvider.currentCredentials()?.userId else { return [] }
         if pendingOwner == user { return state.failures }
-        return (try? store(for: user).refusals()) ?? []
+        return (try? existingStore(for: user)?.refusals()) ?? []
     }
 
     /// Forgets a refusal of `userId`'s once its kit has undone the change on the device and reported it.
     public func settle(_ failure: MutationFailure, of userId: String) async {
         do {
-            try store(for: userId).settle(failure.mutation.id)
+            try existingStore(for: userId)?.settle(failure.mutation.id)
         } catch {
             configuration.logger.error("A refusal could not be settled", metadata: ["error": "\(error)"])
         }

@@ -28,14 +28,14 @@ extension MutationQueue {
     /// the id the server gave it. Every queued mutation already says the server's id; the kit renames what it
     /// stores, then ``settleRemap(_:of:)``.
     public func idRemaps(of user: String) -> [IdRemap] {
-        (try? store(for: user).remaps()) ?? []
+        (try? existingStore(for: user)?.remaps()) ?? []
     }
 
     /// Takes a remap its kit has applied to what it stores off ``idRemaps(of:)``. The queue still rewrites what
     /// is enqueued later with it (a screen may still hold the client id), until the user's queue is erased.
     public func settleRemap(_ remap: IdRemap, of user: String) async {
         do {
-            try store(for: user).settle(remap)
+            try existingStore(for: user)?.settle(remap)
         } catch {
             configuration.logger.error("A remap could not be settled", metadata: ["error": "\(error)"])
         }

@@ -62,6 +62,18 @@ extension MutationQueue {
         return files.filter { $0.lastPathComponent.hasPrefix("queue-") }
     }
 
+    /// `userId`'s queue when they have one (open, or a file from an earlier run), creating nothing: what settles or
+    /// reads a user's refusals and remaps after the fact (a kit's follower finishing its pass) never brings back a
+    /// queue their logout or deletion erased.
+    func existingStore(for userId: String) throws -> MutationQueueStore? {
+        if let store = stores[userId] { return store }
+        // Named without writing the key's file again (``fileURL(for:)`` would, after an erase deleted it).
+        let named = configuration.directory.appendingPathComponent("queue-\(fileSecret.hash(userId)).sqlite", isDirectory: false)
+        let files = [named, legacyFileURL(for: userId)]
+        guard files.contains(where: { FileManager.default.fileExists(atPath: $0.path) }) else { return nil }
+        return try store(for: userId)
+    }
+
     func store(for userId: String) throws -> MutationQueueStore {
         if let store = stores[userId] { return store }
         let legacy = legacyFileURL(for: userId)

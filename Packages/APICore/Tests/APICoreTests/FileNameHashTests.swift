@@ -62,4 +62,20 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: legacy.path + "-wal"))
         #expect(FileManager.default.fileExists(atPath: queue.fileURL(for: "u1").path))
     }
+
+    /// The payment and purchase keys of a user are in a file named the same way; one named the old way keeps its
+    /// keys (an unknown outcome survives the upgrade) under the new name.
+    @Test func intentKeysAreNamedByAKeyedHashAndAnOldFileIsKept() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try ProtectedFiles.createDirectory(directory.url)
+        let old = InstallSecret.legacyUserFile("u1", suffix: ".json", in: directory.url)
+        try JSONEncoder().encode([StableHash.sha256("payment|100"): "k-unknown"]).write(to: old)
+        let keys = IntentKeys(directory: directory.url)
+        #expect(keys.isUnresolved("payment|100", user: "u1"), "the old file's key was lost")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        #expect(!names.contains(old.lastPathComponent) && names.filter { $0.hasSuffix(".json") }.count == 1, "\(names)")
+        try keys.erase(userId: "u1")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasSuffix(".json") }.isEmpty)
+    }
 }

@@ -12,8 +12,8 @@ public struct ContactsChange: Sendable, Hashable, Identifiable {
         case sent
         /// The server refused it for good; it was undone on the device (``ContactsEvent/changeRefused(mutation:error:)``).
         case refused
-        /// The app ended before the change reached the queue, so it was never sent: undone on the device at
-        /// the next launch, the server's value restored (``ContactsEvent/changeNotSent(change:)``).
+        /// The change never reached the queue (the app ended first, or the queue refused it), so it was never sent:
+        /// undone on the device, the server's value restored (``ContactsEvent/changeNotSent(change:)``).
         case notSent
     }
 

@@ -213,29 +213,40 @@ extension ContactsClient {
         }
         guard present else { throw .notFound }
         let photos = thumbnails(of: local.contactIds, lease: lease)
-        Self.recordedByThisRun.withLock { _ = $0.insert(key) }
+        Self.beginRecording(key)
         do {
             try storage { try store.record(local, key: key, lease: lease) }
         } catch {
             // Not recorded: a change a killed process left under the same key (an import's chunk) is the pass's again.
-            Self.recordedByThisRun.withLock { _ = $0.remove(key) }
+            Self.endRecording(key)
             throw error
         }
         dropThumbnails(photos, ofContactsGoneFrom: lease)
         // The same change asked again (an import run again after an interruption) is queued once.
         if let queued = await queue.pending().first(where: { $0.idempotencyKey == key }) {
-            try? store.markQueued(key: key, mutationId: queued.id, lease: lease)
+            markQueued(key, mutationId: queued.id, lease: lease)
             return handle
         }
         let mutation: QueuedMutation
         do {
             mutation = try await enqueue(method, path, body: body, name: name, key: key, creates: creates, owner: lease.userId)
         } catch {
-            try? store.forget(key: key, as: nil, lease: lease)
+            // Never queued, so never sent: undone on the device (now, in the background, or by the next pass that can
+            // fetch the server's values), never left applied for a server that will not hear of it.
+            Self.notQueued.withLock { _ = $0.insert(key) }
+            Self.endRecording(key)
+            Task { await self.undoNotQueued(key, lease: lease) }
             throw error
         }
-        try? store.markQueued(key: key, mutationId: mutation.id, lease: lease)
+        markQueued(key, mutationId: mutation.id, lease: lease)
         return handle
+    }
+
+    /// Marks the kept change `key` as queued; its recording ends once the mark is on disk (until then a pass must not
+    /// take it, unmarked and perhaps already sent, for one that never reached the queue).
+    private func markQueued(_ key: String, mutationId: Int64, lease: UserDatabases.Lease) {
+        guard (try? store.markQueued(key: key, mutationId: mutationId, lease: lease)) != nil else { return }
+        Self.endRecording(key)
     }
 
     @discardableResult

@@ -10,8 +10,8 @@ public enum ContactsEvent: Sendable, Hashable {
     /// The server refused a change made on the device for good (a 4xx): it was undone on the device, the
     /// server's value restored. `mutation` is its name (``ContactsClient/Mutation``).
     case changeRefused(mutation: String, error: APIError)
-    /// A change made on the device whose app ended before it reached the queue: never sent, it was undone
-    /// at the next launch and the server's value restored. `change` is its handle's id (``ContactsChange/id``).
+    /// A change made on the device that never reached the queue (its app ended first, or the queue refused it): never
+    /// sent, it was undone and the server's value restored. `change` is its handle's id (``ContactsChange/id``).
     case changeNotSent(change: String)
 }
 
@@ -66,26 +66,27 @@ extension ContactsClient {
         for change in kept {
             guard change.queued, let id = change.mutationId else {
                 // Queued, but not marked so (a kill in between): marked now. Not queued at all at launch (a kill
-                // before the queue took it): forgotten, as a change that was never sent. One this process recorded
-                // is on its way to the queue, however the reads above fell beside it.
+                // before the queue took it), or refused by the queue: never sent, so undone, its effect on the device
+                // never left applied; by a later pass when the server's values cannot be fetched now (offline). One
+                // this process is recording is on its way to the queue, however the reads above fell beside it.
                 if let id = inQueue[change.key] {
                     try? store.markQueued(key: change.key, mutationId: id, lease: lease)
-                } else if atLaunch, !Self.recordedByThisRun.withLock({ $0.contains(change.key) }),
-                    await undo(change, as: .notSent, lease: lease)
-                {
-                    // Never sent, and its effect on the device: undone, never left applied and unmarked.
-                    let event = ContactsEvent.changeNotSent(change: change.key)
-                    for observer in observers.withLock({ Array($0.values) }) { observer.yield(event) }
+                } else if !Self.isRecording(change.key) {
+                    if atLaunch { Self.notQueued.withLock { _ = $0.insert(change.key) } }
+                    if Self.notQueued.withLock({ $0.contains(change.key) }) { await undoNotQueued(change, lease: lease) }
                 }
                 continue
             }
             if let failure = failures.last(where: { $0.mutation.idempotencyKey == change.key && $0.mutation.id == id }) {
-                guard await undo(change, as: .refused, lease: lease) else { continue }
-                let event = ContactsEvent.changeRefused(mutation: failure.mutation.name, error: failure.error)
-                for observer in observers.withLock({ Array($0.values) }) { observer.yield(event) }
+                guard let undone = await undo(change, as: .refused, lease: lease) else { continue }
+                // Reported by the pass that undid it; one that found it undone already (another pass) only settles it.
+                if undone {
+                    let event = ContactsEvent.changeRefused(mutation: failure.mutation.name, error: failure.error)
+                    for observer in observers.withLock({ Array($0.values) }) { observer.yield(event) }
+                }
                 await queue.settle(failure, of: user)
             } else if inQueue[change.key] == nil {
-                try? store.forget(key: change.key, as: .sent, lease: lease)
+                try? store.forgetSent(key: change.key, lease: lease)
             }
         }
         // The kit's refusals whose change is no longer kept (undone before a kill, before the refusal was
@@ -99,28 +100,49 @@ extension ContactsClient {
         }
     }
 
-    /// Undoes a refused change with the server's values, fetched now. Returns `false`, keeping the change for
-    /// the next try, when they cannot be fetched (a contact the server no longer has counts as fetched).
-    private func undo(_ kept: PendingChange, as outcome: ContactsChange.State, lease: UserDatabases.Lease) async -> Bool {
+    /// Undoes the kept change `key`, which the queue refused to take, while its user is still signed in; else the next
+    /// pass that can fetch the server's values does.
+    func undoNotQueued(_ key: String, lease: UserDatabases.Lease) async {
+        guard (try? await currentUser()) == lease.userId,
+            let kept = try? store.pendingChanges(userId: lease.userId).first(where: { $0.key == key && !$0.queued })
+        else { return }
+        await undoNotQueued(kept, lease: lease)
+    }
+
+    /// Undoes `kept`, a change that never reached the queue, unless a call records it again meanwhile (checked in the
+    /// undo's transaction), and reports it undone. It stays one to undo only when the server's values could not be
+    /// fetched.
+    private func undoNotQueued(_ kept: PendingChange, lease: UserDatabases.Lease) async {
+        guard let undone = await undo(kept, as: .notSent, lease: lease) else { return }
+        Self.notQueued.withLock { _ = $0.remove(kept.key) }
+        guard undone else { return }
+        let event = ContactsEvent.changeNotSent(change: kept.key)
+        for observer in observers.withLock({ Array($0.values) }) { observer.yield(event) }
+    }
+
+    /// Undoes a refused change with the server's values, fetched now. Returns `nil`, keeping the change for the next
+    /// try, when they cannot be fetched (a contact the server no longer has counts as fetched); else whether it was
+    /// undone (`false`: no longer kept, or, never sent, on its way to the queue again).
+    private func undo(_ kept: PendingChange, as outcome: ContactsChange.State, lease: UserDatabases.Lease) async -> Bool? {
         var server = ContactsStore.ServerValues()
         if let id = kept.change.contactId {
-            guard let fetched = await fetchContact(id, for: lease.userId) else { return false }
+            guard let fetched = await fetchContact(id, for: lease.userId) else { return nil }
             server.contacts[id] = fetched
         }
         if kept.change.restoresSummary {
-            guard let summary = await fetchSummary(for: lease.userId) else { return false }
+            guard let summary = await fetchSummary(for: lease.userId) else { return nil }
             server.circles = summary.circles
             server.suggestions = summary.suggestions
             server.profile = summary.profile
         }
         do {
             let photos = thumbnails(of: kept.change.contactIds, lease: lease)
-            try store.undo(key: kept.key, as: outcome, server: server, lease: lease)
+            let undone = try store.undo(key: kept.key, as: outcome, server: server, lease: lease) { Self.isRecording(kept.key) }
             dropThumbnails(photos, ofContactsGoneFrom: lease)
-            return true
+            return undone
         } catch {
             environment.logger.info("A refused change could not be undone", metadata: ["error": "\(error)"])
-            return false
+            return nil
         }
     }
 }

@@ -267,11 +267,6 @@ public final class ContactsClient: Sendable {
 }
 
 extension ContactsClient {
-    /// The keys of the changes this process recorded on the device, by any client over any folder (a composition
-    /// rebuilt over the same files): a launch pass never takes one of them, not queued yet, for a change a killed
-    /// process left unqueued (it is on its way to the queue).
-    static let recordedByThisRun = Locked<Set<String>>([])
-
     /// Account deletion: the user's file, search index, thumbnails and purchase key go (`nil`, signed out:
     /// every user's purchase keys; the address books and thumbnails went with the logout's clearing).
     public func erase(userId: String?) throws {

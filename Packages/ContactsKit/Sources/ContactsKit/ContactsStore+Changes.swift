@@ -47,15 +47,14 @@ extension ContactsStore {
         try read(userId, else: []) { db in try Self.pendingChanges(db) }
     }
 
-    /// Forgets a change: the server confirmed it (`sent`: its effect stays), or it never reached the queue
-    /// (`nil`: a kill between keeping and queueing it).
-    func forget(key: String, as outcome: ContactsChange.State?, lease: UserDatabases.Lease) throws {
+    /// Forgets a change the server confirmed: its effect stays, and it is settled as sent.
+    func forgetSent(key: String, lease: UserDatabases.Lease) throws {
         try files.database(for: lease).write { db in
             let change = try Data.fetchOne(db, sql: "SELECT body FROM pending_change WHERE key = ?", arguments: [key])
                 .flatMap { try? Self.decoder.decode(LocalChange.self, from: $0) }
             try db.execute(sql: "DELETE FROM pending_change WHERE key = ?", arguments: [key])
-            if let outcome { try Self.settle(key: key, as: outcome, db) }
-            if outcome == .sent { try Self.keepMemberCounts(of: change?.membershipCircles ?? [], db) }
+            try Self.settle(key: key, as: .sent, db)
+            try Self.keepMemberCounts(of: change?.membershipCircles ?? [], db)
         }
     }
 
@@ -76,15 +75,22 @@ extension ContactsStore {
     /// Undoes a refused change: it is forgotten, the server's values given are stored in its place (a
     /// contact, `nil` when the server has none; the documents), an imported contact the server never took
     /// is removed, and the changes still kept are applied again over them.
+    ///
+    /// A change undone as never sent (`notSent`) is undone only while it is still unqueued and `isRecording` says no
+    /// call is recording it again, both checked in the undo's transaction: a change on its way to the queue is left.
+    /// - Returns: whether the change was undone (`false`: it was no longer kept, or is on its way to the queue).
+    @discardableResult
     func undo(
-        key: String, as undone: ContactsChange.State, server: ServerValues, lease: UserDatabases.Lease
-    ) throws {
+        key: String, as undone: ContactsChange.State, server: ServerValues, lease: UserDatabases.Lease,
+        isRecording: () -> Bool = { false }
+    ) throws -> Bool {
         let (database, index) = try opened(lease)
-        try database.write { db in
-            guard
-                let body = try Data.fetchOne(db, sql: "SELECT body FROM pending_change WHERE key = ?", arguments: [key]),
-                let change = try? Self.decoder.decode(LocalChange.self, from: body)
-            else { return }
+        return try database.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT body, queued FROM pending_change WHERE key = ?", arguments: [key]),
+                let change = try? Self.decoder.decode(LocalChange.self, from: try row.decode(Data.self, atIndex: 0))
+            else { return false }
+            let onItsWay = try row.decode(Bool?.self, atIndex: 1) == true || isRecording()
+            guard undone != .notSent || !onItsWay else { return false }
             try db.execute(sql: "DELETE FROM pending_change WHERE key = ?", arguments: [key])
             try Self.settle(key: key, as: undone, db)
             for contact in change.addedContacts {
@@ -93,6 +99,7 @@ extension ContactsStore {
             }
             try Self.write(server, db, index: index)
             try Self.reapplyPendingChanges(db, index: index)
+            return true
         }
     }
 

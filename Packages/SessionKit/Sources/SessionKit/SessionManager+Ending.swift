@@ -17,7 +17,8 @@ extension SessionManager {
             defer { state.token = nil }
             return state.token
         }
-        let report = await end(to: .signedOut, expecting: nil, cause: .logout)
+        // The token's user is the one logging out, also while the launch's check runs (nobody is published then).
+        let report = await end(to: .signedOut, expecting: nil, cause: .logout, ending: token?.userId)
         if let token {
             do {
                 let response = try await send(.post, "/auth/logout", token: token.accessToken)
@@ -158,11 +159,13 @@ extension SessionManager {
     /// `erasers` and deletes the stored token; and only then publishes `final`, so an observer that sees it can rely on
     /// nothing of the user being left. An account's deletion (`deleting` its user; `marked` when its marker is stored)
     /// keeps the marker when anything failed, for the next launch to finish; any other ending leaves a marker alone.
+    /// `ending` names the user when the caller took the token already (a logout), for a session whose state names
+    /// nobody (a launch's check still running).
     @discardableResult
     func end(
         to final: SessionState, expecting: StoredToken?, cause: SessionEnd.Cause,
         alsoErasing erasers: [(name: String, erase: @Sendable (_ userId: String?) async throws -> Void)] = [],
-        deleting deleted: String? = nil, marked: Bool = false
+        deleting deleted: String? = nil, marked: Bool = false, ending known: String? = nil
     ) async -> ClearingReport {
         let ending = state.withLock { state -> (cancels: [@Sendable () -> Void], userId: String?)? in
             if let expecting, state.token != expecting { return nil }
@@ -171,7 +174,7 @@ extension SessionManager {
             return (Array(state.work.values), state.token?.userId ?? state.session.user?.userId)
         }
         guard let (cancels, held) = ending else { return ClearingReport(operation: "clearAllCaches") }
-        let userId = deleted ?? held
+        let userId = deleted ?? held ?? known
         for cancel in cancels { cancel() }
         await announceEnd(SessionEnd(userId: userId, cause: cause))
         var report = await configuration.caches.clearAllCaches()

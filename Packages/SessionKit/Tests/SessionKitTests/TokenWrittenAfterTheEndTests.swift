@@ -72,6 +72,21 @@ import Testing
         ("a server error", .success(TransportResponse(status: 503, body: Data()))),
     ]
 
+    /// A logout while the launch's check runs (the session names nobody yet) is heard with the user logging out, so
+    /// what is hers goes with it (an app that discards the queue at a logout erases hers).
+    @Test func aLogoutWhileTheCheckRunsIsHeardWithItsUser() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let (_, transport, session, check) = try await Self.relaunchedWithItsCheckHeld(in: folder)
+        #expect(session.current == .validating)
+        let heard = Locked<[SessionEnd]>([])
+        session.onSessionEnd { end in heard.withLock { $0.append(end) } }
+        await session.logOut()
+        transport.release(Self.answers[0].1)
+        await check.value
+        #expect(heard.withLock { $0 } == [SessionEnd(userId: "alice", cause: .logout)])
+    }
+
     /// Alice relaunches offline first; she logs out while the check is in flight; the check then ends. Nobody is
     /// signed in after the next relaunch, whatever the check learned.
     @Test(arguments: 0..<answers.count) func aCheckAnsweredAfterALogoutWritesNothing(_ index: Int) async throws {

@@ -22,7 +22,7 @@ import Foundation
 /// }                                                     // otherwise: outcome unknown, the key stays
 /// ```
 ///
-/// One 0600 file per user (named by a hash of the id) in a 0700 folder; intents are stored as SHA-256 hashes,
+/// One 0600 file per user (named by a keyed hash of the id, the key in the folder) in a 0700 folder; intents are stored as SHA-256 hashes,
 /// not in words (an account, an amount and a description are few enough to be guessed from one, so the file
 /// relies on its mode, not on the hash, for secrecy). Erased with the user (``erase(userId:)``); kept across a logout, so a payment whose outcome was
 /// unknown is still recognised when its user signs in again.
@@ -33,6 +33,9 @@ public final class IntentKeys: Sendable {
     /// user's file at once. It holds the keys handed to a caller in this process and not settled since: a key
     /// that a call made, and forgets because its session ended, is never one that another call holds.
     private static let lock = Locked<Set<String>>([])
+
+    /// The key naming the users' files, read (or made) at the first use of a file.
+    private let madeSecret = Locked<InstallSecret?>(nil)
 
     /// Keys kept under `directory` (created on first write).
     public init(directory: URL) {
@@ -112,21 +115,43 @@ public final class IntentKeys: Sendable {
     /// - Throws: when a file cannot be removed.
     public func erase(userId: String?) throws {
         try Self.lock.withLock { _ in
-            let target = userId.map(file) ?? directory
-            if FileManager.default.fileExists(atPath: target.path) { try FileManager.default.removeItem(at: target) }
+            guard FileManager.default.fileExists(atPath: directory.path) else { return }
+            guard let userId else { return try FileManager.default.removeItem(at: directory) }
+            for file in secret().existingUserFiles(userId, suffix: ".json", in: directory) {
+                try FileManager.default.removeItem(at: file)
+            }
+            try removeSecretWhenNoFileIsLeft()
         }
+    }
+
+    /// Deletes the folder's key once no user's file is left in it: the key of names that no longer exist.
+    private func removeSecretWhenNoFileIsLeft() throws {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        if names.allSatisfy({ $0 == InstallSecret.fileName }) { try InstallSecret.delete(in: directory) }
     }
 
     private static func name(_ intent: String) -> String { StableHash.sha256(intent) }
 
+    /// The user's file, named by a keyed hash of their id (a guessed id finds no file).
     private func file(user: String) -> URL {
-        directory.appendingPathComponent(StableHash.hex(user) + ".json", isDirectory: false)
+        secret().userFile(user, suffix: ".json", in: directory)
+    }
+
+    /// The key naming the files, read or made once.
+    private func secret() -> InstallSecret {
+        madeSecret.withLock { secret in
+            if let secret { return secret }
+            let made = InstallSecret(directory: directory)
+            secret = made
+            return made
+        }
     }
 
     /// A file that does not parse (cut short by a full disk) is read as empty: its keys are lost, which at
     /// worst makes a retry a new intent, as it was before keys were kept.
     private func read(user: String) -> [String: String] {
-        guard let data = try? Data(contentsOf: file(user: user)) else { return [:] }
+        // No folder yet: nothing kept, and nothing made to say so.
+        guard FileManager.default.fileExists(atPath: directory.path), let data = try? Data(contentsOf: file(user: user)) else { return [:] }
         return (try? JSONDecoder().decode([String: String].self, from: data)) ?? [:]
     }
 
@@ -134,7 +159,7 @@ public final class IntentKeys: Sendable {
         if keys.isEmpty {
             let url = file(user: user)
             if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
-            return
+            return try removeSecretWhenNoFileIsLeft()
         }
         try ProtectedFiles.createDirectory(directory)
         try ProtectedFiles.writeAtomically(try JSONEncoder().encode(keys), to: file(user: user))

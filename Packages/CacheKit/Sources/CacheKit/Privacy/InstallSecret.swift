@@ -36,10 +36,16 @@ public final class InstallSecret: Sendable {
         if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
     }
 
+    /// Writes the key to its file, durably (a file named by the key must never outlive it).
     private func store() {
         guard let directory, (try? ProtectedFiles.createDirectory(directory)) != nil else { return }
-        let file = Self.file(in: directory)
-        _ = FileManager.default.createFile(atPath: file.path, contents: key, attributes: [.posixPermissions: 0o600])
+        try? ProtectedFiles.writeAtomically(key, to: Self.file(in: directory))
+    }
+
+    /// Whether the key is the one in its folder's file: what it names is found again after a relaunch.
+    var isOnDisk: Bool {
+        guard let directory else { return false }
+        return (try? Data(contentsOf: Self.file(in: directory))) == key
     }
 
     /// The file's name in its folder.
