@@ -39,6 +39,7 @@ extension Composition {
         for old in secret.existingUserFiles(userId, suffix: ".json", in: userPreferencesDirectory) {
             try FileManager.default.removeItem(at: old)
         }
+        try InstallSecret.deleteIfAlone(in: userPreferencesDirectory)
     }
 
     /// The preference that keeps the user's telemetry choice.

@@ -120,14 +120,8 @@ public final class IntentKeys: Sendable {
             for file in secret().existingUserFiles(userId, suffix: ".json", in: directory) {
                 try FileManager.default.removeItem(at: file)
             }
-            try removeSecretWhenNoFileIsLeft()
+            try InstallSecret.deleteIfAlone(in: directory)
         }
-    }
-
-    /// Deletes the folder's key once no user's file is left in it: the key of names that no longer exist.
-    private func removeSecretWhenNoFileIsLeft() throws {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        if names.allSatisfy({ $0 == InstallSecret.fileName }) { try InstallSecret.delete(in: directory) }
     }
 
     private static func name(_ intent: String) -> String { StableHash.sha256(intent) }
@@ -159,7 +153,7 @@ public final class IntentKeys: Sendable {
         if keys.isEmpty {
             let url = file(user: user)
             if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
-            return try removeSecretWhenNoFileIsLeft()
+            return try InstallSecret.deleteIfAlone(in: directory)
         }
         try ProtectedFiles.createDirectory(directory)
         try ProtectedFiles.writeAtomically(try JSONEncoder().encode(keys), to: file(user: user))

@@ -26,6 +26,13 @@ extension InstallSecret {
         .filter { FileManager.default.fileExists(atPath: $0.path) }
     }
 
+    /// Deletes `directory`'s key once nothing else is left in the folder (its last user's file erased): the key of
+    /// names that no longer exist, which a deletion must not leave behind.
+    public static func deleteIfAlone(in directory: URL) throws {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        if names.allSatisfy({ $0 == fileName }) { try delete(in: directory) }
+    }
+
     /// The name earlier versions gave `user`'s file: an unkeyed hash, which anyone can compute from a guess.
     public static func legacyUserFile(_ user: String, suffix: String, in directory: URL) -> URL {
         directory.appendingPathComponent(StableHash.hex(user) + suffix, isDirectory: false)
