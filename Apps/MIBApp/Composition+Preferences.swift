@@ -35,11 +35,7 @@ extension Composition {
         // Nothing made to erase nothing: a user who never had preferences leaves the folder as it is.
         guard FileManager.default.fileExists(atPath: userPreferencesDirectory.path) else { return }
         try preferences(for: userId).erase()
-        let secret = InstallSecret(directory: userPreferencesDirectory)
-        for old in secret.existingUserFiles(userId, suffix: ".json", in: userPreferencesDirectory) {
-            try FileManager.default.removeItem(at: old)
-        }
-        try InstallSecret.deleteIfAlone(in: userPreferencesDirectory)
+        try InstallSecret(directory: userPreferencesDirectory).eraseUserFile(userId, suffix: ".json", in: userPreferencesDirectory)
     }
 
     /// The preference that keeps the user's telemetry choice.

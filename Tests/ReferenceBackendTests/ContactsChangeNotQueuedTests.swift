@@ -29,6 +29,12 @@ import Testing
         #expect(!device.tokens.hasPendingSwitch, "the queue never read who is signed in as Bob")
     }
 
+    /// Alice's address book synced; c8's name as the server has it.
+    func syncedName(_ device: Device) async throws -> String {
+        #expect(await device.contacts.syncNow().isComplete)
+        return try #require(try await device.contacts.contact(id: "c8").value?.displayName)
+    }
+
     /// Counts the address book's "not sent" reports from now on.
     func countNotSent(_ device: Device) -> (count: Locked<Int>, listening: Task<Void, Never>) {
         let events = device.contacts.events()
@@ -43,8 +49,7 @@ import Testing
 
     @Test func aChangeTheQueueRefusedIsUndoneAtOnceWhileItsUserIsSignedIn() async throws {
         try await withDevice { (fixture, alice, device) async throws in
-            #expect(await device.contacts.syncNow().isComplete)
-            let original = try #require(try await device.contacts.contact(id: "c8").value?.displayName)
+            let original = try await syncedName(device)
             let notSent = countNotSent(device)
             defer { notSent.listening.cancel() }
             try await refuseTheQueueOnce(device, alice: alice, fixture: fixture)
@@ -60,8 +65,7 @@ import Testing
     /// undoes it and says so.
     @Test func aChangeTheQueueRefusedAfterASignOutIsUndoneAtTheNextSignIn() async throws {
         try await withDevice { (fixture, alice, device) async throws in
-            #expect(await device.contacts.syncNow().isComplete)
-            let original = try #require(try await device.contacts.contact(id: "c8").value?.displayName)
+            let original = try await syncedName(device)
             device.tokens.set(nil, afterCalls: 3)
             await #expect(throws: ContactsError.signedOut) { try await device.contacts.rename(contactId: "c8", to: "Never queued") }
             device.tokens.set(alice)
@@ -79,8 +83,7 @@ import Testing
     /// undo the rename; the first pass after the network is back does (the queue moving on a later change).
     @Test func aChangeTheQueueRefusedOfflineIsUndoneByTheFirstPassBackOnline() async throws {
         try await withDevice { (fixture, alice, device) async throws in
-            #expect(await device.contacts.syncNow().isComplete)
-            let original = try #require(try await device.contacts.contact(id: "c8").value?.displayName)
+            let original = try await syncedName(device)
             await device.contacts.followQueue()
             device.network.isOffline = true
             let tried = device.transport.count("/contacts/c8")

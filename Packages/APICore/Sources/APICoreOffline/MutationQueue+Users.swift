@@ -49,7 +49,12 @@ extension MutationQueue {
     /// The file that holds a user's queue: named by a keyed hash of the user id (the key is this
     /// installation's, beside the files), never the id itself nor a hash anyone can compute from a guess.
     public nonisolated func fileURL(for userId: String) -> URL {
-        configuration.directory.appendingPathComponent("queue-\(fileSecret.fileNameHash(userId)).sqlite", isDirectory: false)
+        queueFile(named: fileSecret.fileNameHash(userId))
+    }
+
+    /// The queue file whose name carries `hash`.
+    private nonisolated func queueFile(named hash: String) -> URL {
+        configuration.directory.appendingPathComponent("queue-\(hash).sqlite", isDirectory: false)
     }
 
     /// The name earlier versions gave the file (an unkeyed hash): renamed to ``fileURL(for:)`` when found.
@@ -68,8 +73,7 @@ extension MutationQueue {
     func existingStore(for userId: String) throws -> MutationQueueStore? {
         if let store = stores[userId] { return store }
         // Named without writing the key's file again (``fileURL(for:)`` would, after an erase deleted it).
-        let named = configuration.directory.appendingPathComponent("queue-\(fileSecret.hash(userId)).sqlite", isDirectory: false)
-        let files = [named, legacyFileURL(for: userId)]
+        let files = [queueFile(named: fileSecret.hash(userId)), legacyFileURL(for: userId)]
         guard files.contains(where: { FileManager.default.fileExists(atPath: $0.path) }) else { return nil }
         return try store(for: userId)
     }

@@ -117,10 +117,7 @@ public final class IntentKeys: Sendable {
         try Self.lock.withLock { _ in
             guard FileManager.default.fileExists(atPath: directory.path) else { return }
             guard let userId else { return try FileManager.default.removeItem(at: directory) }
-            for file in secret().existingUserFiles(userId, suffix: ".json", in: directory) {
-                try FileManager.default.removeItem(at: file)
-            }
-            try InstallSecret.deleteIfAlone(in: directory)
+            try secret().eraseUserFile(userId, suffix: ".json", in: directory)
         }
     }
 

@@ -16,14 +16,15 @@ extension InstallSecret {
         return named
     }
 
-    /// The file of `user` in `directory` if there is one, by either name, creating nothing (no key file either): for
-    /// erasing.
-    public func existingUserFiles(_ user: String, suffix: String, in directory: URL) -> [URL] {
-        [
+    /// Deletes `user`'s file in `directory` by either name, creating nothing (no key file either), then the folder's
+    /// key if nothing else is left: an account's deletion leaves neither.
+    public func eraseUserFile(_ user: String, suffix: String, in directory: URL) throws {
+        let files = [
             directory.appendingPathComponent(hash(user) + suffix, isDirectory: false),
             Self.legacyUserFile(user, suffix: suffix, in: directory),
         ]
-        .filter { FileManager.default.fileExists(atPath: $0.path) }
+        for file in files where FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+        try Self.deleteIfAlone(in: directory)
     }
 
     /// Deletes `directory`'s key once nothing else is left in the folder (its last user's file erased): the key of
