@@ -5,7 +5,8 @@ import GRDB
 import HTTPTypes
 
 /// One user's queued mutations in a SQLite file of their own (WAL, `synchronous=FULL`): an enqueue
-/// that returned is on disk, whatever happens to the process next.
+/// that returned is on disk, whatever happens to the process next. Opened as every store's file is
+/// (``CacheDatabase``), so two compositions over one folder wait for each other's locks.
 final class MutationQueueStore: Sendable {
     let url: URL
     let database: DatabaseQueue
@@ -14,13 +15,6 @@ final class MutationQueueStore: Sendable {
     init(url: URL) throws {
         self.url = url
         try ProtectedFiles.createDirectory(url.deletingLastPathComponent())
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA secure_delete = ON")
-        }
-        database = try DatabaseQueue(path: url.path, configuration: configuration)
-        try ProtectedFiles.protectFile(url)
-        try database.writeWithoutTransaction { db in _ = try db.execute(sql: "PRAGMA journal_mode = WAL") }
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
             try db.execute(
@@ -55,7 +49,8 @@ final class MutationQueueStore: Sendable {
         // A created record's client id, and the ids the server gave such records (kept until their kit settles them).
         migrator.registerMigration("v3", migrate: Self.createRemapTable)
         migrator.registerMigration("v4", migrate: Self.keepSettledRemaps)
-        try migrator.migrate(database)
+        database = try CacheDatabase.open(url, label: "APICore.MutationQueue", migrator: migrator, synchronous: .full)
+        try ProtectedFiles.protectFile(url)
     }
 
     /// How many refusals one user's file keeps: past it, the oldest goes (a kit that never settles its

@@ -86,6 +86,40 @@ import Testing
         #expect(branch.withLock { $0 } == ["v2_branch"])
     }
 
+    /// Two compositions over the same folder (a composition built again while the last one lives, or an app's
+    /// extension beside it) open a new file at once: each open succeeds, and each migration is applied once.
+    @Test func openingsOfOneNewFileAtOnceEachSucceedAndMigrateItOnce() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        for round in 0..<20 {
+            let url = folder.url.appendingPathComponent("db\(round).sqlite")
+            let runs = Locked<[String]>([])
+            let migrator = migrator(["v1", "v2"], runs: runs)
+            let opened = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        let queue = try CacheDatabase.open(url, label: "test", migrator: migrator)
+                        defer { try? queue.close() }
+                        try queue.write { try $0.execute(sql: "INSERT INTO v2 DEFAULT VALUES") }
+                        return 1
+                    }
+                }
+                return try await group.reduce(0, +)
+            }
+            #expect(opened == 4)
+            #expect(Set(runs.withLock { $0 }) == ["v1", "v2"], "round \(round)")
+            // A migration run twice at once is rolled back once: the file holds each once, and the stamp.
+            let queue = try DatabaseQueue(path: url.path)
+            defer { try? queue.close() }
+            let (applied, rows) = try await queue.read {
+                (try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier"),
+                 try Int.fetchOne($0, sql: "SELECT count(*) FROM v2"))
+            }
+            #expect(applied == ["v1", "v2"] && rows == 4, "round \(round)")
+            #expect(try userVersion(url) == CacheDatabase.stamp(of: migrator), "round \(round)")
+        }
+    }
+
     /// The attack: a clearing killed after it moved the file away but before its log. The next file created at that
     /// path must not take the old log's rows: a new database starts with a rollback journal, and its switch to the
     /// write-ahead log starts a new log over the old one.

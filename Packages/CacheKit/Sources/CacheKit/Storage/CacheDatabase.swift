@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// How a cache store opens its SQLite file: one connection, a write-ahead log with `synchronous=NORMAL`, and
+/// How a cache store opens its SQLite file: one connection, a write-ahead log with `synchronous=NORMAL` (or `FULL`), and
 /// `secure_delete` on. A commit appends to the log, so a process killed mid-write leaves the file at its last
 /// commit; deleted rows (a logout) are overwritten on disk, not just unlinked. One connection, not a pool: a
 /// cache's reads are point reads that never wait long on a write, and a relaunch opens one connection instead
@@ -26,29 +26,72 @@ public enum CacheDatabase {
     /// instead of the migrator's reads of its table of applied migrations: at every relaunch, each store's
     /// first use pays one statement for its schema instead of three. A file with another stamp (none yet, an older
     /// schema, a newer app's, another list of migrations) goes through the migrator, then is stamped.
+    ///
+    /// Another connection may be opening the same new file at once (see ``besideAnotherOpening(_:)``).
+    /// - Parameter synchronous: when a commit reaches the disk.
     /// - Throws: GRDB's error when the file cannot be opened, is not a database, or a migration fails.
-    public static func open(_ url: URL, label: String, migrator: DatabaseMigrator) throws -> DatabaseQueue {
-        let connection = try open(url, label: label)
-        do {
-            let stamp = stamp(of: migrator)
-            if try connection.inDatabase({ try Int.fetchOne($0, sql: "PRAGMA user_version") }) != stamp {
-                try migrator.migrate(connection)
-                // Only a shortcut for the next open: a file that cannot take it (a full disk, a lock held) still opens.
-                try? connection.inDatabase { try $0.execute(sql: "PRAGMA user_version = \(stamp)") }
+    public static func open(
+        _ url: URL, label: String, migrator: DatabaseMigrator, synchronous: Synchronous = .normal
+    ) throws -> DatabaseQueue {
+        try besideAnotherOpening {
+            let connection = try openOnce(url, label: label, synchronous: synchronous)
+            do {
+                let stamp = stamp(of: migrator)
+                if try connection.inDatabase({ try Int.fetchOne($0, sql: "PRAGMA user_version") }) != stamp {
+                    try migrator.migrate(connection)
+                    // Only a shortcut for the next open: a file that cannot take it (a full disk, a lock held) still
+                    // opens.
+                    try? connection.inDatabase { try $0.execute(sql: "PRAGMA user_version = \(stamp)") }
+                }
+                return connection
+            } catch {
+                try? connection.close()
+                throw error
             }
-            return connection
-        } catch {
-            try? connection.close()
-            throw error
         }
+    }
+
+    /// The most times ``besideAnotherOpening(_:)`` tries an opening before it throws its error.
+    static let openingAttempts = 8
+
+    /// Runs `opening` again, after a moment, when it fails: up to ``openingAttempts`` times.
+    ///
+    /// Another connection may be opening the same new file at once: a composition built again while the last one
+    /// lives, or another process over the same folder. SQLite does not wait for the lock a new file's switch to the
+    /// write-ahead log takes, and GRDB's migrator reads which migrations are applied before it takes the write lock
+    /// for each, so of two at once, one can run a migration the other has just committed ("table already exists").
+    /// The one that failed opens again: the log is on, what the other committed reads as applied, and a file the
+    /// other finished reads as stamped. An opening that fails on its own (not a database, a migration's error)
+    /// fails every attempt, and its last error is thrown.
+    static func besideAnotherOpening<T>(_ opening: () throws -> T) throws -> T {
+        for attempt in 1..<openingAttempts {
+            do { return try opening() } catch { usleep(useconds_t(2_000 * attempt)) }
+        }
+        return try opening()
     }
 
     /// Opens (or creates) the database at `url`.
     /// - Parameters:
     ///   - url: the file; its folder must exist.
     ///   - label: the connection's name in GRDB's diagnostics (`CacheKit.DiskStore`).
+    ///   - synchronous: when a commit reaches the disk.
     /// - Throws: GRDB's error when the file cannot be opened or is not a database.
-    public static func open(_ url: URL, label: String) throws -> DatabaseQueue {
+    public static func open(_ url: URL, label: String, synchronous: Synchronous = .normal) throws -> DatabaseQueue {
+        try besideAnotherOpening { try openOnce(url, label: label, synchronous: synchronous) }
+    }
+
+    /// When a commit reaches the disk (SQLite's `synchronous` in WAL mode).
+    public enum Synchronous: String, Sendable {
+        /// A commit is in the log when it returns; a killed process loses nothing, a power cut may lose the last
+        /// commits. What a cache, which the server can fill again, needs.
+        case normal = "NORMAL"
+        /// A commit is synced to the disk before it returns; a power cut loses nothing committed. What a record of
+        /// the user's own work (a queued change) needs.
+        case full = "FULL"
+    }
+
+    /// Opens (or creates) the database at `url` with a cache store's settings, once.
+    private static func openOnce(_ url: URL, label: String, synchronous: Synchronous) throws -> DatabaseQueue {
         var configuration = Configuration()
         configuration.label = label
         // Another process on the file (a crash trial's child, a tool) waits for its lock instead of failing.
@@ -57,14 +100,19 @@ public enum CacheDatabase {
             try db.execute(sql: "PRAGMA secure_delete = ON")
         }
         let connection = try DatabaseQueue(path: url.path, configuration: configuration)
-        try connection.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA journal_mode = WAL")
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // The log is part of the cache's size on disk: checkpointed every 256 pages (1 MiB at 4 KiB) and cut
-            // back to at most that after each checkpoint, where SQLite would let it grow to 4 MiB and keep it.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(logPages)")
-            try db.execute(sql: "PRAGMA journal_size_limit = \(logBytes)")
+        do {
+            try connection.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA journal_mode = WAL")
+                try db.execute(sql: "PRAGMA synchronous = \(synchronous.rawValue)")
+                // The log is part of the cache's size on disk: checkpointed every 256 pages (1 MiB at 4 KiB) and cut
+                // back to at most that after each checkpoint, where SQLite would let it grow to 4 MiB and keep it.
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(logPages)")
+                try db.execute(sql: "PRAGMA journal_size_limit = \(logBytes)")
+            }
+            return connection
+        } catch {
+            try? connection.close()
+            throw error
         }
-        return connection
     }
 }
