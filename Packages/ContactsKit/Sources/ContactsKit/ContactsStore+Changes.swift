@@ -23,7 +23,8 @@ extension ContactsStore {
         try database.write { db in
             // Resolved in the transaction that records it: a rename to the server's id committed since the caller
             // read the record is seen here.
-            let change = try Self.resolvingRenamedIds(in: change, db)
+            var change = try Self.resolvingRenamedIds(in: change, db)
+            if case .importContacts(let contacts) = change { change = .importContacts(try Self.addedByImport(contacts, db)) }
             try Self.apply(change, db, index: index)
             let seq = (try Int.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) + 1 FROM pending_change")) ?? 1
             try db.execute(
@@ -55,6 +56,28 @@ extension ContactsStore {
             try db.execute(sql: "DELETE FROM pending_change WHERE key = ?", arguments: [key])
             try Self.settle(key: key, as: .sent, db)
             try Self.keepMemberCounts(of: change?.membershipCircles ?? [], db)
+            if case .importContacts(let sent)? = change { try Self.forgetAdded(Set(sent.map(\.id)), db) }
+        }
+    }
+
+    /// The contacts of an import that it adds on the device: those the device lacks, and those another kept change
+    /// adds (the same import asked again, another not confirmed yet), which an undo of that change would remove. A
+    /// contact the device has from the server is left as it is, and is not the import's to remove when it is undone.
+    static func addedByImport(_ contacts: [Contact], _ db: Database) throws -> [Contact] {
+        let kept = Set(try pendingChanges(db).flatMap { $0.change.addedContacts.map(\.id) })
+        return try contacts.filter { try kept.contains($0.id) || ContactRow.fetchOne(db, key: $0.id) == nil }
+    }
+
+    /// Takes the contacts a sent import added out of the imports still kept: the server has them now, so the undo of
+    /// another import leaves them.
+    static func forgetAdded(_ ids: Set<String>, _ db: Database) throws {
+        for pending in try pendingChanges(db) {
+            guard case .importContacts(let contacts) = pending.change else { continue }
+            let left = contacts.filter { !ids.contains($0.id) }
+            guard left.count < contacts.count else { continue }
+            try db.execute(
+                sql: "UPDATE pending_change SET body = ? WHERE key = ?",
+                arguments: [try encoder.encode(LocalChange.importContacts(left)), pending.key])
         }
     }
 
@@ -73,8 +96,8 @@ extension ContactsStore {
     }
 
     /// Undoes a refused change: it is forgotten, the server's values given are stored in its place (a
-    /// contact, `nil` when the server has none; the documents), an imported contact the server never took
-    /// is removed, and the changes still kept are applied again over them.
+    /// contact, `nil` when the server has none; the documents), a contact it added is removed (an import adds only
+    /// what the device lacked, ``addedByImport(_:_:)``), and the changes still kept are applied again over them.
     ///
     /// A change undone as never sent (`notSent`) is undone only while it is still unqueued and `isRecording` says no
     /// call is recording it again, both checked in the undo's transaction: a change on its way to the queue is left.
