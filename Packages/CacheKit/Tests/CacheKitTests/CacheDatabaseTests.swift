@@ -120,6 +120,33 @@ import Testing
         }
     }
 
+    /// Only what another opening causes is tried again: a file that is not a database, or a migration's own error,
+    /// is thrown at once (a damaged cache file is discarded without waiting).
+    @Test func anOpeningThatFailsOnItsOwnIsNotTriedAgain() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let runs = Locked(0)
+        var failing = DatabaseMigrator()
+        failing.registerMigration("v1") { db in
+            runs.withLock { $0 += 1 }
+            try db.execute(sql: "CREATE TABLE v1 (id INTEGER PRIMARY KEY REFERENCES nowhere)); -- a typo")
+        }
+        #expect(throws: DatabaseError.self) {
+            try CacheDatabase.open(folder.url.appendingPathComponent("db.sqlite"), label: "test", migrator: failing)
+        }
+        #expect(runs.withLock { $0 } == 1)
+        let garbage = folder.url.appendingPathComponent("garbage.sqlite")
+        try Data(repeating: 0x41, count: 8_192).write(to: garbage)
+        let opened = Locked(0)
+        #expect(throws: DatabaseError.self) {
+            try CacheDatabase.besideAnotherOpening {
+                opened.withLock { $0 += 1 }
+                return try CacheDatabase.open(garbage, label: "test", migrator: migrator(["v1"], runs: Locked([])))
+            }
+        }
+        #expect(opened.withLock { $0 } == 1)
+    }
+
     /// The attack: a clearing killed after it moved the file away but before its log. The next file created at that
     /// path must not take the old log's rows: a new database starts with a rollback journal, and its switch to the
     /// write-ahead log starts a new log over the old one.

@@ -51,13 +51,21 @@ extension ContactsStore {
     /// Forgets a change the server confirmed: its effect stays, and it is settled as sent.
     func forgetSent(key: String, lease: UserDatabases.Lease) throws {
         try files.database(for: lease).write { db in
-            let change = try Data.fetchOne(db, sql: "SELECT body FROM pending_change WHERE key = ?", arguments: [key])
-                .flatMap { try? Self.decoder.decode(LocalChange.self, from: $0) }
-            try db.execute(sql: "DELETE FROM pending_change WHERE key = ?", arguments: [key])
-            try Self.settle(key: key, as: .sent, db)
+            let change = try Self.forgetSent(key: key, db)
             try Self.keepMemberCounts(of: change?.membershipCircles ?? [], db)
-            if case .importContacts(let sent)? = change { try Self.forgetAdded(Set(sent.map(\.id)), db) }
         }
+    }
+
+    /// Forgets the kept change `key` as sent, whoever learnt it (the queue's follower, or a sync page): it is settled as
+    /// sent, and the contacts it imported are taken out of the imports still kept (the server has them now).
+    /// - Returns: the change, if it was kept.
+    static func forgetSent(key: String, _ db: Database) throws -> LocalChange? {
+        let change = try Data.fetchOne(db, sql: "SELECT body FROM pending_change WHERE key = ?", arguments: [key])
+            .flatMap { try? decoder.decode(LocalChange.self, from: $0) }
+        try db.execute(sql: "DELETE FROM pending_change WHERE key = ?", arguments: [key])
+        try settle(key: key, as: .sent, db)
+        if case .importContacts(let sent)? = change { try forgetAdded(Set(sent.map(\.id)), db) }
+        return change
     }
 
     /// The contacts of an import that it adds on the device: those the device lacks, and those another kept change
@@ -68,8 +76,8 @@ extension ContactsStore {
         return try contacts.filter { try kept.contains($0.id) || ContactRow.fetchOne(db, key: $0.id) == nil }
     }
 
-    /// Takes the contacts a sent import added out of the imports still kept: the server has them now, so the undo of
-    /// another import leaves them.
+    /// Takes contacts the server has (a sent import's, a sync page's, a refresh's) out of the imports still kept, so the
+    /// undo of one leaves them.
     static func forgetAdded(_ ids: Set<String>, _ db: Database) throws {
         for pending in try pendingChanges(db) {
             guard case .importContacts(let contacts) = pending.change else { continue }
@@ -130,6 +138,7 @@ extension ContactsStore {
     /// A contact stored meanwhile with a later `updatedAt` (a sync that ran beside the fetch) is kept; one the
     /// server no longer has goes with its enrichment data.
     static func write(_ server: ServerValues, _ db: Database, index: SearchIndex) throws {
+        try forgetAdded(Set(server.contacts.compactMap { $0.value == nil ? nil : $0.key }), db)
         for (id, contact) in server.contacts {
             if let contact {
                 if let stored = try? ContactRow.fetchOne(db, key: id)?.contact(), stored.updatedAt > contact.updatedAt { continue }

@@ -149,6 +149,7 @@ public final class ContactsStore: CacheClearingParticipant {
                 try ContactRow(contact, seen: true).write(db)
                 index.upsert(contact.searchDocument, in: db)
             }
+            try Self.forgetAdded(Set(page.contacts.map(\.id)), db)
             var removed = page.deleted
             if checkpoint.mode == .full, page.isLast { removed += try String.fetchAll(db, sql: "SELECT id FROM contact WHERE seen = 0") }
             let photos = try ContactRow.fetchAll(db, keys: removed).compactMap { try? $0.contact().photoPath }
@@ -163,11 +164,8 @@ public final class ContactsStore: CacheClearingParticipant {
             if let profile = page.profile { try Self.save(profile, as: "profile", db) }
             if let queue = page.queue {
                 let sent = queue.keptBefore.subtracting(queue.stillQueued)
-                let edited = try Self.pendingChanges(db).filter { sent.contains($0.key) }.flatMap(\.change.membershipCircles)
-                for key in sent {
-                    try db.execute(sql: "DELETE FROM pending_change WHERE key = ?", arguments: [key])
-                    try Self.settle(key: key, as: .sent, db)
-                }
+                var edited: [String] = []
+                for key in sent { edited += try Self.forgetSent(key: key, db)?.membershipCircles ?? [] }
                 // A page with the summary brought the server's counts; without it, keep the device's.
                 if page.circles == nil { try Self.keepMemberCounts(of: edited, db) }
             }

@@ -50,4 +50,28 @@ import Testing
         #expect(try store.undo(key: "fourth", as: .refused, server: .init(), lease: lease))
         #expect(try ids(store) == ["imported-a", "imported-b", "imported-c"])
     }
+
+    /// A contact the server has, however the device learnt it, is not the import's to remove: a sync page brings it, or a
+    /// page says an import that added it was sent.
+    @Test func aContactASyncPageBringsIsTheServersAndStaysWhenAnImportIsUndone() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let store = ContactsStore(directory: folder.url)
+        let lease = store.lease(for: "u1")
+        let page = { (contacts: [Contact], sent: Set<String>) in
+            ContactsSyncPage(
+                contacts: contacts, deleted: [], isLast: true, startsFullSync: false,
+                queue: QueueSnapshot(keptBefore: sent, stillQueued: []))
+        }
+        try store.record(.importContacts([contact("imported-a", "Ada"), contact("imported-b", "Bo")]), key: "i", lease: lease)
+        try store.store(page([contact("imported-a", "Ada")], []), checkpoint: SyncCheckpoint(mode: .incremental), lease: lease)
+        #expect(try store.undo(key: "i", as: .notSent, server: .init(), lease: lease))
+        #expect(try ids(store) == ["imported-a"], "the undo removed the contact the page brought")
+
+        try store.record(.importContacts([contact("imported-c", "Cy")]), key: "sent", lease: lease)
+        try store.record(.importContacts([contact("imported-c", "Cy"), contact("imported-d", "Di")]), key: "refused", lease: lease)
+        try store.store(page([], ["sent"]), checkpoint: SyncCheckpoint(mode: .incremental), lease: lease)
+        #expect(try store.undo(key: "refused", as: .refused, server: .init(), lease: lease))
+        #expect(try ids(store) == ["imported-a", "imported-c"], "the undo removed what a sent import added")
+    }
 }

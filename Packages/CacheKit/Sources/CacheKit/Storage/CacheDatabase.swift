@@ -51,23 +51,44 @@ public enum CacheDatabase {
         }
     }
 
-    /// The most times ``besideAnotherOpening(_:)`` tries an opening before it throws its error.
+    /// The most times ``besideAnotherOpening(_:)`` tries an opening.
     static let openingAttempts = 8
 
-    /// Runs `opening` again, after a moment, when it fails: up to ``openingAttempts`` times.
+    /// How long ``besideAnotherOpening(_:)`` goes on trying: one busy timeout, so a lock another process holds costs
+    /// what it cost before, not that once per attempt.
+    static let openingPatience = Duration.seconds(5)
+
+    /// Runs `opening` again, after a moment, when it fails because another connection is opening the same file: up to
+    /// ``openingAttempts`` times, within ``openingPatience``.
     ///
     /// Another connection may be opening the same new file at once: a composition built again while the last one
     /// lives, or another process over the same folder. SQLite does not wait for the lock a new file's switch to the
     /// write-ahead log takes, and GRDB's migrator reads which migrations are applied before it takes the write lock
     /// for each, so of two at once, one can run a migration the other has just committed ("table already exists").
     /// The one that failed opens again: the log is on, what the other committed reads as applied, and a file the
-    /// other finished reads as stamped. An opening that fails on its own (not a database, a migration's error)
-    /// fails every attempt, and its last error is thrown.
+    /// other finished reads as stamped. Any other error (not a database, a migration's own error) is thrown at once,
+    /// so a damaged file is discarded as quickly as before.
     static func besideAnotherOpening<T>(_ opening: () throws -> T) throws -> T {
-        for attempt in 1..<openingAttempts {
-            do { return try opening() } catch { usleep(useconds_t(2_000 * attempt)) }
+        let deadline = ContinuousClock.now + openingPatience
+        var attempt = 1
+        while true {
+            do {
+                return try opening()
+            } catch let error as DatabaseError where isRace(error) && attempt < openingAttempts && ContinuousClock.now < deadline {
+                usleep(useconds_t(2_000 * attempt))
+                attempt += 1
+            }
         }
-        return try opening()
+    }
+
+    /// Whether `error` is what an opening meets beside another opening of the same file: a lock not waited for, or a
+    /// migration the other has just committed.
+    static func isRace(_ error: DatabaseError) -> Bool {
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED: true
+        case .SQLITE_ERROR: error.message?.contains("already exists") == true
+        default: false
+        }
     }
 
     /// Opens (or creates) the database at `url`.
