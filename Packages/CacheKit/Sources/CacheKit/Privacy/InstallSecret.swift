@@ -14,15 +14,31 @@ public final class InstallSecret: Sendable {
     /// ``fileNameHash(_:)`` when it finds it deleted (a folder emptied at logout keeps naming its next files
     /// the same way).
     /// When the file cannot be read or written, a key for this process alone is used: hashes then differ
-    /// after a relaunch (a miss, never a leak).
+    /// after a relaunch (a miss, never a leak). Of two secrets made at once for a folder that has none (two
+    /// compositions over one folder, an app and its extension), the first to write its key wins and the other takes
+    /// that key: both name a user's files alike.
     public init(directory: URL) {
         self.directory = directory
-        if let stored = try? Data(contentsOf: Self.file(in: directory)), stored.count == 32 {
+        if let stored = Self.stored(in: directory) {
             key = stored
             return
         }
-        key = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
-        store()
+        let made = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+        let file = Self.file(in: directory)
+        let created = (try? ProtectedFiles.createDirectory(directory)).flatMap { try? ProtectedFiles.createExclusively(made, at: file) }
+        if created == false, let stored = Self.stored(in: directory) {
+            key = stored
+            return
+        }
+        key = made
+        // A file that is there but holds no key (cut short by a full disk) is replaced.
+        if created == false { store() }
+    }
+
+    /// The key in `directory`'s file, if it holds one.
+    private static func stored(in directory: URL) -> Data? {
+        guard let stored = try? Data(contentsOf: file(in: directory)), stored.count == 32 else { return nil }
+        return stored
     }
 
     /// Whether `directory` holds a secret's file.

@@ -80,6 +80,29 @@ public enum ProtectedFiles {
         #endif
     }
 
+    /// Creates `file` holding `data` unless it exists: written in full under a temporary name, then linked into place,
+    /// so no reader sees it half written, and of two creators at once exactly one succeeds.
+    /// - Returns: `false`, writing nothing, when the file exists.
+    /// - Throws: the system's error when the file cannot be written.
+    public static func createExclusively(_ data: Data, at file: URL) throws -> Bool {
+        let temporary = file.path + ".\(UUID().uuidString)" + temporarySuffix
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, fileMode)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { unlink(temporary) }
+        let written = data.withUnsafeBytes { buffer in write(descriptor, buffer.baseAddress, buffer.count) }
+        let failure = errno
+        close(descriptor)
+        guard written == data.count else { throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO) }
+        guard link(temporary, file.path) == 0 else {
+            if errno == EEXIST { return false }
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+            try protectFile(file)
+        #endif
+        return true
+    }
+
     /// Deletes the temporary files of writes to `file` that a killed process left half way.
     private static func removeStrayTemporaryFiles(of file: URL) {
         let folder = file.deletingLastPathComponent()
