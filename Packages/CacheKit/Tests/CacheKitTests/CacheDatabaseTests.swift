@@ -112,8 +112,10 @@ import Testing
             let queue = try DatabaseQueue(path: url.path)
             defer { try? queue.close() }
             let (applied, rows) = try await queue.read {
-                (try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier"),
-                 try Int.fetchOne($0, sql: "SELECT count(*) FROM v2"))
+                (
+                    try String.fetchAll($0, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier"),
+                    try Int.fetchOne($0, sql: "SELECT count(*) FROM v2")
+                )
             }
             #expect(applied == ["v1", "v2"] && rows == 4, "round \(round)")
             #expect(try userVersion(url) == CacheDatabase.stamp(of: migrator), "round \(round)")

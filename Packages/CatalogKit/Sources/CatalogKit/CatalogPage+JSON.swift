@@ -2,15 +2,17 @@ import APICore
 import APICoreREST
 import Foundation
 
-// A catalog page read by hand from the strict parser's value. The first screen decodes a page of 50 funnels at
-// every launch, and `JSONDecoder` took a third of that launch. This reader takes a page only when it reads
-// exactly as `Decodable` would. Otherwise (a member of another type, a number with a fraction, a key twice)
-// `DataEnvelope.decode` decides, so both read every body alike (`CatalogPageJSONTests`).
+// A catalog page read by hand. The first screen decodes a page of 50 funnels at every launch, and `JSONDecoder`
+// took a third of that launch: the network's and the cache's bodies are read straight from their bytes
+// (`CatalogPage+Reading.swift`), the first screen's snapshot from its parsed value (`init(json:)`). Each reader
+// takes a page only when it reads exactly as `Decodable` would. Otherwise (a member of another type, a number with
+// a fraction, a key twice) `DataEnvelope.decode` decides, so every reader reads every body alike
+// (`CatalogPageJSONTests`).
 extension CatalogPage {
     /// The page in a success envelope (`{"success": true, "data": {…}}`), as `DataEnvelope.decode` reads it.
     /// - Throws: `APIError.decoding` naming the coding path, as `DataEnvelope.decode` throws it.
     @Sendable static func decodeEnvelope(_ body: Data) throws(APIError) -> CatalogPage {
-        if let value = try? JSONValue.parse(body, refusingDuplicateKeys: true), let page = envelope(value) { return page }
+        if let page = try? JSONReader.read(body, readEnvelope) { return page }
         return try DataEnvelope.decode(body)
     }
 

@@ -6,8 +6,8 @@ import Testing
 
 @testable import CatalogKit
 
-/// The hand reader of a catalog page (`CatalogPage.decodeEnvelope`) reads every body as `DataEnvelope.decode`
-/// does: the same page, or the same error.
+/// The hand readers of a catalog page (`CatalogPage.decodeEnvelope` from bytes, `CatalogPage(json:)` for the first
+/// screen's snapshot) read every body as `DataEnvelope.decode` does: the same page, or the same error.
 @Suite(.timeLimit(.minutes(10))) struct CatalogPageJSONTests {
     /// A page as the backend sends it: every member of a funnel, two pillars, uncategorized funnels, a cursor.
     static let backendPage = """
@@ -37,9 +37,20 @@ import Testing
         Result { () throws(APIError) -> CatalogPage in try CatalogPage.decodeEnvelope(Data(body.utf8)) }
     }
 
+    /// The page read straight from its bytes (the network's and the cache's bodies), or `nil` when that reader leaves
+    /// it to `JSONDecoder`.
+    static func readFromBytes(_ body: String) -> CatalogPage? {
+        try? JSONReader.read(Data(body.utf8), CatalogPage.readEnvelope)
+    }
+
+    /// The page read from its parsed value (the first screen's snapshot), or `nil` when that reader leaves it.
+    static func readFromValue(_ body: String) -> CatalogPage? {
+        (try? JSONValue.parse(Data(body.utf8), refusingDuplicateKeys: true)).flatMap(CatalogPage.envelope)
+    }
+
     @Test func aPageAsTheBackendSendsItIsReadByHandWhole() throws {
-        let value = try JSONValue.parse(Data(Self.backendPage.utf8))
-        let page = try #require(CatalogPage.envelope(value), "the hand reader left the backend's page to JSONDecoder")
+        let page = try #require(Self.readFromBytes(Self.backendPage), "the reader of bytes left the backend's page to JSONDecoder")
+        #expect(Self.readFromValue(Self.backendPage) == page, "the reader of values read it otherwise")
         #expect(page == (try Self.reference(Self.backendPage).get()))
         #expect(page.pillars.count == 2 && page.uncategorizedFunnels.map(\.slug) == ["loose"])
         #expect(page.pillars[0].funnels[1].title == "Café \"quoted\" 😀" && page.pillars[0].funnels[1].version == -3)
@@ -82,6 +93,8 @@ import Testing
         "",
     ]) func everyBodyReadsAsJSONDecoderReadsIt(_ body: String) {
         #expect(Self.handRead(body) == Self.reference(body), "\(body)")
+        // Both hand readers take a body alike, or leave it.
+        #expect(Self.readFromBytes(body) == Self.readFromValue(body), "\(body)")
     }
 
     /// A funnel's members, each absent, `null`, of its type or of another, in random pages: 600 pages from a seed.
@@ -113,7 +126,9 @@ import Testing
                 #"{"success": true, "data": {"pillars": [{"pillar": {"id": "1", "title": "P"}, "funnels": ["#
                 + funnels.joined(separator: ", ") + "]}]}}"
             #expect(Self.handRead(body) == Self.reference(body), "\(body)")
-            if let value = try? JSONValue.parse(Data(body.utf8)), CatalogPage.envelope(value) != nil { handTaken += 1 }
+            let fromBytes = Self.readFromBytes(body)
+            #expect(fromBytes == Self.readFromValue(body), "\(body)")
+            if fromBytes != nil { handTaken += 1 }
         }
         // Both ways were exercised: pages the hand reader takes, and pages it leaves to JSONDecoder.
         #expect(handTaken > 20 && handTaken < 580, "the hand reader took \(handTaken) of 600 pages")

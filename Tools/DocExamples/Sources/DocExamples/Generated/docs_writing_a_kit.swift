@@ -71,8 +71,7 @@ extension NotesClient {
 
 // docs/writing-a-kit.md, example 4
 @MainActor private func example4() async throws {
-    let index = SearchIndex(name: "notes.search")
-    registry.addClearingParticipant(index)
+    let index = SearchIndex(name: "notes.search")                  // kept by user in your store, dropped with its files
     index.rebuild(try store.allNotes(user).map(\.searchDocument))   // on opening the user's store
     try await files.database(for: owner).write { db in             // in `store(_:checkpoint:for:)`
         try NoteRow(note).save(db)
