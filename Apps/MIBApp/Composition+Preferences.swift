@@ -24,17 +24,23 @@ extension Composition {
 
     /// Account deletion: `userId`'s preference file goes, or, signed out (`nil`), every user's; the app's
     /// own settings stay.
+    /// A store handed out before is erased too: a screen that still holds it writes nothing more, so no file named by
+    /// the erased key comes back.
     func erasePreferences(of userId: String?) throws {
         guard let userId else {
-            userPreferences.withLock { $0.removeAll() }
+            let opened = userPreferences.withLock { stores in
+                defer { stores.removeAll() }
+                return Array(stores.values)
+            }
+            for store in opened { try store.erase() }
             if FileManager.default.fileExists(atPath: userPreferencesDirectory.path) {
                 try FileManager.default.removeItem(at: userPreferencesDirectory)
             }
             return
         }
+        try userPreferences.withLock { $0.removeValue(forKey: userId) }?.erase()
         // Nothing made to erase nothing: a user who never had preferences leaves the folder as it is.
         guard FileManager.default.fileExists(atPath: userPreferencesDirectory.path) else { return }
-        try preferences(for: userId).erase()
         try InstallSecret(directory: userPreferencesDirectory).eraseUserFile(userId, suffix: ".json", in: userPreferencesDirectory)
     }
 

@@ -27,7 +27,10 @@ import Testing
             try app.composition.setTelemetryOptedOut(true)
             #expect(app.composition.preferences(for: bob).value(forKey: "sort", as: String.self) == "by date", "users share a file")
 
+            // A screen that still holds the deleted user's store writes nothing more: no file of theirs comes back.
+            let held = app.composition.preferences(for: alice)
             #expect(await app.session.deleteAccountData().isComplete)
+            #expect(throws: PreferencesStore.ErasedError.self) { try held.set("after the deletion", forKey: "sort") }
             let relaunched = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: logger)
             #expect(relaunched.composition.preferences(for: alice).value(forKey: "sort", as: String.self) == nil)
             #expect(relaunched.composition.preferences(for: bob).value(forKey: "sort", as: String.self) == "by date")

@@ -31,4 +31,33 @@ import Testing
         #expect(secret.isOnDisk)
         #expect(InstallSecret(directory: folder.url).hash("u1") == secret.hash("u1"))
     }
+
+    /// A secret whose folder's key was deleted (a logout emptied the folder) and written again by another secret of the
+    /// folder names files with that key from its next name on, as a relaunch would.
+    @Test func aKeyAnotherSecretWroteSinceIsTakenAtTheNextName() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let first = InstallSecret(directory: folder.url)
+        try InstallSecret.delete(in: folder.url)
+        let second = InstallSecret(directory: folder.url)
+        #expect(first.fileNameHash("u1") == second.fileNameHash("u1"))
+        #expect(InstallSecret(directory: folder.url).hash("u1") == first.hash("u1"))
+        // Deleted again, the first writes its key back, exclusively, and the second takes it.
+        try InstallSecret.delete(in: folder.url)
+        #expect(first.fileNameHash("u2") == second.fileNameHash("u2"))
+    }
+
+    /// What a write killed half way left beside a file goes with it: the key's, a user's file's.
+    @Test func aDeletionTakesWhatAKilledWriteLeft() throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let secret = InstallSecret(directory: folder.url)
+        let user = folder.url.appendingPathComponent(secret.fileNameHash("u1") + ".json")
+        try Data("{}".utf8).write(to: user)
+        for left in [InstallSecret.fileName, user.lastPathComponent] {
+            try Data("half".utf8).write(to: folder.url.appendingPathComponent(left + ".\(UUID().uuidString).tmp"))
+        }
+        try secret.eraseUserFile("u1", suffix: ".json", in: folder.url)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
+    }
 }

@@ -20,6 +20,9 @@ import Testing
         try reopened.erase()
         #expect(!FileManager.default.fileExists(atPath: url.path))
         #expect(reopened.value(forKey: "onboarding.done", as: Bool.self) == nil)
+        // Erased with its account, the store writes nothing again.
+        #expect(throws: PreferencesStore.ErasedError.self) { try reopened.set(true, forKey: "onboarding.done") }
+        #expect(!FileManager.default.fileExists(atPath: url.path))
     }
 
     @Test func aTruncatedFileReadsAsEmptyAndIsReplacedWhole() throws {

@@ -16,20 +16,25 @@ extension InstallSecret {
         return named
     }
 
-    /// Deletes `user`'s file in `directory` by either name, creating nothing (no key file either), then the folder's
-    /// key if nothing else is left: an account's deletion leaves neither.
+    /// Deletes `user`'s file in `directory` by either name, and what a write of it killed half way left, creating
+    /// nothing (no key file either), then the folder's key if nothing else is left: an account's deletion leaves
+    /// neither.
     public func eraseUserFile(_ user: String, suffix: String, in directory: URL) throws {
         let files = [
             directory.appendingPathComponent(hash(user) + suffix, isDirectory: false),
             Self.legacyUserFile(user, suffix: suffix, in: directory),
         ]
-        for file in files where FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+        for file in files {
+            ProtectedFiles.removeTemporaryFiles(of: file)
+            if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }
+        }
         try Self.deleteIfAlone(in: directory)
     }
 
     /// Deletes `directory`'s key once nothing else is left in the folder (its last user's file erased): the key of
     /// names that no longer exist, which a deletion must not leave behind.
     public static func deleteIfAlone(in directory: URL) throws {
+        ProtectedFiles.removeTemporaryFiles(of: directory.appendingPathComponent(fileName, isDirectory: false))
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         if names.allSatisfy({ $0 == fileName }) { try delete(in: directory) }
     }

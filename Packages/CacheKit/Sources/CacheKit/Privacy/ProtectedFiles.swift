@@ -59,7 +59,7 @@ public enum ProtectedFiles {
     /// never mix. Writes to one file must not run at once (its owner holds a lock).
     /// - Throws: the system's error when the file cannot be created, written or renamed.
     public static func writeAtomically(_ data: Data, to file: URL) throws {
-        removeStrayTemporaryFiles(of: file)
+        removeTemporaryFiles(of: file)
         let temporary = file.path + ".\(UUID().uuidString)" + temporarySuffix
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, fileMode)
         guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -103,8 +103,9 @@ public enum ProtectedFiles {
         return true
     }
 
-    /// Deletes the temporary files of writes to `file` that a killed process left half way.
-    private static func removeStrayTemporaryFiles(of file: URL) {
+    /// Deletes the temporary files of writes to `file` that a killed process left half way (a deletion of `file`
+    /// takes them too: they hold what it held).
+    public static func removeTemporaryFiles(of file: URL) {
         let folder = file.deletingLastPathComponent()
         let prefix = file.lastPathComponent + "."
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

@@ -14,6 +14,15 @@ public final class PreferencesStore: Sendable {
     /// The file.
     public let url: URL
     private let values = Locked<[String: Data]?>(nil)
+    /// Whether ``erase()`` ran: nothing is written again (under `values`' lock, as every write).
+    private let erased = Locked(false)
+
+    /// What a write to a store erased with its account throws: nothing is written again, so no file of a deleted
+    /// user comes back (a screen that still holds the store, a task that ends after the deletion).
+    public struct ErasedError: Error, Sendable, CustomStringConvertible {
+        /// "the preferences were erased with their account".
+        public var description: String { "the preferences were erased with their account" }
+    }
 
     /// A store over `url` (read on first use; created on first write).
     public init(url: URL) {
@@ -27,10 +36,12 @@ public final class PreferencesStore: Sendable {
     }
 
     /// Stores `value` under `key` and writes the file.
-    /// - Throws: when the value cannot be encoded or the file cannot be written (nothing changes).
+    /// - Throws: ``ErasedError`` once the store was erased; else when the value cannot be encoded or the file cannot
+    ///   be written (nothing changes).
     public func set<T: Encodable>(_ value: T, forKey key: String) throws {
         let encoded = try JSONEncoder().encode(value)
         try values.withLock { values in
+            guard !erased.withLock({ $0 }) else { throw ErasedError() }
             var updated = load(&values)
             updated[key] = encoded
             try write(updated)
@@ -48,11 +59,14 @@ public final class PreferencesStore: Sendable {
         }
     }
 
-    /// Deletes every value and the file (account deletion).
+    /// Deletes every value and the file (account deletion), and what a write killed half way left; the store writes
+    /// nothing again (``set(_:forKey:)`` throws ``ErasedError``).
     public func erase() throws {
         try values.withLock { values in
-            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+            erased.withLock { $0 = true }
             values = [:]
+            ProtectedFiles.removeTemporaryFiles(of: url)
+            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
         }
     }
 
