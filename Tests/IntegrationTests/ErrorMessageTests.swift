@@ -62,6 +62,7 @@ import Testing
             SyncError.changesTokenRejected, SyncError.sessionEnded, CacheError.cleared,
             SyncFailure(TransportError.offline(reason: "Failed to connect to 10.0.0.7")), SyncFailure(CancellationError()),
             CacheReadMiss.missing(path: "Account:acct-4242.balance"), CacheReadMiss.corrupt(path: "Account:acct-4242", reason: "sqlite"),
+            PreferencesStore.ErasedError(),
         ]
         do {
             _ = try JSONValue.parse(Data("{\"acct-4242\": ".utf8))

@@ -19,9 +19,14 @@ public final class PreferencesStore: Sendable {
 
     /// What a write to a store erased with its account throws: nothing is written again, so no file of a deleted
     /// user comes back (a screen that still holds the store, a task that ends after the deletion).
-    public struct ErasedError: Error, Sendable, CustomStringConvertible {
-        /// "the preferences were erased with their account".
-        public var description: String { "the preferences were erased with their account" }
+    public struct ErasedError: LocalizedError, Sendable, CustomStringConvertible {
+        /// Its log form: "PreferencesStore.ErasedError".
+        public var description: String { "PreferencesStore.ErasedError" }
+        /// What a screen shows: "These settings were deleted with the account."
+        public var errorDescription: String? { "These settings were deleted with the account." }
+
+        /// The error.
+        public init() {}
     }
 
     /// A store over `url` (read on first use; created on first write).
