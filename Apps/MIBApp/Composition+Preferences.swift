@@ -14,9 +14,12 @@ extension Composition {
     public func preferences(for userId: String) -> PreferencesStore {
         userPreferences.withLock { stores in
             if let store = stores[userId] { return store }
-            // Named by a keyed hash: a guessed user id finds no file.
+            // Named by a keyed hash: a guessed user id finds no file. Each write first puts the key that names it back,
+            // if another account's deletion took it meanwhile (the folder held nothing else).
             let secret = InstallSecret(directory: userPreferencesDirectory)
-            let store = PreferencesStore(url: secret.userFile(userId, suffix: ".json", in: userPreferencesDirectory))
+            let store = PreferencesStore(url: secret.userFile(userId, suffix: ".json", in: userPreferencesDirectory)) {
+                _ = secret.fileNameHash(userId)
+            }
             stores[userId] = store
             return store
         }
@@ -24,8 +27,8 @@ extension Composition {
 
     /// Account deletion: `userId`'s preference file goes, or, signed out (`nil`), every user's; the app's
     /// own settings stay.
-    /// A store handed out before is erased too: a screen that still holds it writes nothing more, so no file named by
-    /// the erased key comes back.
+    /// A store handed out before is erased too, and a user's stays erased: a screen that still holds it, or a task
+    /// that asks for it after the deletion, writes nothing, so no file of the user comes back.
     func erasePreferences(of userId: String?) throws {
         guard let userId else {
             let opened = userPreferences.withLock { stores in
@@ -38,7 +41,15 @@ extension Composition {
             }
             return
         }
-        try userPreferences.withLock { $0.removeValue(forKey: userId) }?.erase()
+        // The erased store stays, for this composition's life: a task that ends after the deletion and asks for the
+        // user's preferences gets it, and writes nothing.
+        let erased = userPreferences.withLock { stores in
+            let store =
+                stores[userId] ?? PreferencesStore(url: InstallSecret.legacyUserFile(userId, suffix: ".json", in: userPreferencesDirectory))
+            stores[userId] = store
+            return store
+        }
+        try erased.erase()
         // Nothing made to erase nothing: a user who never had preferences leaves the folder as it is.
         guard FileManager.default.fileExists(atPath: userPreferencesDirectory.path) else { return }
         try InstallSecret(directory: userPreferencesDirectory).eraseUserFile(userId, suffix: ".json", in: userPreferencesDirectory)

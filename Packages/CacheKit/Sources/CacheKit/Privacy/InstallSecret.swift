@@ -44,7 +44,7 @@ public final class InstallSecret: Sendable {
     }
 
     /// The key in `directory`'s file, if it holds one.
-    private static func stored(in directory: URL) -> Data? {
+    static func stored(in directory: URL) -> Data? {
         guard let stored = try? Data(contentsOf: file(in: directory)), stored.count == 32 else { return nil }
         return stored
     }
@@ -90,7 +90,12 @@ public final class InstallSecret: Sendable {
     /// HMAC-SHA256 of `text` under the secret, as 32 lowercase hex characters (128 bits).
     /// Pure computation, no file access: fit for a cache hit's path.
     public func hash(_ text: String) -> String {
-        HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: current.withLock { $0 })).prefix(16).map {
+        Self.hash(text, key: current.withLock { $0 })
+    }
+
+    /// ``hash(_:)`` under `key`.
+    static func hash(_ text: String, key: Data) -> String {
+        HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: key)).prefix(16).map {
             String(format: "%02x", $0)
         }
         .joined()

@@ -29,9 +29,16 @@ public final class PreferencesStore: Sendable {
         public init() {}
     }
 
+    /// Runs under the store's lock before each write.
+    private let willWrite: (@Sendable () -> Void)?
+
     /// A store over `url` (read on first use; created on first write).
-    public init(url: URL) {
+    /// - Parameter willWrite: run before each write, under the store's lock: where `url` is named by an
+    ///   ``InstallSecret``, its ``InstallSecret/fileNameHash(_:)``, which writes the folder's key back if a deletion
+    ///   took it since, so the file written is found again after a relaunch.
+    public init(url: URL, willWrite: (@Sendable () -> Void)? = nil) {
         self.url = url
+        self.willWrite = willWrite
     }
 
     /// The value for `key`, or `nil` when there is none or it is not a `T`.
@@ -84,6 +91,7 @@ public final class PreferencesStore: Sendable {
 
     private func write(_ values: [String: Data]) throws {
         try ProtectedFiles.createDirectory(url.deletingLastPathComponent())
+        willWrite?()
         try ProtectedFiles.writeAtomically(try JSONEncoder().encode(values), to: url)
     }
 }
