@@ -27,7 +27,9 @@ public enum CacheDatabase {
     /// first use pays one statement for its schema instead of three. A file with another stamp (none yet, an older
     /// schema, a newer app's, another list of migrations) goes through the migrator, then is stamped.
     ///
-    /// Another connection may be opening the same new file at once (see ``besideAnotherOpening(_:)``).
+    /// Another connection may be opening the same new file at once (a composition built again while the last one
+    /// lives, another process over the same folder): what that causes (a lock SQLite does not wait for, a migration
+    /// the other has just committed) is tried again, within one busy timeout; any other failure is thrown at once.
     /// - Parameter synchronous: when a commit reaches the disk.
     /// - Throws: GRDB's error when the file cannot be opened, is not a database, or a migration fails.
     public static func open(
