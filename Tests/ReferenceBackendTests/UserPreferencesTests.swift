@@ -11,14 +11,21 @@ import Testing
 /// Each user's preferences are their own file, erased with their account; the app's own settings (the
 /// telemetry choice) and another user's preferences outlive any account's deletion.
 @Suite(.timeLimit(.minutes(10))) struct UserPreferencesTests {
-    @Test func aDeletedAccountTakesItsPreferencesOnly() async throws {
+    /// An app over a new folder against the reference backend, and how to launch another over the same folder.
+    func withApp(_ body: (DemoComposition, () throws -> DemoComposition) async throws -> Void) async throws {
         try await withBackend(5) { fixture in
             let directory = try TemporaryDirectory()
             defer { directory.remove() }
             var logger = Logger(label: "user-preferences")
             logger.logLevel = .critical
             let caches = directory.url.appendingPathComponent("caches")
-            let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: logger)
+            let launch = { try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: logger) }
+            try await body(try launch(), launch)
+        }
+    }
+
+    @Test func aDeletedAccountTakesItsPreferencesOnly() async throws {
+        try await withApp { app, relaunch in
             let bob = try await app.signIn(email: "bob@example.com", password: "Password2")
             try app.composition.preferences(for: bob).set("by date", forKey: "sort")
             _ = await app.logOut()
@@ -35,7 +42,7 @@ import Testing
             #expect(throws: PreferencesStore.ErasedError.self) {
                 try app.composition.preferences(for: alice).set("asked for after the deletion", forKey: "sort")
             }
-            let relaunched = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: logger)
+            let relaunched = try relaunch()
             #expect(relaunched.composition.preferences(for: alice).value(forKey: "sort", as: String.self) == nil)
             #expect(relaunched.composition.preferences(for: bob).value(forKey: "sort", as: String.self) == "by date")
             #expect(relaunched.composition.appPreferences.value(forKey: Composition.telemetryOptOutKey, as: Bool.self) == true)
@@ -45,13 +52,7 @@ import Testing
     /// The folder's key goes with its last file (an account's deletion), but a store handed out before, whose user had
     /// written nothing yet, names its file by that key: its first write puts the key back, so a relaunch finds it.
     @Test func aStoreWhoseKeyADeletionTookWritesItBack() async throws {
-        try await withBackend(5) { fixture in
-            let directory = try TemporaryDirectory()
-            defer { directory.remove() }
-            var logger = Logger(label: "user-preferences")
-            logger.logLevel = .critical
-            let caches = directory.url.appendingPathComponent("caches")
-            let app = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: logger)
+        try await withApp { app, relaunch in
             let bob = try await app.signIn(email: "bob@example.com", password: "Password2")
             let bobs = app.composition.preferences(for: bob)
             #expect(bobs.value(forKey: "sort", as: String.self) == nil)
@@ -60,7 +61,7 @@ import Testing
             try app.composition.preferences(for: alice).set("by name", forKey: "sort")
             #expect(await app.session.deleteAccountData().isComplete)
             try bobs.set("by date", forKey: "sort")
-            let relaunched = try DemoComposition(baseURL: fixture.backend.baseURL, cachesDirectory: caches, logger: logger)
+            let relaunched = try relaunch()
             #expect(relaunched.composition.preferences(for: bob).value(forKey: "sort", as: String.self) == "by date")
         }
     }

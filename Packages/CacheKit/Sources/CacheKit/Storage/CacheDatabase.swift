@@ -30,7 +30,11 @@ public enum CacheDatabase {
     /// Another connection may be opening the same new file at once (a composition built again while the last one
     /// lives, another process over the same folder): what that causes (a lock SQLite does not wait for, a migration
     /// the other has just committed) is tried again, within one busy timeout; any other failure is thrown at once.
-    /// - Parameter synchronous: when a commit reaches the disk.
+    /// - Parameters:
+    ///   - url: the file; its folder must exist.
+    ///   - label: the connection's name in GRDB's diagnostics (`CacheKit.DiskStore`).
+    ///   - migrator: the file's migrations, in order.
+    ///   - synchronous: when a commit reaches the disk.
     /// - Throws: GRDB's error when the file cannot be opened, is not a database, or a migration fails.
     public static func open(
         _ url: URL, label: String, migrator: DatabaseMigrator, synchronous: Synchronous = .normal

@@ -33,9 +33,11 @@ public final class PreferencesStore: Sendable {
     private let willWrite: (@Sendable () -> Void)?
 
     /// A store over `url` (read on first use; created on first write).
-    /// - Parameter willWrite: run before each write, under the store's lock: where `url` is named by an
-    ///   ``InstallSecret``, its ``InstallSecret/fileNameHash(_:)``, which writes the folder's key back if a deletion
-    ///   took it since, so the file written is found again after a relaunch.
+    /// - Parameters:
+    ///   - url: the file.
+    ///   - willWrite: run before each write, under the store's lock: where `url` is named by an
+    ///     ``InstallSecret``, its ``InstallSecret/fileNameHash(_:)``, which writes the folder's key back if a deletion
+    ///     took it since, so the file written is found again after a relaunch.
     public init(url: URL, willWrite: (@Sendable () -> Void)? = nil) {
         self.url = url
         self.willWrite = willWrite
