@@ -79,6 +79,7 @@ extension ContactsStore {
     /// Takes contacts the server has (a sent import's, a sync page's, a refresh's) out of the imports still kept, so the
     /// undo of one leaves them.
     static func forgetAdded(_ ids: Set<String>, _ db: Database) throws {
+        guard !ids.isEmpty else { return }
         for pending in try pendingChanges(db) {
             guard case .importContacts(let contacts) = pending.change else { continue }
             let left = contacts.filter { !ids.contains($0.id) }

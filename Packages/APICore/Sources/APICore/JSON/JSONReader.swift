@@ -99,8 +99,8 @@ public struct JSONReader {
 
     /// An integer that fits an `Int` (`2.0` and `2e0` are not).
     public mutating func int() throws(JSONParseError) -> Int {
-        guard let byte = try? peek(), byte == UInt8(ascii: "-") || JSONParser.isDigit(byte),
-            case .int(let int) = try parser.parseNumber()
+        let byte = try peek()
+        guard byte == UInt8(ascii: "-") || JSONParser.isDigit(byte), case .int(let int) = try parser.parseNumber()
         else { throw parser.fail("expected an integer") }
         return int
     }

@@ -21,13 +21,18 @@ public final class InstallSecret: Sendable {
     /// that key, and a secret whose folder's file holds another key since takes it at its next name.
     public init(directory: URL) {
         self.directory = directory
+        current = Locked(SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) })
+        followFile(in: directory)
+    }
+
+    /// Takes the key `directory`'s file holds; when there is none, writes this secret's, exclusively (of two secrets
+    /// writing at once, the first wins and the other takes its key).
+    private func followFile(in directory: URL) {
         if let stored = Self.stored(in: directory) {
-            current = Locked(stored)
-            return
+            current.withLock { $0 = stored }
+        } else if Self.create(current.withLock { $0 }, in: directory) == false {
+            adoptOrRepair(directory)
         }
-        let made = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
-        current = Locked(made)
-        if Self.create(made, in: directory) == false { adoptOrRepair(directory) }
     }
 
     /// Whether `directory` holds a secret's file.
@@ -105,13 +110,7 @@ public final class InstallSecret: Sendable {
     /// it was deleted (exclusively: another secret of the folder may be writing its own), and a key another secret
     /// wrote there since is taken, so the name can be found after a relaunch and by every secret of the folder.
     public func fileNameHash(_ text: String) -> String {
-        if let directory {
-            if let stored = Self.stored(in: directory) {
-                current.withLock { $0 = stored }
-            } else if Self.create(current.withLock { $0 }, in: directory) == false {
-                adoptOrRepair(directory)
-            }
-        }
+        if let directory { followFile(in: directory) }
         return hash(text)
     }
 }

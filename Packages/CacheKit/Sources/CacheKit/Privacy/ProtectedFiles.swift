@@ -60,16 +60,7 @@ public enum ProtectedFiles {
     /// - Throws: the system's error when the file cannot be created, written or renamed.
     public static func writeAtomically(_ data: Data, to file: URL) throws {
         removeTemporaryFiles(of: file)
-        let temporary = file.path + ".\(UUID().uuidString)" + temporarySuffix
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, fileMode)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        let written = data.withUnsafeBytes { buffer in write(descriptor, buffer.baseAddress, buffer.count) }
-        let failure = errno
-        close(descriptor)
-        guard written == data.count else {
-            unlink(temporary)
-            throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
-        }
+        let temporary = try temporaryCopy(of: data, beside: file)
         guard rename(temporary, file.path) == 0 else {
             let failure = errno
             unlink(temporary)
@@ -85,14 +76,8 @@ public enum ProtectedFiles {
     /// - Returns: `false`, writing nothing, when the file exists.
     /// - Throws: the system's error when the file cannot be written.
     public static func createExclusively(_ data: Data, at file: URL) throws -> Bool {
-        let temporary = file.path + ".\(UUID().uuidString)" + temporarySuffix
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, fileMode)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let temporary = try temporaryCopy(of: data, beside: file)
         defer { unlink(temporary) }
-        let written = data.withUnsafeBytes { buffer in write(descriptor, buffer.baseAddress, buffer.count) }
-        let failure = errno
-        close(descriptor)
-        guard written == data.count else { throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO) }
         guard link(temporary, file.path) == 0 else {
             if errno == EEXIST { return false }
             throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
@@ -101,6 +86,21 @@ public enum ProtectedFiles {
             try protectFile(file)
         #endif
         return true
+    }
+
+    /// `data` written whole to a new temporary file created 0600 beside `file`: its path.
+    private static func temporaryCopy(of data: Data, beside file: URL) throws -> String {
+        let temporary = file.path + ".\(UUID().uuidString)" + temporarySuffix
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL, fileMode)
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let written = data.withUnsafeBytes { buffer in write(descriptor, buffer.baseAddress, buffer.count) }
+        let failure = errno
+        close(descriptor)
+        guard written == data.count else {
+            unlink(temporary)
+            throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
+        }
+        return temporary
     }
 
     /// Deletes the temporary files of writes to `file` that a killed process left half way (a deletion of `file`

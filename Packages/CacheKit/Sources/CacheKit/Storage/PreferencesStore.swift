@@ -13,9 +13,8 @@ import Foundation
 public final class PreferencesStore: Sendable {
     /// The file.
     public let url: URL
-    private let values = Locked<[String: Data]?>(nil)
-    /// Whether ``erase()`` ran: nothing is written again (under `values`' lock, as every write).
-    private let erased = Locked(false)
+    /// The values once read, and whether ``erase()`` ran (nothing is written again).
+    private let state = Locked<(values: [String: Data]?, erased: Bool)>((nil, false))
 
     /// What a write to a store erased with its account throws: nothing is written again, so no file of a deleted
     /// user comes back (a screen that still holds the store, a task that ends after the deletion).
@@ -45,7 +44,7 @@ public final class PreferencesStore: Sendable {
 
     /// The value for `key`, or `nil` when there is none or it is not a `T`.
     public func value<T: Decodable>(forKey key: String, as type: T.Type = T.self) -> T? {
-        guard let data = values.withLock({ load(&$0)[key] }) else { return nil }
+        guard let data = state.withLock({ load(&$0.values)[key] }) else { return nil }
         return try? JSONDecoder().decode(T.self, from: data)
     }
 
@@ -54,31 +53,30 @@ public final class PreferencesStore: Sendable {
     ///   be written (nothing changes).
     public func set<T: Encodable>(_ value: T, forKey key: String) throws {
         let encoded = try JSONEncoder().encode(value)
-        try values.withLock { values in
-            guard !erased.withLock({ $0 }) else { throw ErasedError() }
-            var updated = load(&values)
+        try state.withLock { state in
+            guard !state.erased else { throw ErasedError() }
+            var updated = load(&state.values)
             updated[key] = encoded
             try write(updated)
-            values = updated
+            state.values = updated
         }
     }
 
     /// Removes the value for `key`.
     public func removeValue(forKey key: String) throws {
-        try values.withLock { values in
-            var updated = load(&values)
+        try state.withLock { state in
+            var updated = load(&state.values)
             guard updated.removeValue(forKey: key) != nil else { return }
             try write(updated)
-            values = updated
+            state.values = updated
         }
     }
 
     /// Deletes every value and the file (account deletion), and what a write killed half way left; the store writes
     /// nothing again (``set(_:forKey:)`` throws ``ErasedError``).
     public func erase() throws {
-        try values.withLock { values in
-            erased.withLock { $0 = true }
-            values = [:]
+        try state.withLock { state in
+            state = ([:], true)
             ProtectedFiles.removeTemporaryFiles(of: url)
             if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
         }
